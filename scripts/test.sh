@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Runs every test suite: unit (TS + Go), integration against the real Docker engine, Postgres
+# and Redis, and Playwright in Debian's Chromium. Starts whatever it needs, every time.
+. "$(dirname "$0")/lib.sh"
+
+E2E_PORT="${E2E_PORT:-3100}"
+RESULTS="$STATE/test-results"
+rm -rf "$RESULTS"; mkdir -p "$RESULTS"
+FAILED=()
+
+# step NAME CMD...: run a suite, keep going on failure so one run reports every suite.
+step() {
+  local name="$1"; shift
+  log "── $name"
+  local start=$SECONDS
+  if "$@"; then log "── $name: ok ($((SECONDS - start)) s)"; else log "── $name: FAILED ($((SECONDS - start)) s)"; FAILED+=("$name"); fi
+}
+
+vitest_json() { echo "--reporter=default" "--reporter=json" "--outputFile=$RESULTS/$1.vitest.json"; }
+
+ensure_node; ensure_pnpm; ensure_go; ensure_docker; ensure_chromium; ensure_workspace
+
+step "typecheck" pnpm --silent turbo run typecheck --output-logs=errors-only
+step "unit: scenarios" pnpm --filter @scalelab/scenarios test $(vitest_json unit-scenarios)
+step "unit: images" pnpm --filter @scalelab/images test $(vitest_json unit-images)
+step "unit: worker" pnpm --filter @scalelab/worker test $(vitest_json unit-worker)
+step "unit: web" pnpm --filter @scalelab/web test $(vitest_json unit-web)
+step "unit: testbed (go)" bash -c "cd '$ROOT/apps/testbed' && go vet ./... && go test -json ./... > '$RESULTS/testbed.go.jsonl' || { grep -h '\"Action\":\"fail\"' '$RESULTS/testbed.go.jsonl' >&2; exit 1; }"
+
+# The test database and Redis index are separate from the dashboard's and wiped every time.
+unset DATABASE_URL REDIS_URL
+control_plane scalelab_test 1 --fresh
+build_lab_images
+
+step "integration: images" pnpm --filter @scalelab/images test:integration $(vitest_json integration-images)
+step "integration: worker pipeline" pnpm --filter @scalelab/worker test:integration $(vitest_json integration-worker)
+
+e2e() {
+  pnpm --filter @scalelab/web build >"$STATE/logs/e2e-web-build.log" 2>&1 || { tail -40 "$STATE/logs/e2e-web-build.log" >&2; return 1; }
+  stop_pidfile "$STATE/e2e-worker.pid"; stop_pidfile "$STATE/e2e-web.pid"
+  start_bg e2e-worker "$STATE/logs/e2e-worker.log" env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" pnpm --filter @scalelab/worker start
+  start_bg e2e-web "$STATE/logs/e2e-web.log" env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" PORT="$E2E_PORT" pnpm --filter @scalelab/web start -p "$E2E_PORT"
+  local rc=0
+  if wait_http "http://127.0.0.1:$E2E_PORT/api/v1/runs" 90; then
+    SCALELAB_WEB_URL="http://127.0.0.1:$E2E_PORT" PLAYWRIGHT_JSON_OUTPUT_NAME="$RESULTS/e2e.playwright.json" \
+      pnpm --filter @scalelab/web test:e2e --reporter=list,json || rc=1
+  else
+    tail -30 "$STATE/logs/e2e-web.log" >&2; rc=1
+  fi
+  stop_pidfile "$STATE/e2e-web.pid"; stop_pidfile "$STATE/e2e-worker.pid"
+  [ "$rc" = 0 ] || tail -40 "$STATE/logs/e2e-worker.log" >&2
+  return "$rc"
+}
+step "e2e: playwright" e2e
+
+leftovers() {
+  local left; left="$(docker ps -aq --filter label=scalelab.managed=true; docker network ls -q --filter label=scalelab.managed=true)"
+  [ -z "$left" ] || { docker ps -a --filter label=scalelab.managed=true >&2; return 1; }
+}
+step "no managed container or network left" leftovers
+
+node "$ROOT/scripts/tally.mjs" "$RESULTS" "${#FAILED[@]}"
+if [ "${#FAILED[@]}" -gt 0 ]; then
+  log "failed suites: ${FAILED[*]}"
+  exit 1
+fi

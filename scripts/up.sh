@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Brings up a working lab: Docker engine, control-plane Postgres + Redis (unless DATABASE_URL /
+# REDIS_URL are given), migrations, lab images, the worker and the dashboard on :3000.
+. "$(dirname "$0")/lib.sh"
+
+PORT="${PORT:-3000}"
+ensure_node; ensure_pnpm; ensure_go; ensure_docker; ensure_workspace
+control_plane scalelab 0
+build_lab_images
+
+log "building the dashboard (next build)"
+pnpm --filter @scalelab/web build >"$STATE/logs/web-build.log" 2>&1 || { tail -40 "$STATE/logs/web-build.log" >&2; die "next build failed, see $STATE/logs/web-build.log"; }
+
+stop_pidfile "$STATE/worker.pid"; stop_pidfile "$STATE/web.pid"
+start_bg worker "$STATE/logs/worker.log" env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" pnpm --filter @scalelab/worker start
+start_bg web "$STATE/logs/web.log" env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" PORT="$PORT" pnpm --filter @scalelab/web start -p "$PORT"
+wait_http "http://127.0.0.1:$PORT/api/v1/runs" 90 || { tail -30 "$STATE/logs/web.log" >&2; die "the dashboard did not answer on :$PORT, see $STATE/logs/web.log"; }
+sleep 1
+kill -0 "$(cat "$STATE/worker.pid")" 2>/dev/null || { tail -30 "$STATE/logs/worker.log" >&2; die "the worker exited, see $STATE/logs/worker.log"; }
+
+cat <<MSG
+
+  Scalelab is up.
+    dashboard   http://localhost:$PORT
+    REST API    http://localhost:$PORT/api/v1/openapi.json
+    logs        $STATE/logs/{web,worker}.log
+    stop        bash scripts/down.sh   (add --all to stop Postgres and Redis too)
+
+MSG
