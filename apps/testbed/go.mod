@@ -1,0 +1,3 @@
+module scalelab/testbed
+
+go 1.24

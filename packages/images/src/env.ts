@@ -1,0 +1,8 @@
+import os from "node:os";
+import path from "node:path";
+
+export const env = {
+  cacheDir: process.env.SCALELAB_CACHE_DIR || path.join(os.homedir(), ".cache", "scalelab"),
+  dockerSocket: process.env.SCALELAB_DOCKER_SOCKET || "/var/run/docker.sock",
+  goBin: process.env.SCALELAB_GO || "go",
+};
