@@ -157,6 +157,8 @@ export const ZSample = z.object({
   requests: z.number().int(),
   errors: z.number().int(),
   latencyMs: ZLatency,
+  /** Requests answered per backend hostname in this second (from the X-Backend header). */
+  backends: z.record(z.string(), z.number()).optional(),
 });
 export type TSample = z.infer<typeof ZSample>;
 

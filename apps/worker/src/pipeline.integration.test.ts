@@ -1,0 +1,215 @@
+import { randomUUID } from "node:crypto";
+import { createDb, type Db } from "@scalelab/db";
+import { migrate } from "@scalelab/db/migrate";
+import { ensureLabImages } from "@scalelab/images";
+import { LABELS, runLabels } from "@scalelab/scenarios/plan";
+import { ZRunCreate, ZRunSummary, type TRunCreateInput } from "@scalelab/scenarios/schemas";
+import { Queue } from "bullmq";
+import Docker from "dockerode";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { instanceId, parseEnv } from "./env";
+import { createLogger } from "./log";
+import type { PrepareImages } from "./pipeline/context";
+import { cancelChannel, RUN_QUEUE, runChannel } from "./redis";
+import { start, type WorkerHandle } from "./worker";
+
+/*
+ * Against the real Docker engine, Postgres (DATABASE_URL, migrated here) and Redis (REDIS_URL).
+ * A missing service fails the suite in beforeAll with the reason; nothing is skipped.
+ */
+const env = parseEnv();
+const docker = new Docker({ socketPath: env.SCALELAB_DOCKER_SOCKET });
+let db: Db;
+let redis: Redis;
+let queue: Queue;
+let worker: WorkerHandle | undefined;
+/** When set, replicas of the next runs use this image instead of the testbed. */
+let testbedOverride: ((images: { k6: string }) => string) | undefined;
+
+const prepareImages: PrepareImages = async (d, opts) => {
+  const images = await ensureLabImages(d, opts);
+  return testbedOverride ? { ...images, testbed: testbedOverride(images) } : images;
+};
+
+async function reach(what: string, check: () => Promise<unknown>) {
+  try {
+    await check();
+  } catch (err) {
+    throw new Error(`integration tests need ${what}: ${(err as Error).message}`);
+  }
+}
+
+async function createRun(body: TRunCreateInput, opts: { enqueue?: boolean; status?: string } = {}): Promise<string> {
+  const id = randomUUID();
+  const run = ZRunCreate.parse(body);
+  await db.run.create({ data: { id, name: run.name, topology: run.topology, workload: run.workload, status: opts.status ?? "queued" } });
+  if (opts.enqueue !== false) await queue.add("run", { runId: id }, { jobId: id });
+  return id;
+}
+
+async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const finished = (id: string, timeoutMs = 240_000) =>
+  waitFor(`run ${id} to finish`, timeoutMs, async () => {
+    const run = await db.run.findUniqueOrThrow({ where: { id } });
+    return ["succeeded", "failed", "cancelled", "interrupted"].includes(run.status) ? run : undefined;
+  });
+
+async function leftovers(runId: string): Promise<string[]> {
+  const filters = { label: [`${LABELS.run}=${runId}`] };
+  const [containers, networks] = await Promise.all([docker.listContainers({ all: true, filters }), docker.listNetworks({ filters })]);
+  return [...containers.map((c) => `container ${c.Names[0]}`), ...networks.map((n) => `network ${n.Name}`)];
+}
+
+const twoReplicas = (durationSeconds: number): TRunCreateInput => ({
+  name: "integration: 2 replicas",
+  topology: { balancer: { kind: "nginx", algorithm: "round_robin" }, service: { replicas: 2, memoryMb: 128 } },
+  workload: { endpoint: "hostname", vus: 2, durationSeconds, loadgenCpus: 1 },
+});
+
+// A run a killed worker left behind, with a network of its own, for the start-up checks.
+const orphanId = randomUUID();
+
+beforeAll(async () => {
+  await reach(`Docker at ${env.SCALELAB_DOCKER_SOCKET}`, () => docker.ping());
+  await reach(`Postgres at DATABASE_URL`, () => migrate(env.DATABASE_URL));
+  redis = new Redis(env.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await reach("Redis at REDIS_URL", () => redis.connect());
+  db = createDb(env.DATABASE_URL);
+  queue = new Queue(RUN_QUEUE, { connection: redis.duplicate({ lazyConnect: false, maxRetriesPerRequest: 20 }) });
+  // Build (or find) the images first so the tests' own timeouts measure runs, not a cold build.
+  await ensureLabImages(docker);
+
+  const orphan = ZRunCreate.parse(twoReplicas(5));
+  await db.run.create({ data: { id: orphanId, topology: orphan.topology, workload: orphan.workload, status: "running", step: "running" } });
+  await docker.createNetwork({ Name: `sl-run-${orphanId}`, Labels: runLabels(orphanId, instanceId(env)) });
+
+  worker = await start({ env, log: createLogger("worker:test"), prepareImages, timeouts: { healthyMs: 20_000 } });
+});
+
+afterAll(async () => {
+  await worker?.close();
+  await queue?.close();
+  redis?.disconnect();
+  await db?.$disconnect();
+});
+
+describe("worker start-up", () => {
+  it("marks a run left running as interrupted and sweeps its objects", async () => {
+    const run = await db.run.findUniqueOrThrow({ where: { id: orphanId } });
+    expect(run.status).toBe("interrupted");
+    expect(await leftovers(orphanId)).toEqual([]);
+  });
+
+  it("publishes the host's facts", async () => {
+    const host = JSON.parse((await redis.get("scalelab:host"))!);
+    expect(host.cpus).toBeGreaterThan(0);
+    expect(host.memoryBytes).toBeGreaterThan(0);
+    expect(host.dockerVersion).toBeTruthy();
+  });
+});
+
+describe("run pipeline", () => {
+  it("runs 2 replicas behind nginx under k6 and records samples, stats and a summary", async () => {
+    const sub = redis.duplicate();
+    const messages: { type: string; status?: string }[] = [];
+    const id = randomUUID();
+    await sub.subscribe(runChannel(id));
+    sub.on("message", (_ch, m) => messages.push(JSON.parse(m)));
+
+    const body = ZRunCreate.parse(twoReplicas(5));
+    await db.run.create({ data: { id, name: body.name, topology: body.topology, workload: body.workload } });
+    await queue.add("run", { runId: id }, { jobId: id });
+    const run = await finished(id);
+    sub.disconnect();
+
+    expect(run.error).toBeNull();
+    expect(run.status).toBe("succeeded");
+    expect(run.step).toBe("done");
+    expect(run.loadStartedAt).toBeInstanceOf(Date);
+    const summary = ZRunSummary.parse(run.summary);
+    expect(summary.requests).toBeGreaterThan(0);
+    expect(Object.keys(summary.backends ?? {}).sort()).toEqual(["app-0", "app-1"]);
+    expect(run.host).toMatchObject({ k6Version: "v1.4.2" });
+
+    const samples = await db.runSample.findMany({ where: { runId: id }, orderBy: { t: "asc" } });
+    expect(samples.length).toBeGreaterThanOrEqual(3);
+    expect(samples.reduce((n, s) => n + s.requests, 0)).toBeGreaterThan(0);
+    const seen = new Set(samples.flatMap((s) => Object.keys((s.backends ?? {}) as Record<string, number>)));
+    expect([...seen].sort()).toEqual(["app-0", "app-1"]);
+
+    const stats = await db.containerSample.findMany({ where: { runId: id } });
+    expect(new Set(stats.map((s) => s.role))).toEqual(new Set(["app", "lb", "loadgen"]));
+    expect(stats.some((s) => s.role === "loadgen" && s.cpuPct > 0)).toBe(true);
+
+    const steps = (await db.runEvent.findMany({ where: { runId: id }, orderBy: { id: "asc" } })).map((e) => e.message);
+    for (const step of ["preparing_images", "provisioning", "waiting_healthy", "warmup", "running", "collecting", "tearing_down"]) {
+      expect(steps).toContainEqual(expect.stringMatching(new RegExp(`^${step} took`)));
+    }
+    expect(new Set(messages.map((m) => m.type))).toEqual(new Set(["status", "event", "sample", "containers"]));
+    expect(messages.filter((m) => m.type === "status").at(-1)).toMatchObject({ status: "succeeded" });
+    expect(await leftovers(id)).toEqual([]);
+  });
+
+  it("fails a run whose replica image does not exist, naming it, and leaves nothing", async () => {
+    testbedOverride = () => "scalelab/testbed:does-not-exist";
+    try {
+      const run = await finished(await createRun(twoReplicas(5)));
+      expect(run.status).toBe("failed");
+      expect(run.step).toBe("provisioning");
+      expect(run.error).toMatch(/could not start replica app-\d .*scalelab\/testbed:does-not-exist.*No such image/i);
+      expect(await leftovers(run.id)).toEqual([]);
+    } finally {
+      testbedOverride = undefined;
+    }
+  });
+
+  it("fails a run whose replica exits, with its exit code and output, and leaves nothing", async () => {
+    // k6 without arguments prints its usage and exits: a replica that starts and dies at once.
+    testbedOverride = (images) => images.k6;
+    try {
+      const run = await finished(await createRun(twoReplicas(5)));
+      expect(run.status).toBe("failed");
+      expect(run.step).toBe("waiting_healthy");
+      expect(run.error).toMatch(/replica app-\d \(sl-\w+-app-\d\) exited with code \d+/);
+      expect(run.error).toMatch(/last output:\n[\s\S]*k6/);
+      expect(await leftovers(run.id)).toEqual([]);
+    } finally {
+      testbedOverride = undefined;
+    }
+  });
+
+  it("cancels a running run within about two seconds and leaves nothing", async () => {
+    const id = await createRun(twoReplicas(60));
+    await waitFor("the first sample", 120_000, async () => ((await db.runSample.count({ where: { runId: id } })) > 0 ? true : undefined));
+    const asked = Date.now();
+    await db.run.update({ where: { id }, data: { cancelRequested: true } });
+    await redis.publish(cancelChannel(id), "cancel");
+    const run = await finished(id, 30_000);
+    const tookMs = Date.now() - asked;
+    console.log(`cancel → cancelled in ${tookMs} ms`);
+    expect(run.status).toBe("cancelled");
+    expect(run.step).toBe("running");
+    expect(tookMs).toBeLessThan(4_000);
+    expect(await leftovers(id)).toEqual([]);
+  });
+
+  it("does not start a second copy of a run that is no longer queued", async () => {
+    const id = await createRun(twoReplicas(5), { status: "succeeded" });
+    const job = await queue.getJob(id);
+    await waitFor("the job to be processed", 30_000, async () => ((await job!.getState()) === "completed" ? true : undefined));
+    const run = await db.run.findUniqueOrThrow({ where: { id } });
+    expect(run.status).toBe("succeeded");
+    expect(run.startedAt).toBeNull();
+    expect(await leftovers(id)).toEqual([]);
+  });
+});

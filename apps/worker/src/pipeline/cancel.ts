@@ -1,0 +1,35 @@
+import type { Db } from "@scalelab/db";
+import type { Redis } from "ioredis";
+import { errorMessage, type Logger } from "../log";
+import { cancelChannel } from "../redis";
+
+/**
+ * Calls `onCancel` when the web asks to cancel the run: a message on the run's cancel channel,
+ * or, should that message be missed, `runs.cancel_requested` seen by polling. Returns `unwatch`.
+ */
+export async function watchCancel(opts: {
+  sub: Redis;
+  db: Db;
+  runId: string;
+  onCancel: () => void;
+  log: Logger;
+  pollMs?: number;
+}): Promise<() => Promise<void>> {
+  const channel = cancelChannel(opts.runId);
+  const onMessage = (ch: string) => {
+    if (ch === channel) opts.onCancel();
+  };
+  opts.sub.on("message", onMessage);
+  await opts.sub.subscribe(channel);
+  const timer = setInterval(() => {
+    opts.db.run
+      .findUnique({ where: { id: opts.runId }, select: { cancelRequested: true } })
+      .then((r) => r?.cancelRequested && opts.onCancel())
+      .catch((err) => opts.log.warn("cancel poll failed", { runId: opts.runId, error: errorMessage(err) }));
+  }, opts.pollMs ?? 1000);
+  return async () => {
+    clearInterval(timer);
+    opts.sub.off("message", onMessage);
+    await opts.sub.unsubscribe(channel).catch(() => undefined);
+  };
+}

@@ -1,0 +1,105 @@
+import { LB_PORT } from "@scalelab/scenarios/nginx";
+import { buildPlan } from "@scalelab/scenarios/plan";
+import { ZRunCreate, type TRunStep } from "@scalelab/scenarios/schemas";
+import { z } from "zod";
+import { errorMessage } from "../log";
+import { watchCancel } from "./cancel";
+import { collect } from "./collect";
+import { RunStopped, type PipelineDeps, type RunContext } from "./context";
+import { runLoad } from "./load";
+import { prepareImages } from "./prepare-images";
+import { provision } from "./provision";
+import { RunReporter } from "./reporter";
+import { teardown } from "./teardown";
+import { waitHealthy } from "./wait-healthy";
+import { warmup } from "./warmup";
+
+export type Outcome =
+  | { status: "skipped"; reason: string }
+  | { status: "succeeded" | "failed" | "cancelled" | "interrupted"; error: string | null; detail: string | null };
+
+/**
+ * Runs one queued run from images to teardown. A run that is not `queued` (a re-delivered job,
+ * a run cancelled while waiting) is skipped, so one run never gets two sets of containers.
+ * Teardown runs whatever happened before it.
+ */
+export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: AbortSignal): Promise<Outcome> {
+  const { db, log } = deps;
+  const row = await db.run.findUnique({ where: { id: runId } });
+  if (!row) throw new Error(`run ${runId} does not exist`);
+  const claimed = await db.run.updateMany({
+    where: { id: runId, status: "queued" },
+    data: { status: "running", stepDetail: null, error: null, startedAt: new Date() },
+  });
+  if (claimed.count === 0) {
+    log.info("skipping run that is not queued", { runId, status: row.status });
+    return { status: "skipped", reason: `run is ${row.status}` };
+  }
+  const report = new RunReporter(db, deps.pub, runId, log, "queued");
+  if (row.cancelRequested) {
+    await report.finish("cancelled", "queued", null, "cancelled before it started");
+    return { status: "cancelled", error: null, detail: "cancelled before it started" };
+  }
+
+  const ctl = new AbortController();
+  const onShutdown = () => ctl.abort(new RunStopped("interrupted", "the worker shut down during the run"));
+  shutdown.addEventListener("abort", onShutdown, { once: true });
+  if (shutdown.aborted) onShutdown();
+  let unwatch: (() => Promise<void>) | undefined;
+  let outcome: Exclude<Outcome, { status: "skipped" }> = { status: "failed", error: "the pipeline ended without an outcome", detail: null };
+  let endStep: TRunStep = "queued";
+  try {
+    const onCancel = () => ctl.abort(new RunStopped("cancelled", "cancelled on request"));
+    unwatch = await watchCancel({ sub: deps.sub, db, runId, log, onCancel });
+    const parsed = ZRunCreate.safeParse({ name: row.name ?? undefined, topology: row.topology, workload: row.workload });
+    if (!parsed.success) throw new Error(`invalid run definition:\n${z.prettifyError(parsed.error)}`);
+    const ctx: RunContext = { runId, run: parsed.data, deps, report, signal: ctl.signal };
+
+    await report.enter("preparing_images");
+    const images = await prepareImages(ctx);
+    const plan = buildPlan({ runId, instance: deps.instance, run: ctx.run, images });
+
+    await report.enter("provisioning");
+    const started = await provision(ctx, plan);
+    const lbIp = (await deps.provisioner.inspect(started.lb.id, plan.network.name)).ip;
+    const lbUrl = `http://${lbIp}:${LB_PORT}`;
+
+    await report.enter("waiting_healthy");
+    await waitHealthy(ctx, plan, started, lbUrl);
+
+    await report.enter("warmup");
+    await warmup(ctx, lbUrl);
+
+    await report.enter("running");
+    const reader = await runLoad(ctx, plan, started);
+
+    await report.enter("collecting");
+    await collect(ctx, reader, images);
+    outcome = { status: "succeeded", error: null, detail: null };
+    endStep = "done";
+  } catch (err) {
+    endStep = report.step;
+    const stopped = ctl.signal.aborted && ctl.signal.reason instanceof RunStopped ? ctl.signal.reason : undefined;
+    outcome = stopped
+      ? { status: stopped.status, error: null, detail: `${stopped.message} (during ${endStep})` }
+      : { status: "failed", error: errorMessage(err), detail: null };
+    if (!stopped) log.warn("run failed", { runId, step: endStep, error: errorMessage(err) });
+  } finally {
+    shutdown.removeEventListener("abort", onShutdown);
+    await unwatch?.();
+    const noted = (err: unknown) => log.error("could not record the run's state", { runId, error: errorMessage(err) });
+    await report.enter("tearing_down").catch(noted);
+    try {
+      const removed = await teardown(deps.provisioner, runId);
+      await report.event("info", `removed ${removed.containers} container(s) and ${removed.networks} network(s)`).catch(noted);
+    } catch (err) {
+      // The periodic sweep retries; the run itself must still say what happened.
+      log.error("teardown failed", { runId, error: errorMessage(err) });
+      await report.event("error", `teardown failed: ${errorMessage(err)}`).catch(noted);
+    }
+    if (outcome.status === "failed") await report.event("error", `${endStep}: ${outcome.error}`, endStep).catch(noted);
+    else if (outcome.detail) await report.event("warn", `${outcome.status}: ${outcome.detail}`, endStep).catch(noted);
+    await report.finish(outcome.status, endStep, outcome.error, outcome.detail).catch(noted);
+  }
+  return outcome;
+}

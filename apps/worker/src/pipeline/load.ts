@@ -1,0 +1,101 @@
+import { gracefulStopSeconds, K6_DASHBOARD_PORT } from "@scalelab/scenarios/k6";
+import { K6EventReader } from "@scalelab/scenarios/k6-events";
+import type { RunPlan } from "@scalelab/scenarios/plan";
+import type { TSample } from "@scalelab/scenarios/schemas";
+import { sseEvents } from "../sse";
+import { followContainerStats, type ContainerRow } from "./container-stats";
+import { describeExit, type RunContext } from "./context";
+import type { Provisioned } from "./provision";
+
+/**
+ * Runs k6 on the run network and records its per-second buckets and every container's Docker
+ * stats until k6 reports the end; returns the reader holding the whole-run aggregates.
+ */
+export async function runLoad(ctx: RunContext, plan: RunPlan, started: Provisioned): Promise<K6EventReader> {
+  const { deps, report, runId, signal } = ctx;
+  const network = plan.network.name;
+  const k6 = await deps.provisioner.startContainer(plan.loadgen, network);
+  const { ip } = await deps.provisioner.inspect(k6.id, network);
+  const stats = followContainerStats({
+    provisioner: deps.provisioner,
+    containers: [...started.apps, started.lb, k6],
+    onTick: (t, rows) => saveContainerRows(ctx, t, rows),
+    log: deps.log,
+  });
+
+  const { durationSeconds } = ctx.run.workload;
+  const limitMs = (durationSeconds + gracefulStopSeconds(ctx.run.workload)) * 1000 + deps.timeouts.k6ConnectMs;
+  const overtime = AbortSignal.timeout(limitMs);
+  const reader = new K6EventReader();
+  let stopped = false;
+  try {
+    const events = sseEvents(`http://${ip}:${K6_DASHBOARD_PORT}/events`, {
+      signal: AbortSignal.any([signal, overtime]),
+      connectTimeoutMs: deps.timeouts.k6ConnectMs,
+      beforeRetry: async () => {
+        const state = await deps.provisioner.inspect(k6.id, network);
+        if (!state.running) throw new Error(await describeExit(deps, k6.id, `k6 (${k6.name})`, network));
+      },
+    });
+    for await (const { event, data } of events) {
+      const update = reader.push(event ?? "message", data);
+      if (update?.type === "start") {
+        stats.begin(update.at.getTime());
+        await deps.db.run.update({ where: { id: runId }, data: { loadStartedAt: update.at } });
+        await report.detail(`load running for ${durationSeconds} s`);
+      } else if (update?.type === "sample") {
+        await saveSample(ctx, update.sample);
+        await report.detail(`${Math.min(update.sample.t + 1, durationSeconds)}/${durationSeconds} s, ${update.sample.requests} req/s`);
+      } else if (update?.type === "stop") {
+        stopped = true;
+        break;
+      }
+    }
+  } catch (err) {
+    signal.throwIfAborted();
+    if (overtime.aborted) throw new Error(`k6 did not finish within ${Math.round(limitMs / 1000)} s`);
+    throw err;
+  } finally {
+    await stats.stop();
+  }
+  if (!stopped) {
+    const logs = await deps.provisioner.logs(k6.id, 15).catch(() => "");
+    throw new Error(`k6 (${k6.name}) closed its event stream before the end of the test; last output:\n${logs}`);
+  }
+
+  const exitCode = await deps.provisioner.waitExit(k6.id, deps.timeouts.k6ExitMs);
+  if (exitCode === undefined) throw new Error(`k6 (${k6.name}) did not exit within ${deps.timeouts.k6ExitMs / 1000} s after the test`);
+  if (exitCode !== 0) throw new Error(await describeExit(deps, k6.id, `k6 (${k6.name})`, network));
+  return reader;
+}
+
+async function saveSample({ deps, runId, report }: RunContext, s: TSample): Promise<void> {
+  const l = s.latencyMs;
+  await deps.db.runSample.createMany({
+    data: [
+      {
+        runId,
+        t: s.t,
+        requests: s.requests,
+        errors: s.errors,
+        latAvg: l.avg,
+        latP50: l.p50,
+        latP90: l.p90,
+        latP95: l.p95,
+        latP99: l.p99,
+        latMax: l.max,
+        backends: s.backends ?? {},
+      },
+    ],
+    skipDuplicates: true,
+  });
+  await report.publish({ type: "sample", sample: s });
+}
+
+async function saveContainerRows({ deps, runId, report }: RunContext, t: number, rows: ContainerRow[]): Promise<void> {
+  await deps.db.containerSample.createMany({
+    data: rows.map((r) => ({ runId, t, ...r, memBytes: BigInt(r.memBytes) })),
+    skipDuplicates: true,
+  });
+  await report.publish({ type: "containers", t, containers: rows });
+}

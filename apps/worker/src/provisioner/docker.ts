@@ -1,0 +1,143 @@
+import type { Readable } from "node:stream";
+import type { PlannedContainer, PlannedFile } from "@scalelab/scenarios/plan";
+import type { DockerStatsReading } from "@scalelab/scenarios/stats";
+import type Docker from "dockerode";
+import { demuxLogs } from "./logs";
+import { tarFiles } from "./tar";
+import type { ContainerState, Provisioner, StartedContainer } from "./types";
+
+const statusOf = (err: unknown): number | undefined => (err as { statusCode?: number }).statusCode;
+const labelFilter = (labels: Record<string, string>) => ({ label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) });
+
+/** Ignores "no such object" (already gone) and "removal already in progress". */
+async function removing(op: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await op();
+    return true;
+  } catch (err) {
+    if (statusOf(err) === 404 || statusOf(err) === 409) return false;
+    throw err;
+  }
+}
+
+export class DockerProvisioner implements Provisioner {
+  constructor(private readonly docker: Docker) {}
+
+  async createNetwork(spec: { name: string; labels: Record<string, string> }): Promise<void> {
+    await this.docker.createNetwork({ Name: spec.name, Driver: "bridge", CheckDuplicate: true, Labels: spec.labels });
+  }
+
+  async startContainer(spec: PlannedContainer, network: string): Promise<StartedContainer> {
+    const container = await this.docker.createContainer({
+      name: spec.name,
+      Image: spec.image,
+      Hostname: spec.hostname,
+      Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
+      ...(spec.cmd && { Cmd: spec.cmd }),
+      Labels: spec.labels,
+      HostConfig: {
+        NetworkMode: network,
+        ...(spec.nanoCpus !== undefined && { NanoCpus: spec.nanoCpus }),
+        // Swap equal to memory: the limit is a hard one, as on a server without swap.
+        ...(spec.memoryBytes !== undefined && { Memory: spec.memoryBytes, MemorySwap: spec.memoryBytes }),
+      },
+      NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: spec.aliases } } },
+    });
+    if (spec.files.length > 0) await this.putFiles(container.id, spec.files);
+    await container.start();
+    return { id: container.id, name: spec.name, role: spec.role };
+  }
+
+  async putFiles(containerId: string, files: PlannedFile[]): Promise<void> {
+    await this.docker.getContainer(containerId).putArchive(await tarFiles(files), { path: "/" });
+  }
+
+  async inspect(containerId: string, network: string): Promise<ContainerState> {
+    const info = await this.docker.getContainer(containerId).inspect();
+    return {
+      running: info.State.Running,
+      exitCode: info.State.ExitCode,
+      oomKilled: info.State.OOMKilled,
+      error: info.State.Error ?? "",
+      ip: info.NetworkSettings.Networks[network]?.IPAddress ?? "",
+    };
+  }
+
+  async logs(containerId: string, lines: number): Promise<string> {
+    const buf = (await this.docker.getContainer(containerId).logs({ stdout: true, stderr: true, tail: lines, follow: false })) as Buffer;
+    return demuxLogs(buf).trimEnd();
+  }
+
+  async *stats(containerId: string, signal: AbortSignal): AsyncIterable<DockerStatsReading> {
+    const stream = (await this.docker.getContainer(containerId).stats({ stream: true })) as Readable;
+    const stop = () => stream.destroy();
+    signal.addEventListener("abort", stop, { once: true });
+    let buffered = "";
+    try {
+      for await (const chunk of stream) {
+        buffered += String(chunk);
+        const lines = buffered.split("\n");
+        buffered = lines.pop() ?? "";
+        for (const line of lines) if (line.trim()) yield JSON.parse(line) as DockerStatsReading;
+      }
+    } catch (err) {
+      if (!signal.aborted) throw err;
+    } finally {
+      signal.removeEventListener("abort", stop);
+      stream.destroy();
+    }
+  }
+
+  async waitExit(containerId: string, timeoutMs: number): Promise<number | undefined> {
+    const wait = this.docker.getContainer(containerId).wait() as Promise<{ StatusCode: number }>;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, timeoutMs, undefined)));
+    try {
+      const r = await Promise.race([wait, timeout]);
+      return r?.StatusCode;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async stop(containerId: string, timeoutSeconds: number): Promise<void> {
+    try {
+      await this.docker.getContainer(containerId).stop({ t: timeoutSeconds });
+    } catch (err) {
+      // 304: already stopped.
+      if (statusOf(err) !== 304 && statusOf(err) !== 404) throw err;
+    }
+  }
+
+  async removeByLabel(labels: Record<string, string>): Promise<{ containers: number; networks: number }> {
+    const filters = labelFilter(labels);
+    const containers = await this.docker.listContainers({ all: true, filters });
+    const removedContainers = await Promise.all(
+      containers.map((c) => removing(() => this.docker.getContainer(c.Id).remove({ force: true, v: true }))),
+    );
+    const networks = await this.docker.listNetworks({ filters });
+    const removedNetworks = await Promise.all(networks.map((n) => removing(() => this.docker.getNetwork(n.Id).remove())));
+    return { containers: removedContainers.filter(Boolean).length, networks: removedNetworks.filter(Boolean).length };
+  }
+
+  async labelValues(label: string, where: Record<string, string>): Promise<Set<string>> {
+    const filters = labelFilter(where);
+    const [containers, networks] = await Promise.all([
+      this.docker.listContainers({ all: true, filters }),
+      this.docker.listNetworks({ filters }),
+    ]);
+    const values = [...containers, ...networks].map((o) => o.Labels?.[label]).filter((v): v is string => Boolean(v));
+    return new Set(values);
+  }
+
+  async hostFacts() {
+    const [info, version] = await Promise.all([this.docker.info(), this.docker.version()]);
+    return {
+      cpus: info.NCPU as number,
+      memoryBytes: info.MemTotal as number,
+      kernel: info.KernelVersion as string,
+      os: info.OperatingSystem as string,
+      dockerVersion: version.Version,
+    };
+  }
+}

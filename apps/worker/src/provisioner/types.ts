@@ -1,0 +1,39 @@
+import type { PlannedContainer, PlannedFile, Role } from "@scalelab/scenarios/plan";
+import type { THostFacts } from "@scalelab/scenarios/schemas";
+import type { DockerStatsReading } from "@scalelab/scenarios/stats";
+
+export type StartedContainer = { id: string; name: string; role: Role };
+
+export type ContainerState = {
+  running: boolean;
+  exitCode: number;
+  oomKilled: boolean;
+  /** Docker's own error for a container that could not start. */
+  error: string;
+  /** The container's address on the given network, "" when it has none. */
+  ip: string;
+};
+
+/**
+ * What the pipeline needs from a container runtime. The Docker implementation runs a plan on
+ * one engine; a Swarm or Kubernetes one would run the same plan elsewhere.
+ */
+export interface Provisioner {
+  createNetwork(spec: { name: string; labels: Record<string, string> }): Promise<void>;
+  /** Creates the container on the network, writes its files, then starts it. */
+  startContainer(spec: PlannedContainer, network: string): Promise<StartedContainer>;
+  putFiles(containerId: string, files: PlannedFile[]): Promise<void>;
+  inspect(containerId: string, network: string): Promise<ContainerState>;
+  /** The last lines of the container's stdout and stderr. */
+  logs(containerId: string, lines: number): Promise<string>;
+  /** Docker's stats stream (about one reading per second) until the signal aborts or the container goes. */
+  stats(containerId: string, signal: AbortSignal): AsyncIterable<DockerStatsReading>;
+  /** Exit code once the container has stopped; undefined if it still runs after timeoutMs. */
+  waitExit(containerId: string, timeoutMs: number): Promise<number | undefined>;
+  stop(containerId: string, timeoutSeconds: number): Promise<void>;
+  /** Removes (forcibly) every container, then every network, carrying all the given labels. */
+  removeByLabel(labels: Record<string, string>): Promise<{ containers: number; networks: number }>;
+  /** Values of `label` on the containers and networks carrying all of `where`, e.g. the run ids that have objects. */
+  labelValues(label: string, where: Record<string, string>): Promise<Set<string>>;
+  hostFacts(): Promise<Omit<THostFacts, "k6Version">>;
+}

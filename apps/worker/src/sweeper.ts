@@ -1,0 +1,30 @@
+import type { Db } from "@scalelab/db";
+import { LABELS, runLabels } from "@scalelab/scenarios/plan";
+import type { Logger } from "./log";
+import type { Provisioner } from "./provisioner/types";
+
+/**
+ * Removes this control plane's Docker objects of runs that are not active: not the one this
+ * worker is running, and not marked running in the database (by another worker). Returns the
+ * swept run ids.
+ */
+export async function sweep(opts: {
+  provisioner: Provisioner;
+  db: Db;
+  instance: string;
+  current: () => string | undefined;
+  log: Logger;
+}): Promise<string[]> {
+  const current = opts.current();
+  const ours = { [LABELS.managed]: "true", [LABELS.instance]: opts.instance };
+  const candidates = [...(await opts.provisioner.labelValues(LABELS.run, ours))].filter((id) => id !== current);
+  if (candidates.length === 0) return [];
+  const running = await opts.db.run.findMany({ where: { id: { in: candidates }, status: "running" }, select: { id: true } });
+  const active = new Set(running.map((r) => r.id));
+  const swept = candidates.filter((id) => !active.has(id));
+  for (const id of swept) {
+    const removed = await opts.provisioner.removeByLabel(runLabels(id));
+    opts.log.info("swept leftovers of an inactive run", { runId: id, ...removed });
+  }
+  return swept;
+}

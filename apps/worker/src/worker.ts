@@ -1,0 +1,137 @@
+import { createDb, type Db } from "@scalelab/db";
+import { ensureLabImages } from "@scalelab/images";
+import { Worker } from "bullmq";
+import Docker from "dockerode";
+import type { Redis } from "ioredis";
+import { instanceId, type Env } from "./env";
+import type { JobDefinition } from "./jobs/define";
+import { runJob } from "./jobs/run";
+import { createLogger, errorMessage, type Logger } from "./log";
+import { DEFAULT_TIMEOUTS, type PipelineDeps, type PrepareImages, type Timeouts } from "./pipeline/context";
+import { DockerProvisioner } from "./provisioner/docker";
+import { connect, HOST_KEY, producerConnection, RUN_QUEUE, runChannel, subscriberConnection, workerConnection } from "./redis";
+import { sweep } from "./sweeper";
+
+export type WorkerHandle = { close(): Promise<void> };
+
+export type StartOptions = {
+  env: Env;
+  log?: Logger;
+  /** Replaces `ensureLabImages` (tests use it to run a broken image). */
+  prepareImages?: PrepareImages;
+  timeouts?: Partial<Timeouts>;
+  sweepIntervalMs?: number;
+};
+
+/**
+ * Starts the run worker: checks Postgres, Redis and Docker (throwing a readable error when one is
+ * unreachable), records the host's facts, marks runs a previous process left `running` as
+ * `interrupted`, removes leftovers, then takes one run at a time from the queue.
+ */
+export async function start(opts: StartOptions): Promise<WorkerHandle> {
+  const { env } = opts;
+  const log = opts.log ?? createLogger();
+  const db = createDb(env.DATABASE_URL);
+  const pub = producerConnection(env.REDIS_URL);
+  const sub = subscriberConnection(env.REDIS_URL);
+  const docker = new Docker({ socketPath: env.SCALELAB_DOCKER_SOCKET });
+  const provisioner = new DockerProvisioner(docker);
+  const instance = instanceId(env);
+  for (const [name, conn] of [["publisher", pub], ["subscriber", sub]] as const) {
+    conn.on("error", (err) => log.warn(`redis ${name}: ${errorMessage(err)}`));
+  }
+  const disconnect = async () => {
+    pub.disconnect();
+    sub.disconnect();
+    await db.$disconnect();
+  };
+
+  let current: string | undefined;
+  try {
+    await reach("Postgres", () => db.$queryRaw`SELECT 1`);
+    await reach("Redis", () => Promise.all([connect(pub), connect(sub)]));
+    await reach(`Docker at ${env.SCALELAB_DOCKER_SOCKET}`, () => docker.ping());
+    const host = await provisioner.hostFacts();
+    await pub.set(HOST_KEY, JSON.stringify(host));
+    log.info("host", host);
+    await markInterrupted(db, pub, log);
+    await sweep({ provisioner, db, instance, current: () => current, log });
+  } catch (err) {
+    await disconnect();
+    throw err;
+  }
+
+  const deps: PipelineDeps = {
+    db,
+    pub,
+    sub,
+    docker,
+    provisioner,
+    instance,
+    prepareImages: opts.prepareImages ?? ensureLabImages,
+    log,
+    timeouts: { ...DEFAULT_TIMEOUTS, ...opts.timeouts },
+  };
+  const jobs = new Map<string, JobDefinition>([runJob(deps)].map((j) => [j.name, j]));
+  const shutdown = new AbortController();
+  const bull = workerConnection(env.REDIS_URL);
+  bull.on("error", (err) => log.warn(`redis worker: ${errorMessage(err)}`));
+  const worker = new Worker(
+    RUN_QUEUE,
+    async (job) => {
+      const def = jobs.get(job.name);
+      if (!def) throw new Error(`unknown job ${job.name}`);
+      const payload = def.payload.parse(job.data);
+      current = job.id;
+      try {
+        await def.handler(payload, { job, shutdown: shutdown.signal });
+      } finally {
+        current = undefined;
+      }
+    },
+    { connection: bull, concurrency: 1 },
+  );
+  worker.on("error", (err) => log.error("queue error", { error: errorMessage(err) }));
+  worker.on("failed", (job, err) => log.warn("job failed", { jobId: job?.id, error: errorMessage(err) }));
+
+  const sweeper = setInterval(() => {
+    sweep({ provisioner, db, instance, current: () => current, log }).catch((err) => log.warn("sweep failed", { error: errorMessage(err) }));
+  }, opts.sweepIntervalMs ?? 60_000);
+  log.info("worker started", { queue: RUN_QUEUE, instance });
+
+  let closing: Promise<void> | undefined;
+  return {
+    close: () =>
+      (closing ??= (async () => {
+        clearInterval(sweeper);
+        // The run in progress is torn down and marked interrupted rather than awaited to its end.
+        shutdown.abort();
+        await worker.close();
+        bull.disconnect();
+        await disconnect();
+        log.info("worker stopped");
+      })()),
+  };
+}
+
+async function reach(what: string, check: () => Promise<unknown>): Promise<void> {
+  try {
+    await check();
+  } catch (err) {
+    // Prisma puts the driver's message on the last line of a long one.
+    const message = errorMessage(err).trim().split("\n").filter(Boolean).at(-1);
+    throw new Error(`cannot reach ${what}: ${message}`);
+  }
+}
+
+/** Runs left `running` by a worker that died: their samples stay, their containers get swept. */
+async function markInterrupted(db: Db, pub: Redis, log: Logger): Promise<void> {
+  const stale = await db.run.findMany({ where: { status: "running" }, select: { id: true, step: true } });
+  for (const run of stale) {
+    const detail = `the worker stopped during ${run.step}`;
+    await db.run.update({ where: { id: run.id }, data: { status: "interrupted", stepDetail: detail, finishedAt: new Date() } });
+    await db.runEvent.create({ data: { runId: run.id, step: run.step, level: "warn", message: `interrupted: ${detail}` } });
+    await pub.publish(runChannel(run.id), JSON.stringify({ type: "status", status: "interrupted", step: run.step, stepDetail: detail, error: null }));
+    log.warn("marked interrupted", { runId: run.id, step: run.step });
+  }
+}

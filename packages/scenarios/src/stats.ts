@@ -1,0 +1,68 @@
+/** Summary and Docker-stats arithmetic. Pure functions; inputs are plain numbers or JSON shapes. */
+
+export const round = (value: number, digits = 3): number => {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+};
+
+export function perSecond(count: number, seconds: number): number {
+  return seconds > 0 ? round(count / seconds) : 0;
+}
+
+export function errorRate(errors: number, requests: number): number {
+  return requests > 0 ? round(errors / requests, 6) : 0;
+}
+
+/**
+ * k6's dashboard reports a Rate metric (e.g. http_req_failed) as a fraction truncated to five
+ * decimals; the count of failed requests is recovered from it and the request count.
+ */
+export function countFromRate(rate: number, total: number): number {
+  return Math.min(total, Math.round(rate * total));
+}
+
+/** The part of a Docker stats reading (GET /containers/{id}/stats) used here; cgroup v1 and v2. */
+export type DockerStatsReading = {
+  read?: string;
+  cpu_stats?: CpuStats;
+  precpu_stats?: CpuStats;
+  memory_stats?: { usage?: number; stats?: Record<string, number> };
+};
+type CpuStats = {
+  cpu_usage?: { total_usage?: number; percpu_usage?: number[] };
+  system_cpu_usage?: number;
+  online_cpus?: number;
+  throttling_data?: { periods?: number; throttled_periods?: number; throttled_time?: number };
+};
+
+export type ContainerUsage = { cpuPct: number; memBytes: number; throttledPeriods: number };
+
+/**
+ * CPU % as `docker stats` computes it: Δ container CPU time / Δ host CPU time × online CPUs × 100
+ * (so one fully used core is 100 %). Throttled periods are those of the interval between the two
+ * readings; memory excludes the inactive page cache like `docker stats` does. Undefined for a
+ * reading without a previous one (the first of a stream), which covers no interval.
+ */
+export function containerUsage(reading: DockerStatsReading): ContainerUsage | undefined {
+  const cur = reading.cpu_stats;
+  const pre = reading.precpu_stats;
+  const dCpu = (cur?.cpu_usage?.total_usage ?? 0) - (pre?.cpu_usage?.total_usage ?? 0);
+  const dSys = (cur?.system_cpu_usage ?? 0) - (pre?.system_cpu_usage ?? 0);
+  if (!pre?.system_cpu_usage || dSys <= 0 || dCpu < 0) return undefined;
+  const cpus = cur?.online_cpus || cur?.cpu_usage?.percpu_usage?.length || 1;
+  const throttled = (cur?.throttling_data?.throttled_periods ?? 0) - (pre.throttling_data?.throttled_periods ?? 0);
+  const mem = reading.memory_stats;
+  const cache = mem?.stats?.total_inactive_file ?? mem?.stats?.inactive_file ?? 0;
+  return {
+    cpuPct: round((dCpu / dSys) * cpus * 100, 2),
+    memBytes: Math.max(0, (mem?.usage ?? 0) - cache),
+    throttledPeriods: Math.max(0, throttled),
+  };
+}
+
+/** Share (0–1) of the readings in which a container used at least `threshold` of its CPU limit. */
+export function saturatedShare(cpuPcts: readonly number[], limitCpus: number, threshold = 0.9): number {
+  if (cpuPcts.length === 0) return 0;
+  const busy = cpuPcts.filter((pct) => pct >= limitCpus * 100 * threshold).length;
+  return round(busy / cpuPcts.length, 3);
+}
