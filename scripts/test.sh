@@ -34,12 +34,13 @@ build_lab_images
 
 step "integration: images" pnpm --filter @scalelab/images test:integration $(vitest_json integration-images)
 step "integration: worker pipeline" pnpm --filter @scalelab/worker test:integration $(vitest_json integration-worker)
+step "integration: web services" pnpm --filter @scalelab/web test:integration $(vitest_json integration-web)
 
 e2e() {
   pnpm --filter @scalelab/web build >"$STATE/logs/e2e-web-build.log" 2>&1 || { tail -40 "$STATE/logs/e2e-web-build.log" >&2; return 1; }
   stop_pidfile "$STATE/e2e-worker.pid"; stop_pidfile "$STATE/e2e-web.pid"
   start_bg e2e-worker "$STATE/logs/e2e-worker.log" env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" pnpm --filter @scalelab/worker start
-  start_bg e2e-web "$STATE/logs/e2e-web.log" env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" PORT="$E2E_PORT" pnpm --filter @scalelab/web start -p "$E2E_PORT"
+  start_bg e2e-web "$STATE/logs/e2e-web.log" env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" PORT="$E2E_PORT" pnpm --filter @scalelab/web start -p "$E2E_PORT" -H 127.0.0.1
   local rc=0
   if wait_http "http://127.0.0.1:$E2E_PORT/api/v1/runs" 90; then
     SCALELAB_WEB_URL="http://127.0.0.1:$E2E_PORT" PLAYWRIGHT_JSON_OUTPUT_NAME="$RESULTS/e2e.playwright.json" \

@@ -13,7 +13,7 @@ pnpm --filter @scalelab/web build >"$STATE/logs/web-build.log" 2>&1 || { tail -4
 
 stop_pidfile "$STATE/worker.pid"; stop_pidfile "$STATE/web.pid"
 start_bg worker "$STATE/logs/worker.log" env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" pnpm --filter @scalelab/worker start
-start_bg web "$STATE/logs/web.log" env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" PORT="$PORT" pnpm --filter @scalelab/web start -p "$PORT"
+start_bg web "$STATE/logs/web.log" env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" PORT="$PORT" pnpm --filter @scalelab/web start -p "$PORT" -H 127.0.0.1
 wait_http "http://127.0.0.1:$PORT/api/v1/runs" 90 || { tail -30 "$STATE/logs/web.log" >&2; die "the dashboard did not answer on :$PORT, see $STATE/logs/web.log"; }
 sleep 1
 kill -0 "$(cat "$STATE/worker.pid")" 2>/dev/null || { tail -30 "$STATE/logs/worker.log" >&2; die "the worker exited, see $STATE/logs/worker.log"; }

@@ -1,0 +1,79 @@
+import { expect, test } from "@playwright/test";
+import { uniqueName, waitForRunEnd } from "./helpers";
+
+// The first run of a fresh machine may build the lab images.
+const RUN_TIMEOUT = 8 * 60_000;
+
+test("a run from the form goes live, succeeds and compares with a second run", async ({ page, request }) => {
+  test.setTimeout(2 * RUN_TIMEOUT);
+  const name = uniqueName("e2e form");
+
+  await page.goto("/runs/new");
+  await page.getByTestId("field-name").fill(name);
+  await page.getByTestId("field-replicas").fill("2");
+  await page.getByTestId("field-endpoint").selectOption("hostname");
+  await page.getByTestId("model-closed").check();
+  await page.getByTestId("field-vus").fill("2");
+  await page.getByTestId("field-durationSeconds").fill("8");
+  await expect(page.getByTestId("preview-nginx")).toContainText("server app-1:");
+  await expect(page.getByTestId("preview-nginx")).not.toContainText("server app-2:");
+  await page.getByTestId("submit-run").click();
+
+  await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
+  const runId = new URL(page.url()).pathname.split("/").pop()!;
+  await expect(page.getByTestId("run-name")).toContainText(name);
+
+  // Watch the page while the run goes, from inside the page: the steps it shows and the points
+  // the live chart draws. (Round trips from the test would be too slow on a machine under load.)
+  await page.evaluate(() => {
+    const seen = { steps: [] as string[], dots: [] as number[] };
+    (window as unknown as { __seen: typeof seen }).__seen = seen;
+    setInterval(() => {
+      const step = document.querySelector('[data-testid="run-step"]')?.getAttribute("data-step");
+      if (step && seen.steps.at(-1) !== step) seen.steps.push(step);
+      const dots = document.querySelectorAll('[data-testid="chart-rps"] .recharts-line-dot').length;
+      if (seen.dots.at(-1) !== dots) seen.dots.push(dots);
+    }, 100);
+  });
+  const status = page.getByTestId("run-status");
+  await expect(status).toHaveAttribute("data-status", /^(succeeded|failed|cancelled|interrupted)$/, { timeout: RUN_TIMEOUT });
+  const error = (await page.getByTestId("run-error").count()) > 0 ? await page.getByTestId("run-error").textContent() : "";
+  expect(await status.getAttribute("data-status"), error ?? "").toBe("succeeded");
+
+  const seen = await page.evaluate(() => (window as unknown as { __seen: { steps: string[]; dots: number[] } }).__seen);
+  expect(seen.steps).toContain("running");
+  expect(seen.steps.at(-1)).toBe("done");
+  const counts = seen.dots.filter((n) => n > 0);
+  expect(counts.length, `point counts seen live: ${seen.dots.join(", ")}`).toBeGreaterThanOrEqual(2);
+  expect(counts, "the chart only ever gains points").toEqual([...counts].sort((a, b) => a - b));
+  expect(Math.max(...counts)).toBeGreaterThanOrEqual(5);
+  await expect(page.getByTestId("summary-table")).toBeVisible();
+
+  // A second run through the REST API.
+  const second = uniqueName("e2e api");
+  const created = await request.post("/api/v1/runs", {
+    data: {
+      name: second,
+      topology: { balancer: { kind: "nginx", algorithm: "round_robin" }, service: { replicas: 1, memoryMb: 128 } },
+      workload: { endpoint: "hostname", vus: 2, durationSeconds: 6 },
+    },
+  });
+  expect(created.status()).toBe(201);
+  const { id: secondId, status: secondStatus } = (await created.json()) as { id: string; status: string };
+  expect(secondStatus).toBe("queued");
+  expect((await waitForRunEnd(request, secondId, RUN_TIMEOUT)).status).toBe("succeeded");
+
+  // Select both in the list and compare them.
+  await page.goto("/");
+  await page.locator(`[data-testid="run-row"][data-run-id="${runId}"] [data-testid="run-select"]`).check();
+  await page.locator(`[data-testid="run-row"][data-run-id="${secondId}"] [data-testid="run-select"]`).check();
+  await page.getByTestId("compare-selected").click();
+  await page.waitForURL(/\/compare\?ids=/);
+
+  const table = page.getByTestId("compare-table");
+  await expect(table).toBeVisible();
+  await expect(table.getByTestId("compare-run-header")).toHaveCount(2);
+  await expect(table.getByTestId("ratio-header")).toHaveText(`${second} / ${name}`);
+  await expect(page.getByTestId("figure-rps").getByTestId("ratio-cell")).toHaveText(/^\d+(\.\d+)?×$/);
+  await expect(page.locator('[data-testid="compare-chart-rps"] .recharts-line')).toHaveCount(2);
+});

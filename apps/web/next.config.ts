@@ -1,0 +1,13 @@
+import type { NextConfig } from "next";
+
+const config: NextConfig = {
+  reactStrictMode: true,
+  // Internal packages are TypeScript source (docs/ARCHITECTURE.md).
+  transpilePackages: ["@scalelab/scenarios", "@scalelab/db"],
+  // Required from node_modules at runtime instead of being bundled. trpc-to-openapi must be:
+  // webpack folds its `"coerce" in z` feature test to false, which breaks its query-string
+  // coercion and its document generator; zod and @trpc/server then stay single instances.
+  serverExternalPackages: ["pg", "@prisma/adapter-pg", "@prisma/client", "bullmq", "ioredis", "trpc-to-openapi", "@trpc/server", "zod"],
+};
+
+export default config;

@@ -1,0 +1,24 @@
+import { defineConfig } from "@playwright/test";
+
+/**
+ * End-to-end tests against a web app and a worker that are already running (the test script
+ * starts them). Debian's Chromium: Playwright cannot download a browser here.
+ */
+export default defineConfig({
+  testDir: "./e2e",
+  // Runs execute one at a time per Docker host; parallel tests would only queue behind each other.
+  workers: 1,
+  timeout: 120_000,
+  expect: { timeout: 15_000 },
+  reporter: [["list"]],
+  use: {
+    baseURL: process.env.SCALELAB_WEB_URL ?? "http://127.0.0.1:3000",
+    browserName: "chromium",
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    },
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+  },
+});

@@ -1,0 +1,32 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { Providers } from "~/trpc/client";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: "Scalelab",
+  description: "Scaling experiments on real containers",
+};
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body>
+        <header className="topbar">
+          <Link href="/" className="brand">
+            Scalelab
+          </Link>
+          <nav>
+            <Link href="/">Runs</Link>
+            <Link href="/runs/new">New run</Link>
+            <a href="/api/v1/openapi.json">API</a>
+          </nav>
+        </header>
+        <main className="page">
+          <Providers>{children}</Providers>
+        </main>
+      </body>
+    </html>
+  );
+}

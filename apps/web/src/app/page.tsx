@@ -1,0 +1,5 @@
+import { RunsList } from "~/components/runs-list";
+
+export default function RunsPage() {
+  return <RunsList />;
+}

@@ -1,0 +1,5 @@
+import { NewRunForm } from "~/components/new-run-form";
+
+export default function NewRunPage() {
+  return <NewRunForm />;
+}

@@ -1,0 +1,161 @@
+"use client";
+
+import { formatRatio, overlaySeries } from "@scalelab/scenarios/compare";
+import { isTerminal } from "@scalelab/scenarios/schemas";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useMemo } from "react";
+import { formatCount, formatMs, formatRps } from "~/lib/format";
+import { useTRPC } from "~/trpc/client";
+import { PALETTE, TimeChart } from "./charts";
+import { StatusBadge } from "./status";
+
+function formatFigure(unit: string, v: number | null): string {
+  if (v === null) return "—";
+  switch (unit) {
+    case "ms":
+      return formatMs(v);
+    case "req/s":
+      return formatRps(v);
+    case "%":
+      return `${v.toFixed(2)} %`;
+    default:
+      return formatCount(v);
+  }
+}
+
+export function CompareView({ ids }: { ids: string[] }) {
+  const trpc = useTRPC();
+  const result = useQuery({
+    ...trpc.runs.compare.queryOptions({ ids }),
+    enabled: ids.length >= 2,
+    refetchInterval: (q) => (q.state.data?.runs.some((r) => !isTerminal(r.status)) ? 3_000 : false),
+  });
+
+  const colors = useMemo(() => new Map(ids.map((id, i) => [id, PALETTE[i % PALETTE.length]!])), [ids]);
+  const rps = useMemo(() => (result.data ? overlaySeries(result.data.samples.map((s) => ({ id: s.runId, samples: s.samples })), (s) => s.requests) : []), [result.data]);
+  const p95 = useMemo(
+    () => (result.data ? overlaySeries(result.data.samples.map((s) => ({ id: s.runId, samples: s.samples })), (s) => s.latencyMs.p95) : []),
+    [result.data],
+  );
+
+  if (ids.length < 2) {
+    return (
+      <div className="panel empty">
+        Pick at least two runs in the <Link href="/">runs list</Link> to compare them.
+      </div>
+    );
+  }
+  if (result.isPending) return <div className="empty">Loading…</div>;
+  if (result.isError) return <div className="panel error-box">Could not compare: {result.error.message}</div>;
+
+  const { runs, figures, setup } = result.data;
+  const label = (r: (typeof runs)[number]) => r.name ?? r.id.slice(0, 8);
+  const series = runs.map((r) => ({ key: r.id, label: label(r), color: colors.get(r.id)! }));
+  const baseline = runs[0]!;
+  const others = runs.slice(1);
+
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Compare {runs.length} runs</h1>
+          <div className="sub">
+            Ratios are to the first run, <strong>{label(baseline)}</strong>. Each run&apos;s percentiles come from its own summary.
+          </div>
+        </div>
+        <Link className="btn" href="/">
+          Back to runs
+        </Link>
+      </div>
+
+      <section className="panel" style={{ padding: 0 }}>
+        <table className="data" data-testid="compare-table">
+          <thead>
+            <tr>
+              <th>Figure</th>
+              {runs.map((r, i) => (
+                <th key={r.id} className="num run-head" data-testid="compare-run-header">
+                  <span className="swatch" style={{ background: colors.get(r.id) }} />
+                  <Link href={`/runs/${r.id}`}>{label(r)}</Link>
+                  {i === 0 && <span className="muted"> (baseline)</span>}
+                </th>
+              ))}
+              {others.map((r) => (
+                <th key={`ratio-${r.id}`} className="num run-head" data-testid="ratio-header">
+                  {label(r)} / {label(baseline)}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <td className="muted">Status</td>
+              {runs.map((r) => (
+                <td key={r.id} className="num">
+                  <StatusBadge status={r.status} />
+                </td>
+              ))}
+              {others.map((r) => (
+                <td key={r.id} />
+              ))}
+            </tr>
+            {figures.map((f) => (
+              <tr key={f.key} data-testid={`figure-${f.key}`}>
+                <td>{f.label}</td>
+                {f.cells.map((c) => (
+                  <td key={c.runId} className="num">
+                    {formatFigure(f.unit, c.value)}
+                  </td>
+                ))}
+                {f.cells.slice(1).map((c) => (
+                  <td key={`ratio-${c.runId}`} className="num" data-testid="ratio-cell">
+                    <span className={`ratio ${c.verdict}`} title={`${f.better} is better`}>
+                      {formatRatio(c.ratio)}
+                    </span>
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      <div className="grid-2" style={{ marginBottom: 16 }}>
+        <section className="panel">
+          <h2>Throughput (req/s)</h2>
+          <TimeChart testId="compare-chart-rps" data={rps} unit="req/s" series={series} empty="No samples." />
+        </section>
+        <section className="panel">
+          <h2>Latency p95 (ms, per second)</h2>
+          <TimeChart testId="compare-chart-p95" data={p95} unit="ms" series={series} empty="No samples." />
+        </section>
+      </div>
+
+      <section className="panel" style={{ padding: 0 }}>
+        <table className="data" data-testid="setup-table">
+          <thead>
+            <tr>
+              <th>Setup</th>
+              {runs.map((r) => (
+                <th key={r.id} className="run-head">
+                  {label(r)}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {setup.map((row) => (
+              <tr key={row.key} className={row.differs ? "differs" : ""}>
+                <td className="muted">{row.label}</td>
+                {row.values.map((v, i) => (
+                  <td key={i}>{v}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </>
+  );
+}

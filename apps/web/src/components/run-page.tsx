@@ -1,0 +1,255 @@
+"use client";
+
+import { isTerminal } from "@scalelab/scenarios/schemas";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useSubscription } from "@trpc/tanstack-react-query";
+import Link from "next/link";
+import { useEffect, useMemo, useReducer, useState } from "react";
+import { formatElapsed, formatMs, formatPct, formatRps, formatTimestamp, shortContainerName } from "~/lib/format";
+import {
+  backendSeries,
+  containerCpuSeries,
+  initialLive,
+  latencySeries,
+  liveReducer,
+  loadgenUtilisation,
+  SATURATED,
+  throughputSeries,
+} from "~/lib/live";
+import { useTRPC } from "~/trpc/client";
+import { PALETTE, TimeChart } from "./charts";
+import { StatusBadge, StepProgress, stepLabel } from "./status";
+import { BackendsTable, HostFacts, SetupFacts, SummaryTable } from "./summary";
+
+function useNow(active: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    const t = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(t);
+  }, [active]);
+  return now;
+}
+
+const LATENCY_SERIES = [
+  { key: "p50", label: "p50", color: PALETTE[0]! },
+  { key: "p90", label: "p90", color: PALETTE[2]! },
+  { key: "p95", label: "p95", color: PALETTE[1]! },
+  { key: "p99", label: "p99", color: PALETTE[4]! },
+];
+
+export function RunPage({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const stored = useQuery(trpc.runs.get.queryOptions({ id }));
+  const [live, dispatch] = useReducer(liveReducer, initialLive);
+
+  const subscription = useSubscription(
+    trpc.runs.live.subscriptionOptions(
+      { id },
+      {
+        enabled: stored.isSuccess,
+        onData: (ev) => {
+          dispatch(ev);
+          if (ev.type === "run") {
+            queryClient.setQueryData(trpc.runs.get.queryKey({ id }), ev.run);
+            void queryClient.invalidateQueries({ queryKey: trpc.runs.list.queryKey() });
+          }
+        },
+      },
+    ),
+  );
+
+  const cancel = useMutation(trpc.runs.cancel.mutationOptions());
+
+  const run = live.run ?? stored.data;
+  const active = run ? !isTerminal(run.status) : false;
+  const now = useNow(active);
+
+  const throughput = useMemo(() => throughputSeries(live.samples), [live.samples]);
+  const latency = useMemo(() => latencySeries(live.samples), [live.samples]);
+  const cpu = useMemo(() => containerCpuSeries(live.containers, shortContainerName), [live.containers]);
+  const backends = useMemo(() => backendSeries(live.samples), [live.samples]);
+
+  if (stored.isPending) return <div className="empty">Loading…</div>;
+  if (stored.isError || !run) {
+    return (
+      <div className="panel empty" data-testid="run-missing">
+        {stored.error?.data?.code === "NOT_FOUND" ? "This run does not exist." : `Could not load the run: ${stored.error?.message}`}{" "}
+        <Link href="/">Back to runs</Link>
+      </div>
+    );
+  }
+
+  const last = live.samples[live.samples.length - 1];
+  const util = loadgenUtilisation(live.containers, run.workload.loadgenCpus);
+  const summary = run.summary;
+  const title = run.name ?? `Run ${run.id.slice(0, 8)}`;
+
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1 data-testid="run-name">
+            {title} <StatusBadge status={run.status} />
+          </h1>
+          <div className="sub mono">
+            {run.id} · created {formatTimestamp(run.createdAt)}
+          </div>
+        </div>
+        <div className="actions">
+          {active && (
+            <button
+              className="btn btn-danger"
+              data-testid="cancel-run"
+              disabled={cancel.isPending || run.cancelRequested || cancel.isSuccess}
+              onClick={() => cancel.mutate({ id })}
+            >
+              {cancel.isPending || cancel.isSuccess || run.cancelRequested ? "Cancelling…" : "Cancel run"}
+            </button>
+          )}
+          <Link className="btn" href="/runs/new">
+            New run
+          </Link>
+        </div>
+      </div>
+
+      <section className="panel">
+        <div>
+          <strong data-testid="run-step" data-step={run.step}>
+            {stepLabel(run.step)}
+          </strong>
+          {run.stepDetail && (
+            <span className="step-detail" data-testid="run-step-detail">
+              {" "}
+              — {run.stepDetail}
+            </span>
+          )}
+          {subscription.status === "connecting" && active && <span className="muted"> · connecting…</span>}
+        </div>
+        <StepProgress step={run.step} status={run.status} />
+        {run.error && (
+          <div className="error-box" data-testid="run-error" style={{ marginTop: 10 }}>
+            {run.error}
+          </div>
+        )}
+        {cancel.error && <div className="error-box" style={{ marginTop: 10 }}>{cancel.error.message}</div>}
+      </section>
+
+      {util !== null && util >= SATURATED && (
+        <div className="notice" data-testid="loadgen-saturated" style={{ marginBottom: 16 }}>
+          The load generator used {formatPct(util)} of its {run.workload.loadgenCpus} CPU: it may have limited this run, so the figures
+          can understate what the service handles.
+        </div>
+      )}
+
+      <div className="figures" style={{ marginBottom: 16 }}>
+        <div className="figure">
+          <div className="label">{summary ? "Requests/s" : "Requests/s (last second)"}</div>
+          <div className="value" data-testid="figure-rps">{formatRps(summary ? summary.rps : last?.requests)}</div>
+        </div>
+        <div className="figure">
+          <div className="label">{summary ? "Latency p95" : "p95 (last second)"}</div>
+          <div className="value">{formatMs(summary ? summary.latencyMs.p95 : last?.latencyMs.p95)}</div>
+        </div>
+        <div className="figure">
+          <div className="label">Error rate</div>
+          <div className="value">
+            {formatPct(summary ? summary.errorRate : last ? (last.requests ? last.errors / last.requests : 0) : null)}
+          </div>
+        </div>
+        <div className="figure">
+          <div className="label">Seconds measured</div>
+          <div className="value" data-testid="figure-seconds">{live.samples.length}</div>
+        </div>
+        <div className="figure">
+          <div className="label">Elapsed</div>
+          <div className="value">{formatElapsed(run.startedAt ?? run.createdAt, run.finishedAt, now)}</div>
+        </div>
+      </div>
+
+      <div className="grid-2" style={{ marginBottom: 16 }}>
+        <section className="panel">
+          <h2>Throughput (req/s)</h2>
+          <TimeChart testId="chart-rps" data={throughput} unit="req/s" series={[{ key: "rps", label: "req/s", color: PALETTE[0]! }]} />
+        </section>
+        <section className="panel">
+          <h2>Latency percentiles (ms, per second)</h2>
+          <TimeChart testId="chart-latency" data={latency} unit="ms" series={LATENCY_SERIES} />
+        </section>
+        <section className="panel">
+          <h2>Errors per second</h2>
+          <TimeChart testId="chart-errors" data={throughput} unit="errors/s" series={[{ key: "errors", label: "errors/s", color: PALETTE[4]! }]} />
+        </section>
+        <section className="panel">
+          <h2>CPU per container (% of one core)</h2>
+          <TimeChart
+            testId="chart-cpu"
+            data={cpu.rows}
+            unit="%"
+            connectNulls
+            series={cpu.keys.map((k, i) => ({ key: k, label: k, color: PALETTE[i % PALETTE.length]! }))}
+            empty={active ? "No container statistics yet." : "No container statistics were recorded."}
+          />
+        </section>
+      </div>
+
+      {backends.keys.length > 0 && (
+        <section className="panel">
+          <h2>Requests per backend (per second)</h2>
+          <TimeChart
+            testId="chart-backends"
+            data={backends.rows}
+            unit="req/s"
+            stacked
+            series={backends.keys.map((k, i) => ({ key: k, label: k, color: PALETTE[i % PALETTE.length]! }))}
+          />
+        </section>
+      )}
+
+      <div className="grid-2">
+        <section className="panel">
+          <h2>Summary</h2>
+          {summary ? (
+            <>
+              <SummaryTable summary={summary} />
+              {summary.backends && Object.keys(summary.backends).length > 0 && (
+                <div style={{ marginTop: 16 }}>
+                  <h3>Per backend</h3>
+                  <BackendsTable backends={summary.backends} />
+                </div>
+              )}
+            </>
+          ) : (
+            <div className="muted">
+              {active ? "The whole-run figures appear when the load has finished." : "This run has no summary."}
+            </div>
+          )}
+        </section>
+        <div className="stack">
+          <section className="panel" style={{ marginBottom: 0 }}>
+            <h2>Setup</h2>
+            <SetupFacts topology={run.topology} workload={run.workload} />
+          </section>
+          <section className="panel" style={{ marginBottom: 0 }}>
+            <h2>Host</h2>
+            {run.host ? <HostFacts host={run.host} /> : <div className="muted">Recorded when the worker starts the run.</div>}
+          </section>
+        </div>
+      </div>
+
+      {live.log.length > 0 && (
+        <section className="panel" style={{ marginTop: 16 }}>
+          <h2>Events</h2>
+          <ul className="log" data-testid="run-log">
+            {live.log.map((l, i) => (
+              <li key={i} className={`lvl-${l.level}`}>
+                [{l.step}] {l.message}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,78 @@
+import type { TSample } from "@scalelab/scenarios/schemas";
+import { describe, expect, it } from "vitest";
+import type { TRunView } from "~/server/runs/types";
+import { backendSeries, containerCpuSeries, initialLive, liveReducer, loadgenUtilisation, type LiveState } from "./live";
+
+const latencyMs = { avg: 2, p50: 1, p90: 3, p95: 4, p99: 5, max: 9 };
+const sample = (t: number, requests = 10, backends?: Record<string, number>): TSample => ({ t, requests, errors: 0, latencyMs, ...(backends ? { backends } : {}) });
+
+const run = {
+  id: "r1",
+  name: null,
+  status: "running",
+  step: "warmup",
+  stepDetail: null,
+  error: null,
+  summary: null,
+} as unknown as TRunView;
+
+const snapshot = (samples: TSample[]): LiveState =>
+  liveReducer(initialLive, { type: "snapshot", run, samples, containers: [], events: [{ at: "", level: "info", step: "queued", message: "queued" }] });
+
+describe("liveReducer", () => {
+  it("starts from the snapshot, sorted by second", () => {
+    const s = snapshot([sample(2), sample(0), sample(1)]);
+    expect(s.samples.map((x) => x.t)).toEqual([0, 1, 2]);
+    expect(s.log).toHaveLength(1);
+  });
+
+  it("appends live samples and replaces a second it already has", () => {
+    let s = snapshot([sample(0), sample(1)]);
+    s = liveReducer(s, { type: "sample", sample: sample(2) });
+    s = liveReducer(s, { type: "sample", sample: sample(1, 99) });
+    expect(s.samples.map((x) => [x.t, x.requests])).toEqual([
+      [0, 10],
+      [1, 99],
+      [2, 10],
+    ]);
+  });
+
+  it("inserts a late second in order", () => {
+    let s = snapshot([sample(0), sample(2)]);
+    s = liveReducer(s, { type: "sample", sample: sample(1) });
+    expect(s.samples.map((x) => x.t)).toEqual([0, 1, 2]);
+  });
+
+  it("follows status changes and the final stored run", () => {
+    let s = snapshot([]);
+    s = liveReducer(s, { type: "status", status: "running", step: "running", stepDetail: "load 3/20 s", error: null });
+    expect(s.run).toMatchObject({ status: "running", step: "running", stepDetail: "load 3/20 s" });
+    s = liveReducer(s, { type: "run", run: { ...run, status: "succeeded", step: "done" } });
+    expect(s.run?.status).toBe("succeeded");
+  });
+});
+
+describe("series", () => {
+  it("puts each container's CPU in its own column", () => {
+    const rows = containerCpuSeries([
+      { t: 0, containers: [{ container: "b", role: "app", cpuPct: 10, memBytes: 0, throttledPeriods: 0 }, { container: "a", role: "lb", cpuPct: 1, memBytes: 0, throttledPeriods: 0 }] },
+    ]);
+    expect(rows).toEqual({ keys: ["a", "b"], rows: [{ t: 0, a: 1, b: 10 }] });
+  });
+
+  it("fills seconds in which a backend got nothing with zero", () => {
+    expect(backendSeries([sample(0, 2, { "app-0": 2 }), sample(1, 1, { "app-1": 1 })])).toEqual({
+      keys: ["app-0", "app-1"],
+      rows: [
+        { t: 0, "app-0": 2, "app-1": 0 },
+        { t: 1, "app-0": 0, "app-1": 1 },
+      ],
+    });
+  });
+
+  it("measures the load generator against its CPU limit", () => {
+    const second = (cpuPct: number) => ({ t: 0, containers: [{ container: "lg", role: "loadgen", cpuPct, memBytes: 0, throttledPeriods: 0 }] });
+    expect(loadgenUtilisation([second(95), second(85)], 1)).toBeCloseTo(0.9);
+    expect(loadgenUtilisation([], 1)).toBeNull();
+  });
+});

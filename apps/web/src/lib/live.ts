@@ -1,0 +1,112 @@
+import type { TSample } from "@scalelab/scenarios/schemas";
+import type { TLiveEvent } from "~/server/runs/live";
+import type { TContainerSeconds, TRunView } from "~/server/runs/types";
+
+export type LogLine = { level: string; step: string; message: string };
+
+export type LiveState = {
+  run: TRunView | null;
+  /** Ordered by `t`, one per second. */
+  samples: TSample[];
+  containers: TContainerSeconds[];
+  log: LogLine[];
+};
+
+export const initialLive: LiveState = { run: null, samples: [], containers: [], log: [] };
+
+const MAX_LOG = 200;
+
+function upsertByT<T extends { t: number }>(list: T[], item: T): T[] {
+  const last = list[list.length - 1];
+  if (!last || last.t < item.t) return [...list, item];
+  const i = list.findIndex((x) => x.t >= item.t);
+  const next = [...list];
+  if (list[i]!.t === item.t) next[i] = item;
+  else next.splice(i, 0, item);
+  return next;
+}
+
+/** Folds the `runs.live` stream into what the run page shows. A snapshot replaces everything (reconnects). */
+export function liveReducer(state: LiveState, ev: TLiveEvent): LiveState {
+  switch (ev.type) {
+    case "snapshot":
+      return {
+        run: ev.run,
+        samples: [...ev.samples].sort((a, b) => a.t - b.t),
+        containers: ev.containers,
+        log: ev.events.map(({ level, step, message }) => ({ level, step, message })),
+      };
+    case "run":
+      return { ...state, run: ev.run };
+    case "status":
+      if (!state.run) return state;
+      return {
+        ...state,
+        run: { ...state.run, status: ev.status, step: ev.step, stepDetail: ev.stepDetail ?? null, error: ev.error ?? null },
+      };
+    case "sample":
+      return { ...state, samples: upsertByT(state.samples, ev.sample) };
+    case "containers":
+      return { ...state, containers: upsertByT(state.containers, { t: ev.t, containers: ev.containers }) };
+    case "event":
+      return { ...state, log: [...state.log, { level: ev.level, step: ev.step, message: ev.message }].slice(-MAX_LOG) };
+  }
+}
+
+export type ThroughputPoint = { t: number; rps: number; errors: number };
+export type LatencyPoint = { t: number; p50: number; p90: number; p95: number; p99: number };
+
+export function throughputSeries(samples: readonly TSample[]): ThroughputPoint[] {
+  return samples.map((s) => ({ t: s.t, rps: s.requests, errors: s.errors }));
+}
+
+export function latencySeries(samples: readonly TSample[]): LatencyPoint[] {
+  return samples.map((s) => ({ t: s.t, p50: s.latencyMs.p50, p90: s.latencyMs.p90, p95: s.latencyMs.p95, p99: s.latencyMs.p99 }));
+}
+
+/** Rows `{ t, [key]: value }` with one key per container (or backend), and the keys in a stable order. */
+export type WideSeries = { keys: string[]; rows: ({ t: number } & Record<string, number>)[] };
+
+export function containerCpuSeries(seconds: readonly TContainerSeconds[], name: (c: string) => string = (c) => c): WideSeries {
+  const keys = new Set<string>();
+  const rows = seconds.map((s) => {
+    const row: { t: number } & Record<string, number> = { t: s.t };
+    for (const c of s.containers) {
+      const key = name(c.container);
+      keys.add(key);
+      row[key] = c.cpuPct;
+    }
+    return row;
+  });
+  return { keys: [...keys].sort(), rows };
+}
+
+export function backendSeries(samples: readonly TSample[]): WideSeries {
+  const keys = new Set<string>();
+  const rows = samples
+    .filter((s) => s.backends)
+    .map((s) => {
+      const row: { t: number } & Record<string, number> = { t: s.t };
+      for (const [backend, n] of Object.entries(s.backends!)) {
+        keys.add(backend);
+        row[backend] = n;
+      }
+      return row;
+    });
+  const sorted = [...keys].sort();
+  for (const row of rows) for (const k of sorted) row[k] ??= 0;
+  return { keys: sorted, rows };
+}
+
+/**
+ * Mean CPU use of the load generator relative to its limit (1 = fully used), over the seconds
+ * it was measured; null without readings. A saturated load generator caps what a run can show.
+ */
+export function loadgenUtilisation(seconds: readonly TContainerSeconds[], loadgenCpus: number): number | null {
+  const readings = seconds.flatMap((s) => s.containers.filter((c) => c.role === "loadgen").map((c) => c.cpuPct));
+  if (readings.length === 0 || loadgenCpus <= 0) return null;
+  const mean = readings.reduce((a, b) => a + b, 0) / readings.length;
+  return mean / (loadgenCpus * 100);
+}
+
+export const SATURATED = 0.9;

@@ -1,0 +1,80 @@
+import { ZRunCreate, ZSample } from "@scalelab/scenarios/schemas";
+import { z } from "zod";
+import { ZCompareInput, ZCompareResult } from "../runs/compare-types";
+import { liveRun } from "../runs/live";
+import { cancelRun, compare, createRun, getRun, getSamples, listRuns } from "../runs/service";
+import { ZRunId, ZRunRef, ZRunView } from "../runs/types";
+import { procedure, router } from "../trpc";
+
+const tags = ["runs"];
+
+export const runsRouter = router({
+  create: procedure
+    .meta({
+      openapi: { method: "POST", path: "/runs", tags, protect: false, summary: "Create a run and queue it", errorResponses: [400, 503] },
+      successStatus: 201,
+    })
+    .input(ZRunCreate)
+    .output(ZRunRef)
+    .mutation(({ ctx, input }) => createRun(ctx.deps, input)),
+
+  list: procedure
+    .meta({ openapi: { method: "GET", path: "/runs", tags, protect: false, summary: "Runs, newest first", errorResponses: [400] } })
+    .input(
+      z
+        .object({
+          limit: z.coerce
+            .number({ error: "limit must be a number" })
+            .int({ error: "limit must be a whole number between 1 and 500" })
+            .min(1, { error: "limit must be between 1 and 500" })
+            .max(500, { error: "limit must be between 1 and 500" })
+            .default(100),
+        })
+        .prefault({}),
+    )
+    .output(z.array(ZRunView))
+    .query(({ ctx, input }) => listRuns(ctx.deps, input)),
+
+  get: procedure
+    .meta({ openapi: { method: "GET", path: "/runs/{id}", tags, protect: false, summary: "One run with its summary", errorResponses: [404] } })
+    .input(ZRunId)
+    .output(ZRunView)
+    .query(({ ctx, input }) => getRun(ctx.deps, input.id)),
+
+  samples: procedure
+    .meta({
+      openapi: { method: "GET", path: "/runs/{id}/samples", tags, protect: false, summary: "Per-second buckets of a run", errorResponses: [404] },
+    })
+    .input(ZRunId)
+    .output(z.array(ZSample))
+    .query(({ ctx, input }) => getSamples(ctx.deps, input.id)),
+
+  cancel: procedure
+    .meta({
+      openapi: { method: "POST", path: "/runs/{id}/cancel", tags, protect: false, summary: "Cancel a queued or running run", errorResponses: [404, 409] },
+    })
+    .input(ZRunId)
+    .output(ZRunRef)
+    .mutation(({ ctx, input }) => cancelRun(ctx.deps, input.id)),
+
+  compare: procedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/compare",
+        tags,
+        protect: false,
+        summary: "Figures of 2–8 runs side by side with ratios to the first (?ids=a,b)",
+        errorResponses: [400, 404],
+      },
+    })
+    .input(ZCompareInput)
+    .output(ZCompareResult)
+    .query(({ ctx, input }) => compare(ctx.deps, input.ids)),
+
+  /** Server-sent events: the stored state, then live samples and status until the run ends. */
+  live: procedure.input(ZRunId).subscription(async ({ ctx, input, signal }) => {
+    await getRun(ctx.deps, input.id);
+    return liveRun(ctx.deps, input.id, signal);
+  }),
+});

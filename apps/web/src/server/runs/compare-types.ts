@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { ZRunView, ZSample } from "./types";
+
+const between = { error: "ids must name between 2 and 8 runs" };
+
+/** `ids` as an array, or in a query string as `?ids=a,b` or `?ids=a&ids=b`. */
+export const ZCompareInput = z.object({
+  ids: z.preprocess(
+    (v) => (typeof v === "string" ? v.split(",") : Array.isArray(v) ? v.flatMap((x) => (typeof x === "string" ? x.split(",") : [x])) : v),
+    z.array(z.string().trim().min(1).max(64)).min(2, between).max(8, between),
+  ),
+});
+
+export const ZCompareResult = z.object({
+  runs: z.array(ZRunView),
+  figures: z.array(
+    z.object({
+      key: z.string(),
+      label: z.string(),
+      unit: z.enum(["", "req/s", "ms", "%"]),
+      better: z.enum(["higher", "lower"]),
+      cells: z.array(
+        z.object({
+          runId: z.string(),
+          value: z.number().nullable(),
+          ratio: z.number().nullable().describe("value / the first run's value"),
+          verdict: z.enum(["baseline", "better", "worse", "same", "unknown"]),
+        }),
+      ),
+    }),
+  ),
+  setup: z.array(z.object({ key: z.string(), label: z.string(), values: z.array(z.string()), differs: z.boolean() })),
+  samples: z.array(z.object({ runId: z.string(), samples: z.array(ZSample) })),
+});

@@ -1,0 +1,67 @@
+import { EventEmitter, on } from "node:events";
+import { isTerminal, type TSample } from "@scalelab/scenarios/schemas";
+import { runChannel } from "../contract";
+import type { Deps } from "../runtime";
+import { parseChannelMessage, type TChannelMessage } from "./messages";
+import { getRun, readContainerSeconds, readEvents, readSamples } from "./service";
+import type { TContainerSeconds, TRunEventView, TRunView } from "./types";
+
+export type TLiveEvent =
+  | { type: "snapshot"; run: TRunView; samples: TSample[]; containers: TContainerSeconds[]; events: TRunEventView[] }
+  | TChannelMessage
+  /** The run as stored once it reached a terminal status (with its summary). */
+  | { type: "run"; run: TRunView };
+
+/** How often the stored status is re-read, in case a terminal status message was missed. */
+const RECHECK_MS = 5_000;
+
+/**
+ * The live view of one run: its stored state first, then the worker's messages, until the run
+ * is terminal. Subscribes before reading the database so that nothing published in between is lost.
+ */
+export async function* liveRun(deps: Deps, runId: string, signal: AbortSignal | undefined): AsyncGenerator<TLiveEvent> {
+  const local = new EventEmitter();
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  signal?.addEventListener("abort", onAbort);
+  const inbox = on(local, "item", { signal: stop.signal });
+  const unlisten = await deps.channels.listen(runChannel(runId), (raw) => local.emit("item", raw));
+  const recheck = setInterval(() => local.emit("item", null), RECHECK_MS);
+
+  try {
+    const run = await getRun(deps, runId);
+    const [samples, containers, events] = await Promise.all([
+      readSamples(deps, runId),
+      readContainerSeconds(deps, runId),
+      readEvents(deps, runId),
+    ]);
+    yield { type: "snapshot", run, samples, containers, events };
+    if (isTerminal(run.status)) return;
+
+    for await (const [raw] of inbox as AsyncIterable<[string | null]>) {
+      if (raw === null) {
+        const current = await getRun(deps, runId);
+        if (isTerminal(current.status)) {
+          yield { type: "run", run: current };
+          return;
+        }
+        continue;
+      }
+      const msg = parseChannelMessage(raw);
+      if (!msg) continue;
+      yield msg;
+      if (msg.type === "status" && isTerminal(msg.status)) {
+        yield { type: "run", run: await getRun(deps, runId) };
+        return;
+      }
+    }
+  } catch (err) {
+    if (stop.signal.aborted) return;
+    throw err;
+  } finally {
+    clearInterval(recheck);
+    unlisten();
+    signal?.removeEventListener("abort", onAbort);
+    stop.abort();
+  }
+}

@@ -1,0 +1,122 @@
+import { randomUUID } from "node:crypto";
+import { createDb } from "@scalelab/db";
+import { ZRunCreate, type TRunCreateInput } from "@scalelab/scenarios/schemas";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getEnv } from "~/env";
+import { RedisChannels } from "../channels";
+import { runChannel } from "../contract";
+import { AppError } from "../errors";
+import type { Deps, RunQueue } from "../runtime";
+import { liveRun } from "./live";
+import { cancelRun, createRun, getRun, readHostBounds } from "./service";
+
+// Real Postgres and Redis (DATABASE_URL, REDIS_URL); a queue of its own so no worker takes these jobs.
+const env = getEnv();
+const queueName = `scalelab-runs-test-${randomUUID().slice(0, 8)}`;
+const created: string[] = [];
+let deps: Deps;
+let sub: Redis;
+
+const body = (over: Partial<TRunCreateInput["topology"]["service"]> = {}) =>
+  ZRunCreate.parse({
+    name: `integration ${randomUUID().slice(0, 8)}`,
+    topology: { service: { replicas: 1, memoryMb: 64, ...over } },
+    workload: { endpoint: "hostname", vus: 1, durationSeconds: 5 },
+  });
+
+beforeAll(() => {
+  sub = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
+  deps = {
+    db: createDb(env.DATABASE_URL),
+    redis: new Redis(env.REDIS_URL),
+    queue: new Queue(queueName, { connection: new Redis(env.REDIS_URL, { maxRetriesPerRequest: null }) }),
+    channels: new RedisChannels(sub),
+  };
+});
+
+afterAll(async () => {
+  await deps.db.run.deleteMany({ where: { id: { in: created } } });
+  await deps.queue.obliterate({ force: true });
+  await deps.queue.close();
+  await deps.db.$disconnect();
+  deps.redis.disconnect();
+  sub.disconnect();
+});
+
+describe("createRun", () => {
+  it("stores a queued run and enqueues job `run` with the run id as job id", async () => {
+    const ref = await createRun(deps, body());
+    created.push(ref.id);
+    expect(ref.status).toBe("queued");
+    expect((await getRun(deps, ref.id)).status).toBe("queued");
+    const job = await deps.queue.getJob(ref.id);
+    expect(job?.name).toBe("run");
+    expect(job?.data).toEqual({ runId: ref.id });
+  });
+
+  it("refuses a CPU limit beyond the host, naming the field, and stores nothing", async () => {
+    const host = await readHostBounds(deps.redis);
+    const run = body({ cpus: Math.min(64, host.cpus + 1) });
+    const err = await createRun(deps, run).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).issues[0]?.path).toBe("topology.service.cpus");
+    expect(await deps.db.run.count({ where: { name: run.name } })).toBe(0);
+  });
+
+  it("removes the run row again when the queue cannot be reached", async () => {
+    const connection = new Redis("redis://127.0.0.1:1", { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+    connection.on("error", () => {});
+    const unreachable = new Queue(queueName, { connection });
+    unreachable.on("error", () => {});
+    const run = body();
+    const err = await createRun({ ...deps, queue: unreachable as RunQueue }, run).catch((e: unknown) => e);
+    expect((err as AppError).kind).toBe("unavailable");
+    expect(await deps.db.run.count({ where: { name: run.name } })).toBe(0);
+    await unreachable.close().catch(() => {});
+  }, 15_000);
+});
+
+describe("cancelRun", () => {
+  it("takes a queued run out of the queue, marks it cancelled and tells live viewers", async () => {
+    const ref = await createRun(deps, body());
+    created.push(ref.id);
+    const messages: string[] = [];
+    const stop = await deps.channels.listen(runChannel(ref.id), (m) => messages.push(m));
+
+    expect(await cancelRun(deps, ref.id)).toEqual({ id: ref.id, status: "cancelled" });
+    expect(await deps.queue.getJob(ref.id)).toBeUndefined();
+    expect(await getRun(deps, ref.id)).toMatchObject({ status: "cancelled", cancelRequested: true });
+    await expect.poll(() => messages.map((m) => JSON.parse(m).status)).toContain("cancelled");
+    stop();
+
+    await expect(cancelRun(deps, ref.id)).rejects.toMatchObject({ kind: "conflict" });
+  });
+});
+
+describe("liveRun", () => {
+  it("yields the stored run, relays the worker's messages and ends with the run's final state", async () => {
+    const ref = await createRun(deps, body());
+    created.push(ref.id);
+    await deps.queue.remove(ref.id);
+    const abort = new AbortController();
+    const live = liveRun(deps, ref.id, abort.signal);
+
+    const first = await live.next();
+    expect(first.value).toMatchObject({ type: "snapshot", run: { id: ref.id, status: "queued" }, samples: [] });
+
+    const sample = { t: 0, requests: 42, errors: 0, latencyMs: { avg: 1, p50: 1, p90: 2, p95: 2, p99: 3, max: 4 } };
+    const publish = (m: object) => deps.redis.publish(runChannel(ref.id), JSON.stringify(m));
+    const next = live.next();
+    await publish({ type: "sample", sample });
+    expect((await next).value).toEqual({ type: "sample", sample });
+
+    await deps.db.run.update({ where: { id: ref.id }, data: { status: "succeeded", step: "done" } });
+    const status = live.next();
+    await publish({ type: "status", status: "succeeded", step: "done", stepDetail: null, error: null });
+    expect((await status).value).toMatchObject({ type: "status", status: "succeeded" });
+    expect((await live.next()).value).toMatchObject({ type: "run", run: { status: "succeeded" } });
+    expect((await live.next()).done).toBe(true);
+  });
+});

@@ -1,0 +1,209 @@
+import { randomUUID } from "node:crypto";
+import os from "node:os";
+import type { Prisma, Run } from "@scalelab/db";
+import { compareRuns, setupRows } from "@scalelab/scenarios/compare";
+import { validateAgainstHost } from "@scalelab/scenarios/host";
+import { ZHostFacts, ZRunSummary, ZSample, type THostFacts, type TRunCreate, type TSample } from "@scalelab/scenarios/schemas";
+import type { Redis } from "ioredis";
+import { AppError, invalidInput, runNotFound } from "../errors";
+import { HOST_KEY, RUN_JOB, cancelChannel, runChannel } from "../contract";
+import type { Deps } from "../runtime";
+import { ZRunView, type TContainerSeconds, type TRunEventView, type TRunRef, type TRunView } from "./types";
+
+const ENQUEUE_TIMEOUT_MS = 5_000;
+const ZBackends = ZSample.shape.backends;
+
+export type HostBounds = Pick<THostFacts, "cpus" | "memoryBytes"> & { source: "docker" | "web" };
+
+/** The Docker host's facts as the worker recorded them, or this machine's when it has not yet. */
+export async function readHostBounds(redis: Redis): Promise<HostBounds> {
+  const raw = await redis.get(HOST_KEY).catch(() => null);
+  if (raw) {
+    try {
+      const facts = ZHostFacts.safeParse(JSON.parse(raw));
+      if (facts.success) return { cpus: facts.data.cpus, memoryBytes: facts.data.memoryBytes, source: "docker" };
+    } catch {
+      // fall through to this machine's facts
+    }
+  }
+  return { cpus: os.cpus().length, memoryBytes: os.totalmem(), source: "web" };
+}
+
+const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Validates against the host, inserts the run and enqueues it; on any failure nothing remains. */
+export async function createRun(deps: Deps, input: TRunCreate): Promise<TRunRef> {
+  const host = await readHostBounds(deps.redis);
+  const issues = validateAgainstHost(input, host);
+  if (issues.length > 0) throw invalidInput(issues);
+
+  const id = randomUUID();
+  await deps.db.run.create({
+    data: {
+      id,
+      name: input.name ? input.name : null,
+      status: "queued",
+      step: "queued",
+      topology: json(input.topology),
+      workload: json(input.workload),
+    },
+  });
+  const adding = deps.queue.add(RUN_JOB, { runId: id }, { jobId: id, removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } });
+  try {
+    await withTimeout(adding, ENQUEUE_TIMEOUT_MS, "enqueueing the run");
+  } catch (err) {
+    // An enqueue that still lands after the timeout would hand the worker a run that no longer exists.
+    adding.then(() => deps.queue.remove(id)).catch(() => {});
+    await deps.db.run.deleteMany({ where: { id } });
+    throw new AppError("unavailable", "the run could not be queued (is Redis up?); nothing was created", [], { cause: err });
+  }
+  return { id, status: "queued" };
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function toRunView(row: Run): TRunView {
+  const summary = ZRunSummary.safeParse(row.summary);
+  const host = ZHostFacts.safeParse(row.host);
+  return ZRunView.parse({
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    step: row.step,
+    stepDetail: row.stepDetail,
+    error: row.error,
+    cancelRequested: row.cancelRequested,
+    topology: row.topology,
+    workload: row.workload,
+    host: host.success ? host.data : null,
+    summary: summary.success ? summary.data : null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    startedAt: iso(row.startedAt),
+    loadStartedAt: iso(row.loadStartedAt),
+    finishedAt: iso(row.finishedAt),
+  });
+}
+
+export async function listRuns(deps: Deps, opts: { limit: number }): Promise<TRunView[]> {
+  const rows = await deps.db.run.findMany({ orderBy: { createdAt: "desc" }, take: opts.limit });
+  return rows.map(toRunView);
+}
+
+export async function getRun(deps: Deps, id: string): Promise<TRunView> {
+  const row = await deps.db.run.findUnique({ where: { id } });
+  if (!row) throw runNotFound(id);
+  return toRunView(row);
+}
+
+async function assertRunExists(deps: Deps, id: string): Promise<void> {
+  const n = await deps.db.run.count({ where: { id } });
+  if (n === 0) throw runNotFound(id);
+}
+
+export async function getSamples(deps: Deps, id: string): Promise<TSample[]> {
+  await assertRunExists(deps, id);
+  return readSamples(deps, id);
+}
+
+export async function readSamples(deps: Deps, id: string): Promise<TSample[]> {
+  const rows = await deps.db.runSample.findMany({ where: { runId: id }, orderBy: { t: "asc" } });
+  return rows.map((s) => {
+    const backends = ZBackends.safeParse(s.backends);
+    return {
+      t: s.t,
+      requests: s.requests,
+      errors: s.errors,
+      latencyMs: { avg: s.latAvg, p50: s.latP50, p90: s.latP90, p95: s.latP95, p99: s.latP99, max: s.latMax },
+      ...(backends.success && backends.data ? { backends: backends.data } : {}),
+    };
+  });
+}
+
+export async function readContainerSeconds(deps: Deps, id: string): Promise<TContainerSeconds[]> {
+  const rows = await deps.db.containerSample.findMany({ where: { runId: id }, orderBy: [{ t: "asc" }, { container: "asc" }] });
+  const byT = new Map<number, TContainerSeconds>();
+  for (const r of rows) {
+    let second = byT.get(r.t);
+    if (!second) byT.set(r.t, (second = { t: r.t, containers: [] }));
+    second.containers.push({
+      container: r.container,
+      role: r.role,
+      cpuPct: r.cpuPct,
+      memBytes: Number(r.memBytes),
+      throttledPeriods: r.throttledPeriods,
+    });
+  }
+  return [...byT.values()];
+}
+
+const EVENTS_SHOWN = 200;
+
+/** The latest events of the run's timeline, oldest first. */
+export async function readEvents(deps: Deps, id: string): Promise<TRunEventView[]> {
+  const rows = await deps.db.runEvent.findMany({ where: { runId: id }, orderBy: { id: "desc" }, take: EVENTS_SHOWN });
+  return rows.reverse().map((e) => ({ at: e.at.toISOString(), level: e.level, step: e.step, message: e.message }));
+}
+
+/**
+ * Asks the worker to stop the run. A run still waiting in the queue is removed from it and
+ * cancelled here; a running one is cancelled by the worker (it listens on the cancel channel
+ * and polls `cancel_requested`), which tears it down first.
+ */
+export async function cancelRun(deps: Deps, id: string): Promise<TRunRef> {
+  const run = await getRun(deps, id);
+  if (run.status !== "queued" && run.status !== "running") {
+    throw new AppError("conflict", `run ${id} is already ${run.status}`);
+  }
+  await deps.db.run.update({ where: { id }, data: { cancelRequested: true } });
+
+  if (run.status === "queued") {
+    // remove() is 0 when the worker has already taken the job (it is locked): the worker
+    // cancels it then. A job that is gone altogether has nobody left to cancel it but us.
+    const removed = (await deps.queue.remove(id)) === 1 || !(await deps.queue.getJob(id));
+    if (removed) {
+      const now = new Date();
+      const { count } = await deps.db.run.updateMany({
+        where: { id, status: "queued" },
+        data: { status: "cancelled", stepDetail: "cancelled before it started", finishedAt: now },
+      });
+      if (count === 1) {
+        await deps.redis.publish(
+          runChannel(id),
+          JSON.stringify({ type: "status", status: "cancelled", step: run.step, stepDetail: "cancelled before it started", error: null }),
+        );
+        await deps.redis.publish(cancelChannel(id), "cancel");
+        return { id, status: "cancelled" };
+      }
+    }
+  }
+  await deps.redis.publish(cancelChannel(id), "cancel");
+  const after = await getRun(deps, id);
+  return { id, status: after.status };
+}
+
+export const MAX_COMPARED = 8;
+
+export async function compare(deps: Deps, ids: string[]) {
+  const unique = [...new Set(ids)];
+  const rows = await deps.db.run.findMany({ where: { id: { in: unique } } });
+  const byId = new Map(rows.map((r) => [r.id, toRunView(r)]));
+  const missing = unique.filter((id) => !byId.has(id));
+  if (missing.length > 0) throw new AppError("not_found", `runs not found: ${missing.join(", ")}`);
+  const runs = unique.map((id) => byId.get(id)!);
+  const samples = await Promise.all(runs.map(async (r) => ({ runId: r.id, samples: await readSamples(deps, r.id) })));
+  return {
+    runs,
+    figures: compareRuns(runs),
+    setup: setupRows(runs),
+    samples,
+  };
+}

@@ -1,0 +1,56 @@
+import {
+  RUN_STEPS,
+  ZHostFacts,
+  ZLatency,
+  ZRunStatus,
+  ZRunSummary,
+  ZSample,
+  ZTopology,
+  ZWorkload,
+} from "@scalelab/scenarios/schemas";
+import { z } from "zod";
+
+/** Output schemas of the runs API: the REST document is generated from these. */
+
+const timestamp = z.string().describe("ISO 8601");
+
+export const ZRunView = z.object({
+  id: z.string(),
+  name: z.string().nullable(),
+  status: ZRunStatus,
+  step: z.string().describe(`one of: ${RUN_STEPS.join(", ")}`),
+  stepDetail: z.string().nullable(),
+  error: z.string().nullable(),
+  cancelRequested: z.boolean(),
+  topology: ZTopology,
+  workload: ZWorkload,
+  host: ZHostFacts.nullable(),
+  summary: ZRunSummary.nullable(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  startedAt: timestamp.nullable(),
+  loadStartedAt: timestamp.nullable(),
+  finishedAt: timestamp.nullable(),
+});
+export type TRunView = z.infer<typeof ZRunView>;
+
+export const ZRunRef = z.object({ id: z.string(), status: ZRunStatus });
+export type TRunRef = z.infer<typeof ZRunRef>;
+
+export const ZRunId = z.object({ id: z.string().min(1).max(64) });
+
+export const ZContainerStat = z.object({
+  container: z.string(),
+  role: z.string(),
+  cpuPct: z.number(),
+  memBytes: z.number(),
+  throttledPeriods: z.number(),
+});
+export type TContainerStat = z.infer<typeof ZContainerStat>;
+
+export const ZContainerSeconds = z.object({ t: z.number().int(), containers: z.array(ZContainerStat) });
+export type TContainerSeconds = z.infer<typeof ZContainerSeconds>;
+
+export type TRunEventView = { at: string; level: string; step: string; message: string };
+
+export { ZLatency, ZSample };

@@ -1,0 +1,145 @@
+import type { TRunSummary, TSample, TTopology, TWorkload } from "./schemas";
+
+/**
+ * Side-by-side comparison of runs, as in the write-ups of EXPERIMENTS.md: each figure per run
+ * and its ratio to the first run (the baseline). Every figure comes from one run's own
+ * summary; percentiles are never averaged or merged across runs or seconds.
+ */
+
+export type Better = "higher" | "lower";
+
+export type CompareFigure = {
+  key: string;
+  label: string;
+  unit: "" | "req/s" | "ms" | "%";
+  better: Better;
+  value: (s: TRunSummary) => number;
+};
+
+export const COMPARE_FIGURES: readonly CompareFigure[] = [
+  { key: "requests", label: "Requests", unit: "", better: "higher", value: (s) => s.requests },
+  { key: "rps", label: "Throughput", unit: "req/s", better: "higher", value: (s) => s.rps },
+  { key: "errors", label: "Errors", unit: "", better: "lower", value: (s) => s.errors },
+  { key: "errorRate", label: "Error rate", unit: "%", better: "lower", value: (s) => s.errorRate * 100 },
+  { key: "latency.avg", label: "Latency avg", unit: "ms", better: "lower", value: (s) => s.latencyMs.avg },
+  { key: "latency.p50", label: "Latency p50", unit: "ms", better: "lower", value: (s) => s.latencyMs.p50 },
+  { key: "latency.p90", label: "Latency p90", unit: "ms", better: "lower", value: (s) => s.latencyMs.p90 },
+  { key: "latency.p95", label: "Latency p95", unit: "ms", better: "lower", value: (s) => s.latencyMs.p95 },
+  { key: "latency.p99", label: "Latency p99", unit: "ms", better: "lower", value: (s) => s.latencyMs.p99 },
+  { key: "latency.max", label: "Latency max", unit: "ms", better: "lower", value: (s) => s.latencyMs.max },
+];
+
+export type Verdict = "baseline" | "better" | "worse" | "same" | "unknown";
+
+export type CompareCell = {
+  runId: string;
+  value: number | null;
+  /** value / baseline value; null when either is missing or the baseline is 0 and this is not. */
+  ratio: number | null;
+  verdict: Verdict;
+};
+
+export type CompareRow = {
+  key: string;
+  label: string;
+  unit: CompareFigure["unit"];
+  better: Better;
+  cells: CompareCell[];
+};
+
+export type ComparableRun = { id: string; summary: TRunSummary | null };
+
+/** Differences within this fraction of the baseline count as "same". */
+export const SAME_TOLERANCE = 0.02;
+
+export function ratioTo(baseline: number | null, value: number | null): number | null {
+  if (baseline === null || value === null) return null;
+  if (baseline === 0) return value === 0 ? 1 : null;
+  return value / baseline;
+}
+
+export function verdictOf(ratio: number | null, better: Better): Exclude<Verdict, "baseline"> {
+  if (ratio === null) return "unknown";
+  if (Math.abs(ratio - 1) <= SAME_TOLERANCE) return "same";
+  return (ratio > 1) === (better === "higher") ? "better" : "worse";
+}
+
+export function compareRuns(runs: readonly ComparableRun[], figures: readonly CompareFigure[] = COMPARE_FIGURES): CompareRow[] {
+  return figures.map((f) => {
+    const values = runs.map((r) => (r.summary ? f.value(r.summary) : null));
+    const baseline = values[0] ?? null;
+    return {
+      key: f.key,
+      label: f.label,
+      unit: f.unit,
+      better: f.better,
+      cells: runs.map((r, i) => {
+        const value = values[i] ?? null;
+        if (i === 0) return { runId: r.id, value, ratio: value === null ? null : 1, verdict: "baseline" as const };
+        const ratio = ratioTo(baseline, value);
+        return { runId: r.id, value, ratio, verdict: verdictOf(ratio, f.better) };
+      }),
+    };
+  });
+}
+
+/** "2.6×", "0.45×", "12×"; an em dash when there is no ratio. */
+export function formatRatio(ratio: number | null): string {
+  if (ratio === null || !Number.isFinite(ratio)) return "—";
+  if (ratio >= 10) return `${Math.round(ratio)}×`;
+  if (ratio >= 1) return `${ratio.toFixed(1)}×`;
+  return `${ratio.toFixed(2)}×`;
+}
+
+export type SetupRow = { key: string; label: string; values: string[]; differs: boolean };
+
+type Setup = { topology: TTopology; workload: TWorkload };
+
+const SETUP_FIELDS: { key: string; label: string; show: (s: Setup) => string }[] = [
+  { key: "replicas", label: "Replicas", show: (s) => String(s.topology.service.replicas) },
+  { key: "cpus", label: "CPU per replica", show: (s) => (s.topology.service.cpus === undefined ? "unlimited" : String(s.topology.service.cpus)) },
+  { key: "memoryMb", label: "Memory per replica", show: (s) => `${s.topology.service.memoryMb} MB` },
+  { key: "threads", label: "Threads", show: (s) => (s.topology.service.threads === undefined ? "per CPU" : String(s.topology.service.threads)) },
+  { key: "balancer", label: "Balancer", show: (s) => `${s.topology.balancer.kind} ${s.topology.balancer.algorithm}` },
+  { key: "endpoint", label: "Endpoint", show: (s) => s.workload.endpoint },
+  {
+    key: "load",
+    label: "Load",
+    show: (s) =>
+      s.workload.arrivalRate !== undefined ? `${s.workload.arrivalRate} req/s (open)` : `${s.workload.vus ?? "?"} VUs (closed)`,
+  },
+  { key: "duration", label: "Duration", show: (s) => `${s.workload.durationSeconds} s` },
+];
+
+/** The configuration of each run side by side, flagging what differs between them. */
+export function setupRows(runs: readonly Setup[]): SetupRow[] {
+  return SETUP_FIELDS.map((f) => {
+    const values = runs.map(f.show);
+    return { key: f.key, label: f.label, values, differs: new Set(values).size > 1 };
+  });
+}
+
+export type SeriesRow = { t: number } & Record<string, number | null>;
+
+/**
+ * One row per second with one column per run (keyed by run id), for overlaid charts.
+ * Seconds a run has no bucket for are null, so a line shows a gap rather than a fake zero.
+ */
+export function overlaySeries(
+  runs: readonly { id: string; samples: readonly TSample[] }[],
+  pick: (s: TSample) => number,
+): SeriesRow[] {
+  const byT = new Map<number, SeriesRow>();
+  for (const run of runs) {
+    for (const s of run.samples) {
+      let row = byT.get(s.t);
+      if (!row) {
+        row = { t: s.t } as SeriesRow;
+        for (const r of runs) row[r.id] = null;
+        byT.set(s.t, row);
+      }
+      row[run.id] = pick(s);
+    }
+  }
+  return [...byT.values()].sort((a, b) => a.t - b.t);
+}
