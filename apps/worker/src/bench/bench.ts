@@ -1,0 +1,222 @@
+/**
+ * What the lab itself costs, measured against a running lab (`bash scripts/up.sh`):
+ * enqueue → first sample, provisioning and teardown times, the worker's and web's CPU during a
+ * run, and the lab's largest req/s on the hostname endpoint next to wrk run by hand against the
+ * same topology. Prints a Markdown report; docs/BENCHMARKS.md holds one.
+ *
+ *   DATABASE_URL=… REDIS_URL=… pnpm --filter @scalelab/worker bench [--reps 3]
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import Docker from "dockerode";
+import { createDb } from "@scalelab/db";
+import { ensureLabImages } from "@scalelab/images";
+import { buildPlan } from "@scalelab/scenarios/plan";
+import { ZRunCreate, type TRunCreateInput, type TRunSummary } from "@scalelab/scenarios/schemas";
+import { parseEnv } from "../env";
+import { DockerProvisioner } from "../provisioner/docker";
+
+const { values } = parseArgs({
+  options: {
+    reps: { type: "string", default: "3" },
+    web: { type: "string", default: "http://127.0.0.1:3000" },
+    state: { type: "string", default: join(import.meta.dirname, "../../../../.scalelab") },
+  },
+});
+const REPS = Number(values.reps);
+const WEB = values.web!;
+const env = parseEnv();
+const db = createDb(env.DATABASE_URL);
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const fmt = (x: number, digits = 2) => x.toFixed(digits);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function api<T>(path: string, init?: RequestInit): Promise<T> {
+  const res = await fetch(`${WEB}/api/v1${path}`, { ...init, headers: { "content-type": "application/json" } });
+  if (!res.ok) throw new Error(`${init?.method ?? "GET"} ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+type RunView = { id: string; status: string; error: string | null; summary: TRunSummary | null };
+
+async function startRun(body: TRunCreateInput): Promise<{ id: string; postedAt: number }> {
+  const postedAt = performance.now();
+  const { id } = await api<{ id: string }>("/runs", { method: "POST", body: JSON.stringify(body) });
+  return { id, postedAt };
+}
+
+async function waitDone(id: string, onTick?: () => Promise<void>): Promise<RunView> {
+  for (;;) {
+    const run = await api<RunView>(`/runs/${id}`);
+    if (["succeeded", "failed", "cancelled", "interrupted"].includes(run.status)) {
+      if (run.status !== "succeeded") throw new Error(`run ${id} ended ${run.status}: ${run.error}`);
+      return run;
+    }
+    await onTick?.();
+    await sleep(250);
+  }
+}
+
+/** Seconds each step took, from the worker's "<step> took X s" timeline entries. */
+async function stepSeconds(id: string): Promise<Record<string, number>> {
+  const events = await db.runEvent.findMany({ where: { runId: id }, orderBy: { id: "asc" } });
+  const out: Record<string, number> = {};
+  for (const e of events) {
+    const m = /^(\w+) took ([\d.]+) s$/.exec(e.message);
+    if (m) out[m[1]!] = Number(m[2]);
+  }
+  return out;
+}
+
+const small = (replicas: number, name: string): TRunCreateInput => ({
+  name,
+  topology: { service: { replicas, memoryMb: 128 } },
+  workload: { endpoint: "hostname", vus: 1, durationSeconds: 5 },
+});
+
+async function timeToFirstSample() {
+  const out: number[] = [];
+  for (let i = 0; i < REPS; i++) {
+    const { id, postedAt } = await startRun(small(1, `bench: first sample ${i + 1}`));
+    let first: number | undefined;
+    for (;;) {
+      const samples = await api<unknown[]>(`/runs/${id}/samples`);
+      if (samples.length > 0) {
+        first = performance.now() - postedAt;
+        break;
+      }
+      await sleep(100);
+    }
+    out.push(first / 1000);
+    await waitDone(id);
+  }
+  return out;
+}
+
+async function provisioning(replicas: number) {
+  const rows: Record<string, number>[] = [];
+  for (let i = 0; i < REPS; i++) {
+    const { id } = await startRun(small(replicas, `bench: provisioning ${replicas} replicas ${i + 1}`));
+    await waitDone(id);
+    rows.push(await stepSeconds(id));
+  }
+  const pick = (k: string) => median(rows.map((r) => r[k] ?? NaN));
+  return { provisioning: pick("provisioning"), healthy: pick("waiting_healthy"), teardown: pick("tearing_down") };
+}
+
+/** CPU seconds used so far by every process in the process group recorded in `<state>/<name>.pid`. */
+function groupCpuSeconds(name: string): number {
+  const pgid = readFileSync(join(values.state!, `${name}.pid`), "utf8").trim();
+  const hz = Number(execFileSync("getconf", ["CLK_TCK"]).toString());
+  let ticks = 0;
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (f[2] === pgid) ticks += Number(f[11]) + Number(f[12]);
+  }
+  return ticks / hz;
+}
+
+const MAX_BODY = (vus: number): TRunCreateInput => ({
+  name: `bench: hostname ${vus} VUs`,
+  topology: { service: { replicas: 1, memoryMb: 256 } },
+  workload: { endpoint: "hostname", vus, durationSeconds: 20, loadgenCpus: 1 },
+});
+
+async function labMaxRps(vus: number) {
+  const before = { worker: groupCpuSeconds("worker"), web: groupCpuSeconds("web"), at: performance.now() };
+  const { id } = await startRun(MAX_BODY(vus));
+  // Poll like an open run page would, so the web's cost includes serving a viewer.
+  const run = await waitDone(id, async () => void (await api(`/runs/${id}/samples`)));
+  const wall = (performance.now() - before.at) / 1000;
+  const cpu = {
+    worker: (groupCpuSeconds("worker") - before.worker) / wall,
+    web: (groupCpuSeconds("web") - before.web) / wall,
+  };
+  const loadgen = await db.containerSample.findMany({ where: { runId: id, role: "loadgen" } });
+  return { id, summary: run.summary!, cpu, wall, loadgenCpuMedian: median(loadgen.map((s) => s.cpuPct)) };
+}
+
+/** The same topology as the lab's max run, provisioned directly, with wrk on the host. */
+async function wrkMaxRps(vus: number) {
+  const docker = new Docker({ socketPath: env.SCALELAB_DOCKER_SOCKET });
+  const provisioner = new DockerProvisioner(docker);
+  const images = await ensureLabImages(docker);
+  const runId = `bench-wrk-${Date.now().toString(36)}`;
+  const plan = buildPlan({ runId, run: ZRunCreate.parse(MAX_BODY(vus)), images });
+  try {
+    await provisioner.createNetwork(plan.network);
+    for (const app of plan.apps) await provisioner.startContainer(app, plan.network.name);
+    const lb = await provisioner.startContainer(plan.lb, plan.network.name);
+    const { ip } = await provisioner.inspect(lb.id, plan.network.name);
+    const url = `http://${ip}:8080/hostname`;
+    for (let i = 0; i < 100 && spawnSync("curl", ["-fs", "-o", "/dev/null", url]).status !== 0; i++) await sleep(200);
+    const results: Record<string, { rps: number; text: string }> = {};
+    for (const threads of [1, 2]) {
+      const text = execFileSync("wrk", [`-t${threads}`, `-c${vus}`, "-d20s", "--latency", url]).toString();
+      results[`wrk -t${threads} -c${vus}`] = { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]), text };
+    }
+    return results;
+  } finally {
+    await provisioner.removeByLabel({ "scalelab.run": runId });
+  }
+}
+
+const host = `${cpus().length} CPUs (${cpus()[0]?.model ?? "?"})`;
+console.error(`bench: ${REPS} repetitions, web ${WEB}, host ${host}`);
+const firstSample = await timeToFirstSample();
+console.error(`first sample: ${firstSample.map((x) => fmt(x)).join(", ")} s`);
+const prov: Record<number, Awaited<ReturnType<typeof provisioning>>> = {};
+for (const n of [1, 4, 8]) {
+  prov[n] = await provisioning(n);
+  console.error(`provisioning ${n}: ${JSON.stringify(prov[n])}`);
+}
+const VUS = 64;
+const lab = await labMaxRps(VUS);
+console.error(`lab max: ${JSON.stringify(lab.summary)}`);
+const wrk = await wrkMaxRps(VUS);
+
+const lines = [
+  `Measured ${new Date().toISOString().slice(0, 10)} on ${host}, warm images, medians of ${REPS} runs.`,
+  "",
+  "| what | median | runs |",
+  "| --- | --- | --- |",
+  `| enqueue (POST /api/v1/runs) → first per-second sample visible over REST | ${fmt(median(firstSample))} s | ${firstSample.map((x) => fmt(x)).join(", ")} |`,
+  "",
+  "| replicas | provisioning (network + containers + config) | until healthy through nginx | teardown |",
+  "| --- | --- | --- | --- |",
+  ...[1, 4, 8].map((n) => `| ${n} | ${fmt(prov[n]!.provisioning, 1)} s | ${fmt(prov[n]!.healthy, 1)} s | ${fmt(prov[n]!.teardown, 1)} s |`),
+  "",
+  `Control plane CPU during a ${VUS}-VU, 20 s hostname run (the whole run, ${fmt(lab.wall, 1)} s wall, with one client polling samples each 250 ms):`,
+  "",
+  "| process | CPU (cores) |",
+  "| --- | --- |",
+  `| worker (tsx, BullMQ, dockerode stats, Postgres writes) | ${fmt(lab.cpu.worker, 3)} |`,
+  `| web (next start) | ${fmt(lab.cpu.web, 3)} |`,
+  "",
+  `Largest req/s on the hostname endpoint: 1 replica (no CPU limit) behind nginx, ${VUS} connections, 20 s.`,
+  "",
+  "| load generator | req/s | p50 | p99 | notes |",
+  "| --- | --- | --- | --- | --- |",
+  `| the lab: k6 in a container limited to 1 CPU | ${fmt(lab.summary.rps, 0)} | ${fmt(lab.summary.latencyMs.p50)} ms | ${fmt(lab.summary.latencyMs.p99)} ms | k6 container CPU median ${fmt(lab.loadgenCpuMedian, 0)} % |`,
+  ...Object.entries(wrk).map(([k, v]) => {
+    const p50 = /50%\s+(\S+)/.exec(v.text)?.[1] ?? "?";
+    const p99 = /99%\s+(\S+)/.exec(v.text)?.[1] ?? "?";
+    return `| \`${k}\` on the host, no limit | ${fmt(v.rps, 0)} | ${p50} | ${p99} | same images, plan and nginx.conf |`;
+  }),
+];
+console.log(lines.join("\n"));
+await db.$disconnect();
