@@ -88,7 +88,7 @@ control_plane() {
   fi
   local given_db="${DATABASE_URL:-}" given_redis="${REDIS_URL:-}"
   log "control plane: postgres + redis containers (database $db)"
-  (cd "$ROOT/tooling/lab" && pnpm --silent lab control-plane up --database "$db" --redis-db "$redis_db" --env-file "$STATE/env.$db" "$@")
+  (cd "$ROOT/tooling/lab" && pnpm --silent lab control-plane up --database "$db" --redis-db "$redis_db" --write-env "$STATE/env.$db" "$@")
   set -a; . "$STATE/env.$db"; set +a
   [ -n "$given_db" ] && export DATABASE_URL="$given_db" && (cd "$ROOT/tooling/lab" && pnpm --silent lab migrate)
   [ -n "$given_redis" ] && export REDIS_URL="$given_redis"

@@ -138,6 +138,8 @@ describe("run pipeline", () => {
     expect(run.loadStartedAt).toBeInstanceOf(Date);
     const summary = ZRunSummary.parse(run.summary);
     expect(summary.requests).toBeGreaterThan(0);
+    expect(summary.durationSeconds).toBe(body.workload.durationSeconds);
+    expect(summary.rps).toBeCloseTo(summary.requests / body.workload.durationSeconds, 0);
     expect(Object.keys(summary.backends ?? {}).sort()).toEqual(["app-0", "app-1"]);
     expect(run.host).toMatchObject({ k6Version: "v1.4.2" });
 

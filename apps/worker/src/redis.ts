@@ -1,9 +1,6 @@
 import { Redis } from "ioredis";
 
-export const RUN_QUEUE = "scalelab-runs";
-export const HOST_KEY = "scalelab:host";
-export const runChannel = (runId: string) => `scalelab:run:${runId}`;
-export const cancelChannel = (runId: string) => `scalelab:run:${runId}:cancel`;
+export { RUN_QUEUE, RUN_JOB, HOST_KEY, runChannel, cancelChannel } from "@scalelab/scenarios/channels";
 
 /** For the BullMQ Worker: its blocking commands must survive reconnects instead of failing. */
 export const workerConnection = (url: string) => new Redis(url, { maxRetriesPerRequest: null, connectionName: "scalelab-worker" });

@@ -6,7 +6,7 @@ import { migrate } from "@scalelab/db/migrate";
 import { controlPlaneDown, controlPlaneUp } from "./control-plane";
 
 const usage = `usage:
-  lab control-plane up [--database NAME] [--redis-db N] [--fresh] [--env-file FILE]
+  lab control-plane up [--database NAME] [--redis-db N] [--fresh] [--write-env FILE]
   lab control-plane down
   lab migrate            (DATABASE_URL from the environment)`;
 
@@ -16,7 +16,7 @@ const { positionals, values } = parseArgs({
     database: { type: "string", default: "scalelab" },
     "redis-db": { type: "string", default: "0" },
     fresh: { type: "boolean", default: false },
-    "env-file": { type: "string" },
+    "write-env": { type: "string" },
   },
 });
 
@@ -34,9 +34,9 @@ if (cmd === "control-plane up") {
   const { applied } = await migrate(cp.databaseUrl);
   log(`database ${values.database}: ${applied.length ? `applied ${applied.join(", ")}` : "schema up to date"}`);
   const text = `DATABASE_URL=${cp.databaseUrl}\nREDIS_URL=${cp.redisUrl}\n`;
-  if (values["env-file"]) {
-    mkdirSync(dirname(values["env-file"]), { recursive: true });
-    writeFileSync(values["env-file"], text);
+  if (values["write-env"]) {
+    mkdirSync(dirname(values["write-env"]), { recursive: true });
+    writeFileSync(values["write-env"], text);
   } else {
     process.stdout.write(text);
   }
