@@ -107,6 +107,7 @@ describe("worker start-up", () => {
   it("marks a run left running as interrupted and sweeps its objects", async () => {
     const run = await db.run.findUniqueOrThrow({ where: { id: orphanId } });
     expect(run.status).toBe("interrupted");
+    expect(run.error).toMatch(/^interrupted: the worker stopped during running/);
     expect(await leftovers(orphanId)).toEqual([]);
   });
 

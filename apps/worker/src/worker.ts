@@ -129,9 +129,10 @@ async function markInterrupted(db: Db, pub: Redis, log: Logger): Promise<void> {
   const stale = await db.run.findMany({ where: { status: "running" }, select: { id: true, step: true } });
   for (const run of stale) {
     const detail = `the worker stopped during ${run.step}`;
-    await db.run.update({ where: { id: run.id }, data: { status: "interrupted", stepDetail: detail, finishedAt: new Date() } });
+    const error = `interrupted: ${detail} (killed or crashed); the samples recorded so far are kept`;
+    await db.run.update({ where: { id: run.id }, data: { status: "interrupted", stepDetail: detail, error, finishedAt: new Date() } });
     await db.runEvent.create({ data: { runId: run.id, step: run.step, level: "warn", message: `interrupted: ${detail}` } });
-    await pub.publish(runChannel(run.id), JSON.stringify({ type: "status", status: "interrupted", step: run.step, stepDetail: detail, error: null }));
+    await pub.publish(runChannel(run.id), JSON.stringify({ type: "status", status: "interrupted", step: run.step, stepDetail: detail, error }));
     log.warn("marked interrupted", { runId: run.id, step: run.step });
   }
 }
