@@ -13,7 +13,7 @@ export type CompareFigure = {
   label: string;
   unit: "" | "req/s" | "ms" | "%";
   better: Better;
-  value: (s: TRunSummary) => number;
+  value: (s: TRunSummary) => number | null;
 };
 
 export const COMPARE_FIGURES: readonly CompareFigure[] = [
@@ -27,6 +27,13 @@ export const COMPARE_FIGURES: readonly CompareFigure[] = [
   { key: "latency.p95", label: "Latency p95", unit: "ms", better: "lower", value: (s) => s.latencyMs.p95 },
   { key: "latency.p99", label: "Latency p99", unit: "ms", better: "lower", value: (s) => s.latencyMs.p99 },
   { key: "latency.max", label: "Latency max", unit: "ms", better: "lower", value: (s) => s.latencyMs.max },
+  {
+    key: "loadgen.cpu",
+    label: "Load generator CPU (median, % of its limit)",
+    unit: "%",
+    better: "lower",
+    value: (s) => s.loadgen?.medianCpuPct ?? null,
+  },
 ];
 
 export type Verdict = "baseline" | "better" | "worse" | "same" | "unknown";

@@ -173,6 +173,11 @@ export const ZRunSummary = z.object({
   backends: z.record(z.string(), z.number()).optional(),
   /** Iterations k6 could not start in the open model (load generator or SUT saturated). */
   droppedIterations: z.number().int().optional(),
+  /**
+   * The load generator's own CPU use: median % of its CPU limit, and whether it was saturated
+   * (then the figures are a bound on the load generator, not on the system under test).
+   */
+  loadgen: z.object({ cpus: z.number(), medianCpuPct: z.number(), saturated: z.boolean() }).optional(),
 });
 export type TRunSummary = z.infer<typeof ZRunSummary>;
 

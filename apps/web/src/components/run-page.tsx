@@ -12,8 +12,7 @@ import {
   initialLive,
   latencySeries,
   liveReducer,
-  loadgenUtilisation,
-  SATURATED,
+  liveLoadgenUse,
   throughputSeries,
 } from "~/lib/live";
 import { useTRPC } from "~/trpc/client";
@@ -82,8 +81,8 @@ export function RunPage({ id }: { id: string }) {
   }
 
   const last = live.samples[live.samples.length - 1];
-  const util = loadgenUtilisation(live.containers, run.workload.loadgenCpus);
   const summary = run.summary;
+  const loadgen = summary?.loadgen ?? liveLoadgenUse(live.containers, run.workload.loadgenCpus);
   const title = run.name ?? `Run ${run.id.slice(0, 8)}`;
 
   return (
@@ -136,10 +135,10 @@ export function RunPage({ id }: { id: string }) {
         {cancel.error && <div className="error-box" style={{ marginTop: 10 }}>{cancel.error.message}</div>}
       </section>
 
-      {util !== null && util >= SATURATED && (
+      {loadgen?.saturated && (
         <div className="notice" data-testid="loadgen-saturated" style={{ marginBottom: 16 }}>
-          The load generator used {formatPct(util)} of its {run.workload.loadgenCpus} CPU: it may have limited this run, so the figures
-          can understate what the service handles.
+          The load generator was saturated (median {loadgen.medianCpuPct} % of its {loadgen.cpus} CPU limit): it may have limited this
+          run, so the figures can understate what the service handles. Give it more CPU (workload.loadgenCpus) or fewer VUs.
         </div>
       )}
 

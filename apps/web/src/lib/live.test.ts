@@ -1,7 +1,7 @@
 import type { TSample } from "@scalelab/scenarios/schemas";
 import { describe, expect, it } from "vitest";
 import type { TRunView } from "~/server/runs/types";
-import { backendSeries, containerCpuSeries, initialLive, liveReducer, loadgenUtilisation, type LiveState } from "./live";
+import { backendSeries, containerCpuSeries, initialLive, liveReducer, liveLoadgenUse, type LiveState } from "./live";
 
 const latencyMs = { avg: 2, p50: 1, p90: 3, p95: 4, p99: 5, max: 9 };
 const sample = (t: number, requests = 10, backends?: Record<string, number>): TSample => ({ t, requests, errors: 0, latencyMs, ...(backends ? { backends } : {}) });
@@ -72,7 +72,7 @@ describe("series", () => {
 
   it("measures the load generator against its CPU limit", () => {
     const second = (cpuPct: number) => ({ t: 0, containers: [{ container: "lg", role: "loadgen", cpuPct, memBytes: 0, throttledPeriods: 0 }] });
-    expect(loadgenUtilisation([second(95), second(85)], 1)).toBeCloseTo(0.9);
-    expect(loadgenUtilisation([], 1)).toBeNull();
+    expect(liveLoadgenUse([second(95), second(85)], 1)).toEqual({ cpus: 1, medianCpuPct: 90, saturated: true });
+    expect(liveLoadgenUse([], 1)).toBeUndefined();
   });
 });

@@ -1,3 +1,4 @@
+import { loadgenUse, type TLoadgenUse } from "@scalelab/scenarios/stats";
 import type { TSample } from "@scalelab/scenarios/schemas";
 import type { TLiveEvent } from "~/server/runs/live";
 import type { TContainerSeconds, TRunView } from "~/server/runs/types";
@@ -98,15 +99,8 @@ export function backendSeries(samples: readonly TSample[]): WideSeries {
   return { keys: sorted, rows };
 }
 
-/**
- * Mean CPU use of the load generator relative to its limit (1 = fully used), over the seconds
- * it was measured; null without readings. A saturated load generator caps what a run can show.
- */
-export function loadgenUtilisation(seconds: readonly TContainerSeconds[], loadgenCpus: number): number | null {
+/** The load generator's CPU use so far, by the same rule the worker stores with the finished run. */
+export function liveLoadgenUse(seconds: readonly TContainerSeconds[], loadgenCpus: number): TLoadgenUse | undefined {
   const readings = seconds.flatMap((s) => s.containers.filter((c) => c.role === "loadgen").map((c) => c.cpuPct));
-  if (readings.length === 0 || loadgenCpus <= 0) return null;
-  const mean = readings.reduce((a, b) => a + b, 0) / readings.length;
-  return mean / (loadgenCpus * 100);
+  return loadgenUse(readings, loadgenCpus);
 }
-
-export const SATURATED = 0.9;
