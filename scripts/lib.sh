@@ -29,8 +29,9 @@ apt_install() {
 
 ensure_node() {
   command -v node >/dev/null || apt_install nodejs npm
-  local major; major="$(node -p 'process.versions.node.split(".")[0]')"
-  [ "$major" -ge 20 ] || die "Node.js >= 20 is required (found $(node --version))"
+  # Prisma 7 needs 20.19 or later.
+  node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' \
+    || die "Node.js >= 20.19 is required (found $(node --version))"
 }
 
 ensure_pnpm() {
@@ -46,6 +47,8 @@ ensure_pnpm() {
 ensure_go() {
   command -v go >/dev/null || [ -x /usr/local/go/bin/go ] || die "Go >= 1.24 is needed to build the testbed and k6 (https://go.dev/dl); Debian 12's golang-go is too old"
   command -v go >/dev/null || export PATH="/usr/local/go/bin:$PATH"
+  local v; v="$(go env GOVERSION)"
+  [[ "$v" =~ ^go1\.([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 24 ] || die "Go >= 1.24 is needed to build k6 (found $v)"
 }
 
 docker_ok() { docker info >/dev/null 2>&1; }
@@ -64,6 +67,15 @@ ensure_docker() {
   fi
   for _ in $(seq 1 60); do docker_ok && return; sleep 1; done
   die "dockerd did not answer within 60 s, see $STATE/logs/dockerd.log"
+}
+
+# Tools the scripts and the image bootstrap use. debootstrap builds the Debian base image
+# where no registry can be reached; as non-root the base is pulled instead.
+ensure_tools() {
+  local missing=()
+  command -v curl >/dev/null || missing+=(curl)
+  if is_root && ! command -v debootstrap >/dev/null; then missing+=(debootstrap); fi
+  [ "${#missing[@]}" = 0 ] || apt_install "${missing[@]}"
 }
 
 ensure_chromium() {

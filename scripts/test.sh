@@ -18,7 +18,7 @@ step() {
 
 vitest_json() { echo "--reporter=default" "--reporter=json" "--outputFile=$RESULTS/$1.vitest.json"; }
 
-ensure_node; ensure_pnpm; ensure_go; ensure_docker; ensure_chromium; ensure_workspace
+ensure_node; ensure_pnpm; ensure_go; ensure_tools; ensure_docker; ensure_chromium; ensure_workspace
 
 step "typecheck" pnpm --silent turbo run typecheck --output-logs=errors-only
 step "unit: scenarios" pnpm --filter @scalelab/scenarios test $(vitest_json unit-scenarios)
@@ -30,6 +30,9 @@ step "unit: testbed (go)" bash -c "cd '$ROOT/apps/testbed' && go vet ./... && go
 # The test database and Redis index are separate from the dashboard's and wiped every time.
 unset DATABASE_URL REDIS_URL
 control_plane scalelab_test 1 --fresh
+# The test workers label and sweep only their own objects, so a dashboard's lab on the same
+# Docker engine is left alone (and does not count as a leftover below).
+export SCALELAB_INSTANCE=scalelab-test
 build_lab_images
 
 step "integration: images" pnpm --filter @scalelab/images test:integration $(vitest_json integration-images)
@@ -55,8 +58,9 @@ e2e() {
 step "e2e: playwright" e2e
 
 leftovers() {
-  local left; left="$(docker ps -aq --filter label=scalelab.managed=true; docker network ls -q --filter label=scalelab.managed=true)"
-  [ -z "$left" ] || { docker ps -a --filter label=scalelab.managed=true >&2; return 1; }
+  local f=(--filter label=scalelab.managed=true --filter "label=scalelab.instance=$SCALELAB_INSTANCE")
+  local left; left="$(docker ps -aq "${f[@]}"; docker network ls -q "${f[@]}")"
+  [ -z "$left" ] || { docker ps -a "${f[@]}" >&2; docker network ls "${f[@]}" >&2; return 1; }
 }
 step "no managed container or network left" leftovers
 

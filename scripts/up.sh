@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 PORT="${PORT:-3000}"
-ensure_node; ensure_pnpm; ensure_go; ensure_docker; ensure_workspace
+ensure_node; ensure_pnpm; ensure_go; ensure_tools; ensure_docker; ensure_workspace
 control_plane scalelab 0
 build_lab_images
 

@@ -55,6 +55,8 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
     if (!parsed.success) throw new Error(`invalid run definition:\n${z.prettifyError(parsed.error)}`);
     const ctx: RunContext = { runId, run: parsed.data, deps, report, signal: ctl.signal };
 
+    // Recorded at once, so a run that fails later still says what it was measured on.
+    await db.run.update({ where: { id: runId }, data: { host: await deps.provisioner.hostFacts() } });
     await report.enter("preparing_images");
     const images = await prepareImages(ctx);
     const plan = buildPlan({ runId, instance: deps.instance, run: ctx.run, images });
@@ -99,7 +101,17 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
     }
     if (outcome.status === "failed") await report.event("error", `${endStep}: ${outcome.error}`, endStep).catch(noted);
     else if (outcome.detail) await report.event("warn", `${outcome.status}: ${outcome.detail}`, endStep).catch(noted);
-    await report.finish(outcome.status, endStep, outcome.error, outcome.detail).catch(noted);
+    // The final state must land, or the run would show as live forever: retry, then fail the job.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await report.finish(outcome.status, endStep, outcome.error, outcome.detail);
+        break;
+      } catch (err) {
+        noted(err);
+        if (attempt === 5) throw new Error(`could not record the end of run ${runId}: ${errorMessage(err)}`);
+        await new Promise((r) => setTimeout(r, 1000 * attempt));
+      }
+    }
   }
   return outcome;
 }

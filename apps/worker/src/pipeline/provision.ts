@@ -20,7 +20,12 @@ export async function provision({ deps, report, signal }: RunContext, plan: RunP
   await provisioner.createNetwork(plan.network);
   signal.throwIfAborted();
   await report.detail(`starting ${plan.apps.length} replica(s)`);
-  const apps = await Promise.all(plan.apps.map((spec) => start(spec, `replica ${spec.hostname}`)));
+  // allSettled: teardown lists the run's containers by label, so every create must have
+  // finished (or failed) before a failure propagates, or a late one would outlive the run.
+  const settled = await Promise.allSettled(plan.apps.map((spec) => start(spec, `replica ${spec.hostname}`)));
+  const failed = settled.find((r) => r.status === "rejected");
+  if (failed) throw failed.reason;
+  const apps = settled.map((r) => (r as PromiseFulfilledResult<StartedContainer>).value);
   signal.throwIfAborted();
   // nginx resolves its upstreams when it starts, so it comes after the replicas are on the network.
   await report.detail("starting the balancer");

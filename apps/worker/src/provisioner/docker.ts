@@ -35,6 +35,9 @@ export class DockerProvisioner implements Provisioner {
       Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
       ...(spec.cmd && { Cmd: spec.cmd }),
       Labels: spec.labels,
+      // The pipeline checks health through the balancer; an image's periodic probe would only
+      // spend CPU inside the limits being measured.
+      Healthcheck: { Test: ["NONE"] },
       HostConfig: {
         NetworkMode: network,
         ...(spec.nanoCpus !== undefined && { NanoCpus: spec.nanoCpus }),
