@@ -23,7 +23,7 @@ apt_install() {
     APT_UPDATED=1
   fi
   log "installing $* (Debian packages)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >>"$STATE/logs/apt.log" 2>&1 \
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >>"$STATE/logs/apt.log" 2>&1 \
     || die "apt-get install $* failed, see $STATE/logs/apt.log"
 }
 
