@@ -6,3 +6,6 @@ export const env = {
   dockerSocket: process.env.SCALELAB_DOCKER_SOCKET || "/var/run/docker.sock",
   goBin: process.env.SCALELAB_GO || "go",
 };
+
+/** The environment host tools (go, debootstrap, tar) run with: this process's, plus overrides. */
+export const childEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ ...process.env, ...extra });

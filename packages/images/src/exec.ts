@@ -1,3 +1,4 @@
+import { childEnv } from "./env";
 import { spawn } from "node:child_process";
 
 export type ExecOptions = {
@@ -18,7 +19,7 @@ export function execTool(command: string, args: string[], opts: ExecOptions = {}
     if (signal?.aborted) return reject(signal.reason);
     const child = spawn(command, args, {
       cwd: opts.cwd,
-      env: opts.env ?? process.env,
+      env: opts.env ?? childEnv(),
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -1,7 +1,7 @@
 import { access, mkdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { env } from "./env";
+import { childEnv, env } from "./env";
 import { execTool } from "./exec";
 
 export const K6_VERSION = "v1.4.2";
@@ -10,7 +10,7 @@ export const GO_BUILD_FLAGS = ["-trimpath", "-ldflags=-s -w"];
 
 async function go(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}): Promise<string> {
   try {
-    return await execTool(env.goBin, args, { ...opts, env: { ...process.env, CGO_ENABLED: "0", ...opts.env } });
+    return await execTool(env.goBin, args, { ...opts, env: childEnv({ CGO_ENABLED: "0", ...opts.env }) });
   } catch (err) {
     if (/failed to start/.test((err as Error).message)) {
       throw new Error(`the Go toolchain (${env.goBin}) is needed to build lab images; put go on PATH or set SCALELAB_GO`, { cause: err });

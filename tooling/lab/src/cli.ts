@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import Docker from "dockerode";
 import { migrate } from "@scalelab/db/migrate";
 import { controlPlaneDown, controlPlaneUp } from "./control-plane";
+import { env } from "./env";
 
 const usage = `usage:
   lab control-plane up [--database NAME] [--redis-db N] [--fresh] [--write-env FILE]
@@ -21,7 +22,7 @@ const { positionals, values } = parseArgs({
 });
 
 const log = (line: string) => console.error(`[lab] ${line}`);
-const docker = new Docker({ socketPath: process.env.SCALELAB_DOCKER_SOCKET ?? "/var/run/docker.sock" });
+const docker = new Docker({ socketPath: env.SCALELAB_DOCKER_SOCKET });
 const cmd = positionals.join(" ");
 
 if (cmd === "control-plane up") {
@@ -43,7 +44,7 @@ if (cmd === "control-plane up") {
 } else if (cmd === "control-plane down") {
   await controlPlaneDown(docker, log);
 } else if (cmd === "migrate") {
-  const url = process.env.DATABASE_URL;
+  const url = env.DATABASE_URL;
   if (!url) throw new Error("DATABASE_URL is not set");
   const { applied } = await migrate(url);
   log(applied.length ? `applied ${applied.join(", ")}` : "schema up to date");
