@@ -34,14 +34,13 @@ ensure_node() {
     || die "Node.js >= 20.19 is required (found $(node --version))"
 }
 
+# The pinned pnpm, installed into the checkout (never system-wide) when it is not on PATH.
 ensure_pnpm() {
+  export PATH="$STATE/tools/node_modules/.bin:$PATH"
   if command -v pnpm >/dev/null && [ "$(pnpm --version)" = "$PNPM_VERSION" ]; then return; fi
-  if is_root; then
-    log "installing pnpm@$PNPM_VERSION (npm -g)"
-    npm install -g "pnpm@$PNPM_VERSION" >"$STATE/logs/pnpm-install.log" 2>&1 || die "npm install -g pnpm failed, see $STATE/logs/pnpm-install.log"
-  else
-    command -v pnpm >/dev/null || die "pnpm is missing: npm install -g pnpm@$PNPM_VERSION"
-  fi
+  log "installing pnpm@$PNPM_VERSION into $STATE/tools"
+  npm install --prefix "$STATE/tools" --no-save --no-audit --no-fund "pnpm@$PNPM_VERSION" >"$STATE/logs/pnpm-install.log" 2>&1 \
+    || die "installing pnpm failed, see $STATE/logs/pnpm-install.log"
 }
 
 ensure_go() {
@@ -78,7 +77,13 @@ ensure_tools() {
   [ "${#missing[@]}" = 0 ] || apt_install "${missing[@]}"
 }
 
+# Playwright drives Debian's Chromium (it cannot download its own browser here); elsewhere,
+# point SCALELAB_CHROMIUM at a Chromium or Chrome binary.
 ensure_chromium() {
+  if [ -n "${SCALELAB_CHROMIUM:-}" ]; then
+    [ -x "$SCALELAB_CHROMIUM" ] || die "SCALELAB_CHROMIUM=$SCALELAB_CHROMIUM is not an executable"
+    return
+  fi
   [ -x /usr/bin/chromium ] || apt_install chromium
 }
 

@@ -15,7 +15,7 @@ export default defineConfig({
     baseURL: process.env.SCALELAB_WEB_URL ?? "http://127.0.0.1:3000",
     browserName: "chromium",
     launchOptions: {
-      executablePath: "/usr/bin/chromium",
+      executablePath: process.env.SCALELAB_CHROMIUM ?? "/usr/bin/chromium",
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
     },
     trace: "retain-on-failure",
