@@ -99,7 +99,7 @@ describe("overlaySeries", () => {
         { id: "a", samples: [sample(1, 10, 5), sample(0, 8, 4)] },
         { id: "b", samples: [sample(0, 20, 2)] },
       ],
-      (s) => s.latencyMs.p95,
+      (s) => s.latencyMs?.p95 ?? null,
     );
     expect(rows).toEqual([
       { t: 0, a: 4, b: 2 },

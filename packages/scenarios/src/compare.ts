@@ -134,7 +134,7 @@ export type SeriesRow = { t: number } & Record<string, number | null>;
  */
 export function overlaySeries(
   runs: readonly { id: string; samples: readonly TSample[] }[],
-  pick: (s: TSample) => number,
+  pick: (s: TSample) => number | null,
 ): SeriesRow[] {
   const byT = new Map<number, SeriesRow>();
   for (const run of runs) {

@@ -37,7 +37,7 @@ describe("K6EventReader", () => {
     });
     for (const s of samples) {
       expect(s.backends!["app-0"]! + s.backends!["app-1"]!).toBe(s.requests);
-      expect(s.latencyMs.p50).toBeLessThanOrEqual(s.latencyMs.p99);
+      expect(s.latencyMs!.p50).toBeLessThanOrEqual(s.latencyMs!.p99);
     }
   });
 
@@ -68,7 +68,9 @@ describe("K6EventReader", () => {
   it("gives zero-request samples for seconds in which nothing completed", () => {
     const { reader, samples } = replay("k6-timeout.sse");
     expect(samples.map((s) => s.requests)).toEqual([0, 1, 0, 1, 1, 0]);
-    expect(samples[0]).toEqual({ t: 0, requests: 0, errors: 0, latencyMs: { avg: 0, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 }, backends: {} });
+    // No request completed in these seconds: no latency, rather than a fake 0 ms.
+    expect(samples[0]).toEqual({ t: 0, requests: 0, errors: 0, latencyMs: null, backends: {} });
+    expect(samples.filter((s) => s.requests === 0).every((s) => s.latencyMs === null)).toBe(true);
     expect(samples[1]).toMatchObject({ requests: 1, errors: 1, latencyMs: { avg: 1491.9 } });
     expect(reader.summary(5)).toMatchObject({ requests: 4, errors: 4, errorRate: 1, backends: {} });
   });

@@ -107,7 +107,7 @@ export class K6EventReader {
       t: this.lastT,
       requests,
       errors: countFromRate(m.get("http_req_failed")?.rate ?? 0, requests),
-      latencyMs: latency(m.get("http_req_duration")),
+      latencyMs: m.has("http_req_duration") ? latency(m.get("http_req_duration")) : null,
       backends: backends(m),
     };
   }

@@ -151,12 +151,15 @@ export const ZLatency = z.object({
 });
 export type TLatency = z.infer<typeof ZLatency>;
 
-/** One per-second bucket; `t` is whole seconds since the load started. */
+/**
+ * One per-second bucket; `t` is whole seconds since the load started. `latencyMs` is null for a
+ * second in which no request completed (a stall or an outage), never a fake 0 ms.
+ */
 export const ZSample = z.object({
   t: z.number().int(),
   requests: z.number().int(),
   errors: z.number().int(),
-  latencyMs: ZLatency,
+  latencyMs: ZLatency.nullable(),
   /** Requests answered per backend hostname in this second (from the X-Backend header). */
   backends: z.record(z.string(), z.number()).optional(),
 });

@@ -35,7 +35,7 @@ export function CompareView({ ids }: { ids: string[] }) {
   const colors = useMemo(() => new Map(ids.map((id, i) => [id, PALETTE[i % PALETTE.length]!])), [ids]);
   const rps = useMemo(() => (result.data ? overlaySeries(result.data.samples.map((s) => ({ id: s.runId, samples: s.samples })), (s) => s.requests) : []), [result.data]);
   const p95 = useMemo(
-    () => (result.data ? overlaySeries(result.data.samples.map((s) => ({ id: s.runId, samples: s.samples })), (s) => s.latencyMs.p95) : []),
+    () => (result.data ? overlaySeries(result.data.samples.map((s) => ({ id: s.runId, samples: s.samples })), (s) => s.latencyMs?.p95 ?? null) : []),
     [result.data],
   );
 

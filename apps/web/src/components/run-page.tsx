@@ -149,7 +149,7 @@ export function RunPage({ id }: { id: string }) {
         </div>
         <div className="figure">
           <div className="label">{summary ? "Latency p95" : "p95 (last second)"}</div>
-          <div className="value">{formatMs(summary ? summary.latencyMs.p95 : last?.latencyMs.p95)}</div>
+          <div className="value">{formatMs(summary ? summary.latencyMs.p95 : last?.latencyMs?.p95)}</div>
         </div>
         <div className="figure">
           <div className="label">Error rate</div>

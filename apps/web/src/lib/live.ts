@@ -55,14 +55,20 @@ export function liveReducer(state: LiveState, ev: TLiveEvent): LiveState {
 }
 
 export type ThroughputPoint = { t: number; rps: number; errors: number };
-export type LatencyPoint = { t: number; p50: number; p90: number; p95: number; p99: number };
+export type LatencyPoint = { t: number; p50: number | null; p90: number | null; p95: number | null; p99: number | null };
 
 export function throughputSeries(samples: readonly TSample[]): ThroughputPoint[] {
   return samples.map((s) => ({ t: s.t, rps: s.requests, errors: s.errors }));
 }
 
 export function latencySeries(samples: readonly TSample[]): LatencyPoint[] {
-  return samples.map((s) => ({ t: s.t, p50: s.latencyMs.p50, p90: s.latencyMs.p90, p95: s.latencyMs.p95, p99: s.latencyMs.p99 }));
+  return samples.map((s) => ({
+    t: s.t,
+    p50: s.latencyMs?.p50 ?? null,
+    p90: s.latencyMs?.p90 ?? null,
+    p95: s.latencyMs?.p95 ?? null,
+    p99: s.latencyMs?.p99 ?? null,
+  }));
 }
 
 /** Rows `{ t, [key]: value }` with one key per container (or backend), and the keys in a stable order. */

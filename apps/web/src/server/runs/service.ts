@@ -122,7 +122,10 @@ export async function readSamples(deps: Deps, id: string): Promise<TSample[]> {
       t: s.t,
       requests: s.requests,
       errors: s.errors,
-      latencyMs: { avg: s.latAvg, p50: s.latP50, p90: s.latP90, p95: s.latP95, p99: s.latP99, max: s.latMax },
+      latencyMs:
+        s.latAvg === null
+          ? null
+          : { avg: s.latAvg, p50: s.latP50 ?? 0, p90: s.latP90 ?? 0, p95: s.latP95 ?? 0, p99: s.latP99 ?? 0, max: s.latMax ?? 0 },
       ...(backends.success && backends.data ? { backends: backends.data } : {}),
     };
   });
