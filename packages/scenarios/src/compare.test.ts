@@ -65,6 +65,7 @@ describe("ratios", () => {
   it("treats differences within 2 % as the same", () => {
     expect(verdictOf(1.01, "higher")).toBe("same");
     expect(verdictOf(0.5, "higher")).toBe("worse");
+    expect(verdictOf(0.5, "none")).toBe("neutral");
     expect(verdictOf(0.5, "lower")).toBe("better");
   });
 

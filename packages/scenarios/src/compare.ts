@@ -6,12 +6,13 @@ import type { TRunSummary, TSample, TTopology, TWorkload } from "./schemas";
  * summary; percentiles are never averaged or merged across runs or seconds.
  */
 
-export type Better = "higher" | "lower";
+/** "none": context that explains a result (CPU use), not a score. */
+export type Better = "higher" | "lower" | "none";
 
 export type CompareFigure = {
   key: string;
   label: string;
-  unit: "" | "req/s" | "ms" | "%";
+  unit: "" | "req/s" | "ms" | "%" | "/s";
   better: Better;
   value: (s: TRunSummary) => number | null;
 };
@@ -34,9 +35,25 @@ export const COMPARE_FIGURES: readonly CompareFigure[] = [
     better: "lower",
     value: (s) => s.loadgen?.medianCpuPct ?? null,
   },
+  { key: "app.cpu", label: "Replica CPU (median, % of one core)", unit: "%", better: "none", value: (s) => s.containers?.app?.medianCpuPct ?? null },
+  {
+    key: "app.cpuOfLimit",
+    label: "Replica CPU (median, % of its limit)",
+    unit: "%",
+    better: "none",
+    value: (s) => s.containers?.app?.pctOfLimit ?? null,
+  },
+  {
+    key: "app.throttled",
+    label: "Replica CPU throttling (periods/s, of 10)",
+    unit: "/s",
+    better: "lower",
+    value: (s) => s.containers?.app?.throttledPerSecond ?? null,
+  },
+  { key: "lb.cpu", label: "Balancer CPU (median, % of one core)", unit: "%", better: "none", value: (s) => s.containers?.lb?.medianCpuPct ?? null },
 ];
 
-export type Verdict = "baseline" | "better" | "worse" | "same" | "unknown";
+export type Verdict = "baseline" | "better" | "worse" | "same" | "unknown" | "neutral";
 
 export type CompareCell = {
   runId: string;
@@ -67,6 +84,7 @@ export function ratioTo(baseline: number | null, value: number | null): number |
 
 export function verdictOf(ratio: number | null, better: Better): Exclude<Verdict, "baseline"> {
   if (ratio === null) return "unknown";
+  if (better === "none") return "neutral";
   if (Math.abs(ratio - 1) <= SAME_TOLERANCE) return "same";
   return (ratio > 1) === (better === "higher") ? "better" : "worse";
 }

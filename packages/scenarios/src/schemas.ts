@@ -181,6 +181,21 @@ export const ZRunSummary = z.object({
    * (then the figures are a bound on the load generator, not on the system under test).
    */
   loadgen: z.object({ cpus: z.number(), medianCpuPct: z.number(), saturated: z.boolean() }).optional(),
+  /**
+   * CPU use per role ("app", "lb", "loadgen") over the run: medians in % of one core and of the
+   * CPU limit, and throttled CFS periods per container-second. What explains a result.
+   */
+  containers: z
+    .record(
+      z.string(),
+      z.object({
+        containers: z.number().int(),
+        medianCpuPct: z.number(),
+        pctOfLimit: z.number().optional(),
+        throttledPerSecond: z.number(),
+      }),
+    )
+    .optional(),
 });
 export type TRunSummary = z.infer<typeof ZRunSummary>;
 

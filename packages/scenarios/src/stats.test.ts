@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { containerUsage, countFromRate, errorRate, loadgenUse, perSecond, saturatedShare } from "./stats";
+import { containerUsage, countFromRate, errorRate, loadgenUse, perSecond, roleUse, saturatedShare } from "./stats";
 
 describe("summary math", () => {
   it("computes rates and guards zero", () => {
@@ -66,5 +66,24 @@ describe("loadgenUse", () => {
 
   it("is undefined without readings", () => {
     expect(loadgenUse([], 1)).toBeUndefined();
+  });
+});
+
+describe("roleUse", () => {
+  const r = (role: string, container: string, cpuPct: number, throttledPeriods = 0) => ({ role, container, cpuPct, throttledPeriods });
+
+  it("gives per-role medians, relative to the limit where there is one, and throttling per container-second", () => {
+    const use = roleUse([r("app", "a0", 20, 10), r("app", "a1", 19, 8), r("app", "a0", 21, 9), r("lb", "lb", 12), r("lb", "lb", 10)], {
+      app: 0.2,
+      lb: undefined,
+    });
+    expect(use).toEqual({
+      app: { containers: 2, medianCpuPct: 20, pctOfLimit: 100, throttledPerSecond: 9 },
+      lb: { containers: 1, medianCpuPct: 11, throttledPerSecond: 0 },
+    });
+  });
+
+  it("is empty without readings", () => {
+    expect(roleUse([], { app: 1 })).toEqual({});
   });
 });

@@ -83,12 +83,49 @@ export type TLoadgenUse = { cpus: number; medianCpuPct: number; saturated: boole
  */
 export function loadgenUse(cpuPcts: readonly number[], limitCpus: number): TLoadgenUse | undefined {
   if (cpuPcts.length === 0 || limitCpus <= 0) return undefined;
-  const sorted = [...cpuPcts].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
   return {
     cpus: limitCpus,
-    medianCpuPct: round(median / limitCpus, 1),
+    medianCpuPct: round(median(cpuPcts) / limitCpus, 1),
     saturated: saturatedShare(cpuPcts, limitCpus) >= LOADGEN_SATURATION.share,
   };
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export type UsageReading = { role: string; container: string; cpuPct: number; throttledPeriods: number };
+
+export type TRoleUse = {
+  containers: number;
+  /** Median over every (container, second) reading, in % of one core. */
+  medianCpuPct: number;
+  /** The same median in % of the container's CPU limit; absent without a limit. */
+  pctOfLimit?: number;
+  /** Throttled CFS periods per container-second (100 ms periods: at most 10). */
+  throttledPerSecond: number;
+};
+
+/**
+ * How each role (app replicas, balancer, load generator) used the CPU over a run: what explains
+ * a result (replicas pinned at their limit and throttled, an idle balancer, a busy k6).
+ */
+export function roleUse(readings: readonly UsageReading[], limits: Readonly<Record<string, number | undefined>>): Record<string, TRoleUse> {
+  const byRole = new Map<string, UsageReading[]>();
+  for (const r of readings) byRole.set(r.role, [...(byRole.get(r.role) ?? []), r]);
+  const out: Record<string, TRoleUse> = {};
+  for (const [role, rs] of byRole) {
+    const cpu = median(rs.map((r) => r.cpuPct));
+    const limit = limits[role];
+    out[role] = {
+      containers: new Set(rs.map((r) => r.container)).size,
+      medianCpuPct: round(cpu, 1),
+      ...(limit !== undefined && limit > 0 && { pctOfLimit: round(cpu / limit, 1) }),
+      throttledPerSecond: round(rs.reduce((n, r) => n + r.throttledPeriods, 0) / rs.length, 2),
+    };
+  }
+  return out;
 }

@@ -19,6 +19,8 @@ function formatFigure(unit: string, v: number | null): string {
       return formatRps(v);
     case "%":
       return `${v.toFixed(2)} %`;
+    case "/s":
+      return `${v.toFixed(1)}/s`;
     default:
       return formatCount(v);
   }
@@ -121,7 +123,7 @@ export function CompareView({ ids }: { ids: string[] }) {
                 ))}
                 {f.cells.slice(1).map((c) => (
                   <td key={`ratio-${c.runId}`} className="num" data-testid="ratio-cell">
-                    <span className={`ratio ${c.verdict}`} title={`${f.better} is better`}>
+                    <span className={`ratio ${c.verdict}`} title={f.better === "none" ? "context, not a score" : `${f.better} is better`}>
                       {formatRatio(c.ratio)}
                     </span>
                   </td>

@@ -1,6 +1,6 @@
 import type { TRunSummary } from "@scalelab/scenarios/schemas";
 import type { K6EventReader } from "@scalelab/scenarios/k6-events";
-import { LOADGEN_SATURATION, loadgenUse } from "@scalelab/scenarios/stats";
+import { LOADGEN_SATURATION, loadgenUse, roleUse } from "@scalelab/scenarios/stats";
 import type { LabImages, RunContext } from "./context";
 
 /** Stores the whole-run summary and the facts of the host it was measured on, and flags a doubtful result. */
@@ -8,12 +8,20 @@ export async function collect(ctx: RunContext, reader: K6EventReader, images: La
   const { deps, runId, report, run } = ctx;
   const totals = reader.summary(run.workload.durationSeconds);
   if (!totals) throw new Error("k6 reported no totals (no cumulative event in its stream)");
-  const readings = await deps.db.containerSample.findMany({ where: { runId, role: "loadgen" }, select: { cpuPct: true } });
+  const readings = await deps.db.containerSample.findMany({
+    where: { runId },
+    select: { role: true, container: true, cpuPct: true, throttledPeriods: true },
+  });
   const loadgen = loadgenUse(
-    readings.map((s) => s.cpuPct),
+    readings.filter((r) => r.role === "loadgen").map((r) => r.cpuPct),
     run.workload.loadgenCpus,
   );
-  const summary: TRunSummary = { ...totals, ...(loadgen && { loadgen }) };
+  const containers = roleUse(readings, {
+    app: run.topology.service.cpus,
+    lb: run.topology.balancer.cpus,
+    loadgen: run.workload.loadgenCpus,
+  });
+  const summary: TRunSummary = { ...totals, ...(loadgen && { loadgen }), ...(readings.length > 0 && { containers }) };
   const host = { ...(await deps.provisioner.hostFacts()), k6Version: images.k6Version };
   await deps.db.run.update({ where: { id: runId }, data: { summary, host } });
 

@@ -17,14 +17,14 @@ export const ZCompareResult = z.object({
     z.object({
       key: z.string(),
       label: z.string(),
-      unit: z.enum(["", "req/s", "ms", "%"]),
-      better: z.enum(["higher", "lower"]),
+      unit: z.enum(["", "req/s", "ms", "%", "/s"]),
+      better: z.enum(["higher", "lower", "none"]),
       cells: z.array(
         z.object({
           runId: z.string(),
           value: z.number().nullable(),
           ratio: z.number().nullable().describe("value / the first run's value"),
-          verdict: z.enum(["baseline", "better", "worse", "same", "unknown"]),
+          verdict: z.enum(["baseline", "better", "worse", "same", "unknown", "neutral"]),
         }),
       ),
     }),
