@@ -3,7 +3,7 @@ import { createDb, type Db } from "@scalelab/db";
 import { migrate } from "@scalelab/db/migrate";
 import { ensureLabImages } from "@scalelab/images";
 import { LABELS, runLabels } from "@scalelab/scenarios/plan";
-import { ZRunCreate, ZRunSummary, type TRunCreateInput } from "@scalelab/scenarios/schemas";
+import { isTerminal, ZRunCreate, ZRunSummary, type TRunCreateInput, type TRunStatus } from "@scalelab/scenarios/schemas";
 import { Queue } from "bullmq";
 import Docker from "dockerode";
 import { Redis } from "ioredis";
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { instanceId, parseEnv } from "./env";
 import { createLogger } from "./log";
 import type { PrepareImages } from "./pipeline/context";
-import { cancelChannel, RUN_QUEUE, runChannel } from "./redis";
+import { cancelChannel, RUN_QUEUE, runChannel } from "@scalelab/scenarios/channels";
 import { start, type WorkerHandle } from "./worker";
 
 /*
@@ -61,7 +61,7 @@ async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<
 const finished = (id: string, timeoutMs = 240_000) =>
   waitFor(`run ${id} to finish`, timeoutMs, async () => {
     const run = await db.run.findUniqueOrThrow({ where: { id } });
-    return ["succeeded", "failed", "cancelled", "interrupted"].includes(run.status) ? run : undefined;
+    return isTerminal(run.status as TRunStatus) ? run : undefined;
   });
 
 async function leftovers(runId: string): Promise<string[]> {

@@ -1,6 +1,5 @@
 import { Redis } from "ioredis";
 
-export { RUN_QUEUE, RUN_JOB, HOST_KEY, runChannel, cancelChannel } from "@scalelab/scenarios/channels";
 
 /** For the BullMQ Worker: its blocking commands must survive reconnects instead of failing. */
 export const workerConnection = (url: string) => new Redis(url, { maxRetriesPerRequest: null, connectionName: "scalelab-worker" });

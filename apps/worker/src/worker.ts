@@ -9,7 +9,8 @@ import { runJob } from "./jobs/run";
 import { createLogger, errorMessage, type Logger } from "./log";
 import { DEFAULT_TIMEOUTS, type PipelineDeps, type PrepareImages, type Timeouts } from "./pipeline/context";
 import { DockerProvisioner } from "./provisioner/docker";
-import { connect, HOST_KEY, producerConnection, RUN_QUEUE, runChannel, subscriberConnection, workerConnection } from "./redis";
+import { HOST_KEY, RUN_QUEUE, runChannel } from "@scalelab/scenarios/channels";
+import { connect, producerConnection, subscriberConnection, workerConnection } from "./redis";
 import { sweep } from "./sweeper";
 
 export type WorkerHandle = { close(): Promise<void> };

@@ -115,7 +115,11 @@ export type TRoleUse = {
  */
 export function roleUse(readings: readonly UsageReading[], limits: Readonly<Record<string, number | undefined>>): Record<string, TRoleUse> {
   const byRole = new Map<string, UsageReading[]>();
-  for (const r of readings) byRole.set(r.role, [...(byRole.get(r.role) ?? []), r]);
+  for (const r of readings) {
+    const rs = byRole.get(r.role);
+    if (rs) rs.push(r);
+    else byRole.set(r.role, [r]);
+  }
   const out: Record<string, TRoleUse> = {};
   for (const [role, rs] of byRole) {
     const cpu = median(rs.map((r) => r.cpuPct));

@@ -3,7 +3,7 @@ import { Queue } from "bullmq";
 import { Redis, type RedisOptions } from "ioredis";
 import { getEnv } from "~/env";
 import { RedisChannels } from "./channels";
-import { RUN_QUEUE, type RunJobData } from "./contract";
+import { RUN_QUEUE, type RunJobData } from "@scalelab/scenarios/channels";
 
 export type RunQueue = Queue<RunJobData>;
 

@@ -14,8 +14,11 @@ import { parseArgs } from "node:util";
 import Docker from "dockerode";
 import { createDb } from "@scalelab/db";
 import { ensureLabImages } from "@scalelab/images";
-import { buildPlan } from "@scalelab/scenarios/plan";
-import { ZRunCreate, type TRunCreateInput, type TRunSummary } from "@scalelab/scenarios/schemas";
+import { ENDPOINT_PATHS } from "@scalelab/scenarios/k6";
+import { LB_PORT } from "@scalelab/scenarios/nginx";
+import { buildPlan, runLabels } from "@scalelab/scenarios/plan";
+import { isTerminal, ZRunCreate, type TRunCreateInput, type TRunStatus, type TRunSummary } from "@scalelab/scenarios/schemas";
+import { median } from "@scalelab/scenarios/stats";
 import { parseEnv } from "../env";
 import { DockerProvisioner } from "../provisioner/docker";
 
@@ -31,11 +34,6 @@ const WEB = values.web!;
 const env = parseEnv();
 const db = createDb(env.DATABASE_URL);
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const fmt = (x: number, digits = 2) => x.toFixed(digits);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -45,7 +43,7 @@ async function api<T>(path: string, init?: RequestInit): Promise<T> {
   return (await res.json()) as T;
 }
 
-type RunView = { id: string; status: string; error: string | null; summary: TRunSummary | null };
+type RunView = { id: string; status: TRunStatus; error: string | null; summary: TRunSummary | null };
 
 async function startRun(body: TRunCreateInput): Promise<{ id: string; postedAt: number }> {
   const postedAt = performance.now();
@@ -56,7 +54,7 @@ async function startRun(body: TRunCreateInput): Promise<{ id: string; postedAt: 
 async function waitDone(id: string, onTick?: () => Promise<void>): Promise<RunView> {
   for (;;) {
     const run = await api<RunView>(`/runs/${id}`);
-    if (["succeeded", "failed", "cancelled", "interrupted"].includes(run.status)) {
+    if (isTerminal(run.status)) {
       if (run.status !== "succeeded") throw new Error(`run ${id} ended ${run.status}: ${run.error}`);
       return run;
     }
@@ -162,7 +160,7 @@ async function wrkMaxRps(vus: number) {
     for (const app of plan.apps) await provisioner.startContainer(app, plan.network.name);
     const lb = await provisioner.startContainer(plan.lb, plan.network.name);
     const { ip } = await provisioner.inspect(lb.id, plan.network.name);
-    const url = `http://${ip}:8080/hostname`;
+    const url = `http://${ip}:${LB_PORT}${ENDPOINT_PATHS.hostname}`;
     for (let i = 0; i < 100 && spawnSync("curl", ["-fs", "-o", "/dev/null", url]).status !== 0; i++) await sleep(200);
     const results: Record<string, { rps: number; text: string }> = {};
     for (const threads of [1, 2]) {
@@ -171,7 +169,7 @@ async function wrkMaxRps(vus: number) {
     }
     return results;
   } finally {
-    await provisioner.removeByLabel({ "scalelab.run": runId });
+    await provisioner.removeByLabel(runLabels(runId));
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Db } from "@scalelab/db";
 import type { Redis } from "ioredis";
 import { errorMessage, type Logger } from "../log";
-import { cancelChannel } from "../redis";
+import { cancelChannel } from "@scalelab/scenarios/channels";
 
 /**
  * Calls `onCancel` when the web asks to cancel the run: a message on the run's cancel channel,

@@ -1,10 +1,10 @@
-import type { TRunSummary } from "@scalelab/scenarios/schemas";
+import type { THostFacts, TRunSummary } from "@scalelab/scenarios/schemas";
 import type { K6EventReader } from "@scalelab/scenarios/k6-events";
 import { LOADGEN_SATURATION, loadgenUse, roleUse } from "@scalelab/scenarios/stats";
-import type { LabImages, RunContext } from "./context";
+import type { RunContext } from "./context";
 
 /** Stores the whole-run summary and the facts of the host it was measured on, and flags a doubtful result. */
-export async function collect(ctx: RunContext, reader: K6EventReader, images: LabImages): Promise<TRunSummary> {
+export async function collect(ctx: RunContext, reader: K6EventReader, host: THostFacts): Promise<TRunSummary> {
   const { deps, runId, report, run } = ctx;
   const totals = reader.summary(run.workload.durationSeconds);
   if (!totals) throw new Error("k6 reported no totals (no cumulative event in its stream)");
@@ -22,7 +22,6 @@ export async function collect(ctx: RunContext, reader: K6EventReader, images: La
     loadgen: run.workload.loadgenCpus,
   });
   const summary: TRunSummary = { ...totals, ...(loadgen && { loadgen }), ...(readings.length > 0 && { containers }) };
-  const host = { ...(await deps.provisioner.hostFacts()), k6Version: images.k6Version };
   await deps.db.run.update({ where: { id: runId }, data: { summary, host } });
 
   if (summary.droppedIterations) {

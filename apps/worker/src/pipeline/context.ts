@@ -1,18 +1,15 @@
 import type { Db } from "@scalelab/db";
 import type { TRunCreate } from "@scalelab/scenarios/schemas";
+import type { ensureLabImages } from "@scalelab/images";
 import type Docker from "dockerode";
 import type { Redis } from "ioredis";
 import type { Logger } from "../log";
 import type { Provisioner } from "../provisioner/types";
 import type { RunReporter } from "./reporter";
 
-export type ImageProgress = { image: string; phase: string; step?: number; totalSteps?: number; message: string };
-export type LabImages = { testbed: string; nginx: string; k6: string; k6Version: string };
-/** `ensureLabImages` of @scalelab/images. */
-export type PrepareImages = (
-  docker: Docker,
-  opts: { onProgress?: (p: ImageProgress) => void; signal?: AbortSignal },
-) => Promise<LabImages>;
+export type { ImageProgress, LabImages } from "@scalelab/images";
+/** `ensureLabImages` of @scalelab/images; tests pass a wrapper. */
+export type PrepareImages = typeof ensureLabImages;
 
 export type Timeouts = { healthyMs: number; warmupMs: number; k6ConnectMs: number; k6ExitMs: number };
 export const DEFAULT_TIMEOUTS: Timeouts = { healthyMs: 60_000, warmupMs: 2_000, k6ConnectMs: 60_000, k6ExitMs: 30_000 };

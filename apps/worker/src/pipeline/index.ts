@@ -56,7 +56,8 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
     const ctx: RunContext = { runId, run: parsed.data, deps, report, signal: ctl.signal };
 
     // Recorded at once, so a run that fails later still says what it was measured on.
-    await db.run.update({ where: { id: runId }, data: { host: await deps.provisioner.hostFacts() } });
+    const host = await deps.provisioner.hostFacts();
+    await db.run.update({ where: { id: runId }, data: { host } });
     await report.enter("preparing_images");
     const images = await prepareImages(ctx);
     const plan = buildPlan({ runId, instance: deps.instance, run: ctx.run, images });
@@ -76,7 +77,7 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
     const reader = await runLoad(ctx, plan, started);
 
     await report.enter("collecting");
-    await collect(ctx, reader, images);
+    await collect(ctx, reader, { ...host, k6Version: images.k6Version });
     outcome = { status: "succeeded", error: null, detail: null };
     endStep = "done";
   } catch (err) {

@@ -2,7 +2,7 @@ import type { Db } from "@scalelab/db";
 import type { TRunStatus, TRunStep } from "@scalelab/scenarios/schemas";
 import type { Redis } from "ioredis";
 import { errorMessage, type Logger } from "../log";
-import { runChannel } from "../redis";
+import { runChannel } from "@scalelab/scenarios/channels";
 
 type Level = "info" | "warn" | "error";
 
@@ -60,11 +60,6 @@ export class RunReporter {
     this.error = error;
     this.stepDetail = detail;
     return Promise.all([took, this.write({ status, step, stepDetail: detail, error, finishedAt: new Date() })]);
-  }
-
-  /** Resolves when every write made so far has landed. */
-  flush(): Promise<void> {
-    return this.chain;
   }
 
   private write(data: { status?: TRunStatus; step?: TRunStep; stepDetail?: string | null; error?: string | null; finishedAt?: Date }) {

@@ -2,7 +2,7 @@ import { ZRunCreate, ZSample } from "@scalelab/scenarios/schemas";
 import { z } from "zod";
 import { ZCompareInput, ZCompareResult } from "../runs/compare-types";
 import { liveRun } from "../runs/live";
-import { cancelRun, compare, createRun, getRun, getSamples, listRuns } from "../runs/service";
+import { assertRunExists, cancelRun, compare, createRun, getRun, getSamples, listRuns } from "../runs/service";
 import { ZRunId, ZRunRef, ZRunView } from "../runs/types";
 import { procedure, router } from "../trpc";
 
@@ -74,7 +74,8 @@ export const runsRouter = router({
 
   /** Server-sent events: the stored state, then live samples and status until the run ends. */
   live: procedure.input(ZRunId).subscription(async ({ ctx, input, signal }) => {
-    await getRun(ctx.deps, input.id);
+    // Fails the subscription with not_found before any event; liveRun reads the run itself.
+    await assertRunExists(ctx.deps, input.id);
     return liveRun(ctx.deps, input.id, signal);
   }),
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ZRunView, ZSample } from "./types";
+import { ZSample } from "@scalelab/scenarios/schemas";
+import { ZRunView } from "./types";
 
 const between = { error: "ids must name between 2 and 8 runs" };
 

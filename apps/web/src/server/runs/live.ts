@@ -1,6 +1,6 @@
 import { EventEmitter, on } from "node:events";
 import { isTerminal, type TSample } from "@scalelab/scenarios/schemas";
-import { runChannel } from "../contract";
+import { runChannel } from "@scalelab/scenarios/channels";
 import type { Deps } from "../runtime";
 import { parseChannelMessage, type TChannelMessage } from "./messages";
 import { getRun, readContainerSeconds, readEvents, readSamples } from "./service";

@@ -6,7 +6,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getEnv } from "~/env";
 import { RedisChannels } from "../channels";
-import { runChannel } from "../contract";
+import { runChannel } from "@scalelab/scenarios/channels";
 import { AppError } from "../errors";
 import type { Deps, RunQueue } from "../runtime";
 import { liveRun } from "./live";

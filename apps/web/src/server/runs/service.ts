@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import type { Prisma, Run } from "@scalelab/db";
+import type { Prisma, Run, RunSample } from "@scalelab/db";
 import { compareRuns, setupRows } from "@scalelab/scenarios/compare";
 import { validateAgainstHost } from "@scalelab/scenarios/host";
 import { ZHostFacts, ZRunSummary, ZSample, type THostFacts, type TRunCreate, type TSample } from "@scalelab/scenarios/schemas";
 import type { Redis } from "ioredis";
 import { AppError, invalidInput, runNotFound } from "../errors";
-import { HOST_KEY, RUN_JOB, cancelChannel, runChannel } from "../contract";
+import { HOST_KEY, RUN_JOB, cancelChannel, runChannel } from "@scalelab/scenarios/channels";
 import type { Deps } from "../runtime";
 import { ZRunView, type TContainerSeconds, type TRunEventView, type TRunRef, type TRunView } from "./types";
 
@@ -104,7 +104,7 @@ export async function getRun(deps: Deps, id: string): Promise<TRunView> {
   return toRunView(row);
 }
 
-async function assertRunExists(deps: Deps, id: string): Promise<void> {
+export async function assertRunExists(deps: Deps, id: string): Promise<void> {
   const n = await deps.db.run.count({ where: { id } });
   if (n === 0) throw runNotFound(id);
 }
@@ -116,19 +116,21 @@ export async function getSamples(deps: Deps, id: string): Promise<TSample[]> {
 
 export async function readSamples(deps: Deps, id: string): Promise<TSample[]> {
   const rows = await deps.db.runSample.findMany({ where: { runId: id }, orderBy: { t: "asc" } });
-  return rows.map((s) => {
-    const backends = ZBackends.safeParse(s.backends);
-    return {
-      t: s.t,
-      requests: s.requests,
-      errors: s.errors,
-      latencyMs:
-        s.latAvg === null
-          ? null
-          : { avg: s.latAvg, p50: s.latP50 ?? 0, p90: s.latP90 ?? 0, p95: s.latP95 ?? 0, p99: s.latP99 ?? 0, max: s.latMax ?? 0 },
-      ...(backends.success && backends.data ? { backends: backends.data } : {}),
-    };
-  });
+  return rows.map(toSample);
+}
+
+function toSample(s: RunSample): TSample {
+  const backends = ZBackends.safeParse(s.backends);
+  return {
+    t: s.t,
+    requests: s.requests,
+    errors: s.errors,
+    latencyMs:
+      s.latAvg === null
+        ? null
+        : { avg: s.latAvg, p50: s.latP50 ?? 0, p90: s.latP90 ?? 0, p95: s.latP95 ?? 0, p99: s.latP99 ?? 0, max: s.latMax ?? 0 },
+    ...(backends.success && backends.data ? { backends: backends.data } : {}),
+  };
 }
 
 export async function readContainerSeconds(deps: Deps, id: string): Promise<TContainerSeconds[]> {
@@ -202,7 +204,8 @@ export async function compare(deps: Deps, ids: string[]) {
   const missing = unique.filter((id) => !byId.has(id));
   if (missing.length > 0) throw new AppError("not_found", `runs not found: ${missing.join(", ")}`);
   const runs = unique.map((id) => byId.get(id)!);
-  const samples = await Promise.all(runs.map(async (r) => ({ runId: r.id, samples: await readSamples(deps, r.id) })));
+  const rowsOfAll = await deps.db.runSample.findMany({ where: { runId: { in: unique } }, orderBy: [{ runId: "asc" }, { t: "asc" }] });
+  const samples = runs.map((r) => ({ runId: r.id, samples: rowsOfAll.filter((s) => s.runId === r.id).map(toSample) }));
   return {
     runs,
     figures: compareRuns(runs),

@@ -1,10 +1,8 @@
 import {
   RUN_STEPS,
   ZHostFacts,
-  ZLatency,
   ZRunStatus,
   ZRunSummary,
-  ZSample,
   ZTopology,
   ZWorkload,
 } from "@scalelab/scenarios/schemas";
@@ -53,4 +51,3 @@ export type TContainerSeconds = z.infer<typeof ZContainerSeconds>;
 
 export type TRunEventView = { at: string; level: string; step: string; message: string };
 
-export { ZLatency, ZSample };
