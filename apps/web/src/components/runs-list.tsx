@@ -83,7 +83,9 @@ export function RunsList() {
                     <td>
                       <StatusBadge status={r.status} />
                     </td>
-                    <td className="muted">{isTerminal(r.status) ? "" : stepLabel(r.step)}</td>
+                    <td className="muted" title={r.error ?? undefined}>
+                      {r.status === "succeeded" ? "" : isTerminal(r.status) ? `stopped in ${stepLabel(r.step).toLowerCase()}` : stepLabel(r.step)}
+                    </td>
                     <td className="muted">
                       {s.replicas}× {s.cpus === undefined ? "unlimited" : `${s.cpus} CPU`} · {r.topology.balancer.algorithm} ·{" "}
                       {r.workload.endpoint} ·{" "}
