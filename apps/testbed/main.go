@@ -15,7 +15,11 @@ import (
 	"time"
 
 	"scalelab/testbed/internal/config"
+	"scalelab/testbed/internal/pool"
+	"scalelab/testbed/internal/ready"
+	"scalelab/testbed/internal/reqlog"
 	"scalelab/testbed/internal/server"
+	"scalelab/testbed/internal/store"
 )
 
 func main() {
@@ -40,9 +44,19 @@ func serve(cfg config.Config) error {
 	if err != nil {
 		return fmt.Errorf("hostname: %w", err)
 	}
+	logger, err := reqlog.Open(cfg.Logging, cfg.LogFile, time.Duration(cfg.LogFlushMS)*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	defer logger.Close()
+
+	deps := newDeps(cfg, logger)
+	bgCtx, stopBackground := context.WithCancel(context.Background())
+	closeDeps := connect(bgCtx, cfg, deps)
+
 	srv := &http.Server{
 		Addr:              ":" + strconv.Itoa(cfg.Port),
-		Handler:           server.New(cfg, hostname),
+		Handler:           server.New(cfg, hostname, deps),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 
@@ -50,23 +64,38 @@ func serve(cfg config.Config) error {
 	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
-	log.Printf("testbed listening on %s (GOMAXPROCS=%d, cpu iterations=%d)", srv.Addr, runtime.GOMAXPROCS(0), cfg.CPUIterations)
+	log.Printf("testbed %s listening on %s (GOMAXPROCS=%d, cpu iterations=%d, pool=%d, queue=%d, logging=%s, downstream=%s, storage=%s)",
+		cfg.Role, srv.Addr, runtime.GOMAXPROCS(0), cfg.CPUIterations, cfg.WorkerPool, cfg.QueueLimit, cfg.Logging, cfg.Downstream, cfg.Storage)
 
+	var serveErr error
 	select {
-	case err := <-errc:
-		return err
+	case serveErr = <-errc:
 	case <-ctx.Done():
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(shutdownCtx); err != nil {
+			serveErr = fmt.Errorf("shutdown: %w", err)
+		} else if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+			serveErr = err
+		}
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	stopBackground()
+	closeDeps()
+	if serveErr == nil {
+		log.Print("testbed stopped")
 	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
+	return serveErr
+}
+
+func newDeps(cfg config.Config, logger reqlog.Logger) server.Deps {
+	return server.Deps{
+		Pool:    pool.New(cfg.WorkerPool, cfg.QueueLimit),
+		Log:     logger,
+		Ready:   &ready.Set{},
+		Store:   &ready.Value[store.Store]{},
+		Sender:  &ready.Value[server.Sender]{},
+		Metrics: &server.Metrics{},
 	}
-	log.Print("testbed stopped")
-	return nil
 }
 
 func healthcheck(port int) int {

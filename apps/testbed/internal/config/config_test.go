@@ -1,6 +1,10 @@
 package config
 
-import "testing"
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
 
 func env(vars map[string]string) func(string) string {
 	return func(k string) string { return vars[k] }
@@ -11,33 +15,104 @@ func TestLoadDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Port: 8080, Threads: 0, CPUIterations: 1000}
-	if cfg != want {
-		t.Fatalf("got %+v, want %+v", cfg, want)
+	want := Config{
+		Port: 8080, Threads: 0, CPUIterations: 1000, Role: "service",
+		WorkerPool: 0, QueueLimit: 0,
+		Logging: "none", LogFile: "/tmp/testbed-requests.log", LogFlushMS: 0,
+		Downstream: "none", DownstreamCPUIterations: 1000, LogsURL: "http://logs:8080/events",
+		KafkaBrokers: []string{"kafka:29092"}, KafkaTopic: "events", KafkaPartitions: 1, KafkaGroup: "consumers",
+		Storage: "none", DBHost: "db", DBPool: 10, DBPassword: "lab",
+	}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Fatalf("got %+v\nwant %+v", cfg, want)
 	}
 }
 
 func TestLoadOverrides(t *testing.T) {
-	cfg, err := Load(env(map[string]string{"TESTBED_PORT": "9000", "TESTBED_THREADS": "1", "TESTBED_CPU_ITERATIONS": "50"}))
+	cfg, err := Load(env(map[string]string{
+		"TESTBED_PORT":                      "9000",
+		"TESTBED_THREADS":                   "1",
+		"TESTBED_CPU_ITERATIONS":            "50",
+		"TESTBED_ROLE":                      "consumer",
+		"TESTBED_WORKER_POOL":               "16",
+		"TESTBED_QUEUE_LIMIT":               "100",
+		"TESTBED_LOGGING":                   "blocking",
+		"TESTBED_LOG_FILE":                  "/var/log/x.log",
+		"TESTBED_LOG_FLUSH_MS":              "20",
+		"TESTBED_DOWNSTREAM":                "async",
+		"TESTBED_DOWNSTREAM_CPU_ITERATIONS": "5",
+		"TESTBED_LOGS_URL":                  "https://logs.lab:8443/in",
+		"TESTBED_KAFKA_BROKERS":             "k1:9092, k2:9092",
+		"TESTBED_KAFKA_TOPIC":               "ev.v1",
+		"TESTBED_KAFKA_PARTITIONS":          "8",
+		"TESTBED_KAFKA_GROUP":               "g",
+		"TESTBED_STORAGE":                   "cassandra",
+		"TESTBED_DB_HOST":                   "10.0.0.5",
+		"TESTBED_DB_POOL":                   "4",
+		"TESTBED_DB_PASSWORD":               "s3cret@/:",
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Port: 9000, Threads: 1, CPUIterations: 50}
-	if cfg != want {
-		t.Fatalf("got %+v, want %+v", cfg, want)
+	want := Config{
+		Port: 9000, Threads: 1, CPUIterations: 50, Role: "consumer",
+		WorkerPool: 16, QueueLimit: 100,
+		Logging: "blocking", LogFile: "/var/log/x.log", LogFlushMS: 20,
+		Downstream: "async", DownstreamCPUIterations: 5, LogsURL: "https://logs.lab:8443/in",
+		KafkaBrokers: []string{"k1:9092", "k2:9092"}, KafkaTopic: "ev.v1", KafkaPartitions: 8, KafkaGroup: "g",
+		Storage: "cassandra", DBHost: "10.0.0.5", DBPool: 4, DBPassword: "s3cret@/:",
+	}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Fatalf("got %+v\nwant %+v", cfg, want)
 	}
 }
 
-func TestLoadRejectsInvalid(t *testing.T) {
-	for _, vars := range []map[string]string{
-		{"TESTBED_PORT": "http"},
-		{"TESTBED_PORT": "70000"},
-		{"TESTBED_THREADS": "0"},
-		{"TESTBED_CPU_ITERATIONS": "0"},
-		{"TESTBED_CPU_ITERATIONS": "100001"},
+func TestLoadBounds(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		min, max, bad string
+	}{
+		{"TESTBED_PORT", "1", "65535", "70000"},
+		{"TESTBED_THREADS", "1", "1024", "0"},
+		{"TESTBED_CPU_ITERATIONS", "1", "100000", "100001"},
+		{"TESTBED_WORKER_POOL", "0", "10000", "10001"},
+		{"TESTBED_QUEUE_LIMIT", "0", "100000", "100001"},
+		{"TESTBED_LOG_FLUSH_MS", "0", "10000", "10001"},
+		{"TESTBED_DOWNSTREAM_CPU_ITERATIONS", "1", "100000", "0"},
+		{"TESTBED_KAFKA_PARTITIONS", "1", "64", "65"},
+		{"TESTBED_DB_POOL", "1", "1000", "1001"},
 	} {
-		if _, err := Load(env(vars)); err == nil {
-			t.Errorf("Load(%v): want an error", vars)
+		for _, ok := range []string{tt.min, tt.max} {
+			if _, err := Load(env(map[string]string{tt.name: ok})); err != nil {
+				t.Errorf("%s=%s: %v", tt.name, ok, err)
+			}
+		}
+		for _, bad := range []string{tt.bad, "-1", "x", "1.5"} {
+			_, err := Load(env(map[string]string{tt.name: bad}))
+			if err == nil || !strings.Contains(err.Error(), tt.name) || !strings.Contains(err.Error(), tt.min+".."+tt.max) {
+				t.Errorf("%s=%s: error %v, want one naming the variable and %s..%s", tt.name, bad, err, tt.min, tt.max)
+			}
+		}
+	}
+}
+
+func TestLoadRejectsInvalidStrings(t *testing.T) {
+	for _, tt := range []struct{ name, value, wantInMsg string }{
+		{"TESTBED_ROLE", "worker", "service, logs, consumer"},
+		{"TESTBED_LOGGING", "sync", "none, async, blocking"},
+		{"TESTBED_DOWNSTREAM", "kafka", "none, sync, async"},
+		{"TESTBED_STORAGE", "mysql", "none, postgres, cassandra"},
+		{"TESTBED_LOGS_URL", "logs:8080/events", "URL"},
+		{"TESTBED_LOGS_URL", "ftp://logs/events", "URL"},
+		{"TESTBED_KAFKA_BROKERS", "kafka", "host:port"},
+		{"TESTBED_KAFKA_BROKERS", "kafka:0", "host:port"},
+		{"TESTBED_KAFKA_BROKERS", "kafka:29092,", "host:port"},
+		{"TESTBED_KAFKA_TOPIC", "a/b", "topic"},
+		{"TESTBED_DB_HOST", "db;drop", "host"},
+	} {
+		_, err := Load(env(map[string]string{tt.name: tt.value}))
+		if err == nil || !strings.Contains(err.Error(), tt.name) || !strings.Contains(err.Error(), tt.wantInMsg) {
+			t.Errorf("%s=%q: error %v, want one naming the variable and %q", tt.name, tt.value, err, tt.wantInMsg)
 		}
 	}
 }

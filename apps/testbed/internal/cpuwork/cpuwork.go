@@ -8,15 +8,13 @@ import (
 
 const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
-// JSONEncode JSON-encodes a fresh random 10-character string n times and returns the
-// total encoded length (callers may ignore it; it keeps the work observable).
-func JSONEncode(n int) int {
+// JSONEncode JSON-encodes a fresh random string of size characters n times and returns
+// the total encoded length (callers may ignore it; it keeps the work observable).
+func JSONEncode(n, size int) int {
 	total := 0
-	buf := make([]byte, 10)
+	buf := make([]byte, size)
 	for range n {
-		for i := range buf {
-			buf[i] = alphabet[rand.IntN(len(alphabet))]
-		}
+		fill(buf)
 		out, err := json.Marshal(string(buf))
 		if err != nil {
 			panic(err) // a string always encodes
@@ -24,4 +22,17 @@ func JSONEncode(n int) int {
 		total += len(out)
 	}
 	return total
+}
+
+// RandomString returns n random alphanumeric characters (safe in JSON and logs as is).
+func RandomString(n int) string {
+	buf := make([]byte, n)
+	fill(buf)
+	return string(buf)
+}
+
+func fill(buf []byte) {
+	for i := range buf {
+		buf[i] = alphabet[rand.IntN(len(alphabet))]
+	}
 }
