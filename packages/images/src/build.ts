@@ -6,14 +6,14 @@ import tar from "tar-fs";
 import { followStream, imageExists } from "./docker-stream";
 import { contextHash, readTree, type HashedFile } from "./hash";
 import { parseBuildStep } from "./progress";
-import type { EnsureOptions, ImageName, ImageProgress } from "./types";
+import type { BuildableImage, EnsureOptions, ImageProgress } from "./types";
 
 export const CONTEXTS_DIR = fileURLToPath(new URL("../contexts", import.meta.url));
 const STAGING_DIR = fileURLToPath(new URL("../.build", import.meta.url));
 export const IMAGE_LABELS = { "scalelab.image": "true" };
 
 export type ImageSpec = {
-  name: Exclude<ImageName, "base">;
+  name: BuildableImage;
   /** Inputs that are not files of the context dir but decide its content (sources, versions). */
   inputs?: () => Promise<HashedFile[]>;
   /** Puts generated files (binaries) into the staged context; runs only when the image is missing. */

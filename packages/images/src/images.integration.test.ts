@@ -4,7 +4,7 @@ import { PassThrough } from "node:stream";
 import Docker from "dockerode";
 import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "./env";
-import { ensureControlPlaneImages, ensureLabImages, type ImageName, type ImageProgress } from "./index";
+import { DEPENDENCY_IMAGES, ensureControlPlaneImages, ensureImages, ensureLabImages, type ImageName, type ImageProgress } from "./index";
 
 const docker = new Docker({ socketPath: env.dockerSocket });
 const runLabel = () => ({ "scalelab.managed": "true", "scalelab.run": `test-images-${randomUUID().slice(0, 8)}` });
@@ -39,12 +39,83 @@ async function withContainer(options: Docker.ContainerCreateOptions, body: (c: D
   const container = await docker.createContainer({ ...options, Labels: { ...options.Labels, ...runLabel() } });
   try {
     await container.start();
-    const ip = (await container.inspect()).NetworkSettings.IPAddress;
+    const { NetworkSettings } = await container.inspect();
+    // On a user-defined network the address is only listed under that network.
+    const ip = NetworkSettings.IPAddress || Object.values(NetworkSettings.Networks)[0]?.IPAddress;
     expect(ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
-    await body(container, ip);
+    await body(container, ip!);
   } finally {
     await container.remove({ force: true, v: true });
   }
+}
+
+/** A user-defined network (with Docker's DNS) for the test's containers, removed afterwards. */
+async function withNetwork(body: (name: string) => Promise<void>) {
+  const name = `sl-test-images-${randomUUID().slice(0, 8)}`;
+  const network = await docker.createNetwork({ Name: name, Labels: runLabel() });
+  try {
+    await body(name);
+  } finally {
+    await network.remove();
+  }
+}
+
+/** Container options that put it on `network` under `alias`, with the same host name. */
+const onNetwork = (network: string, alias: string): Partial<Docker.ContainerCreateOptions> => ({
+  Hostname: alias,
+  HostConfig: { NetworkMode: network },
+  NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: [alias] } } },
+});
+
+/** Resolves with the first log line matching `pattern`; rejects with the log's tail on timeout or exit. */
+async function waitForLog(container: Docker.Container, pattern: RegExp, timeoutMs: number): Promise<string> {
+  const stream = (await container.logs({ follow: true, stdout: true, stderr: true })) as unknown as NodeJS.ReadableStream & { destroy(): void };
+  const output = new PassThrough();
+  docker.modem.demuxStream(stream, output, output);
+  let log = "";
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no log line matched ${pattern} within ${timeoutMs} ms:\n${log.slice(-4000)}`)), timeoutMs);
+      output.on("data", (chunk: Buffer) => {
+        log += chunk.toString();
+        const line = log.split("\n").find((l) => pattern.test(l));
+        if (line) {
+          clearTimeout(timer);
+          resolve(line);
+        }
+      });
+      stream.on("end", () => {
+        clearTimeout(timer);
+        reject(new Error(`the container stopped before a log line matched ${pattern}:\n${log.slice(-4000)}`));
+      });
+    });
+  } finally {
+    stream.destroy();
+  }
+}
+
+/** Memory use as `docker stats` shows it (usage minus page cache), in MiB. */
+async function memoryMiB(container: Docker.Container): Promise<number> {
+  const stats = await container.stats({ stream: false });
+  const cache = (stats.memory_stats.stats as Record<string, number | undefined>).total_inactive_file ?? stats.memory_stats.stats.cache ?? 0;
+  return Math.round((stats.memory_stats.usage - cache) / 2 ** 20);
+}
+
+/** Sends a CQL v4 OPTIONS frame and returns the response's opcode and body. */
+function cqlOptions(ip: string): Promise<{ opcode: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(9042, ip, () => socket.write(Buffer.from([0x04, 0, 0, 0, 0x05, 0, 0, 0, 0])));
+    socket.setTimeout(5_000, () => socket.destroy(new Error("no CQL response within 5 s")));
+    let received = Buffer.alloc(0);
+    socket.on("data", (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      if (received.length >= 9 && received.length >= 9 + received.readUInt32BE(5)) {
+        resolve({ opcode: received[4]!, body: received.subarray(9).toString("latin1") });
+        socket.destroy();
+      }
+    });
+    socket.on("error", reject);
+  });
 }
 
 async function execIn(container: Docker.Container, cmd: string[]): Promise<{ exitCode: number | null; output: string }> {
@@ -141,5 +212,76 @@ describe("lab images on the real Docker engine", () => {
       );
       expect(reply).toBe("+PONG\r\n");
     });
+  });
+});
+
+describe("dependency images (Kafka, Cassandra) on the real Docker engine", () => {
+  it("builds both, reuses them on the second call, and runs them as their own users", async () => {
+    const first = await ensureImages(docker, DEPENDENCY_IMAGES, { onProgress: recorder().onProgress });
+    expect(first.kafka).toMatch(/^scalelab\/kafka:[0-9a-f]{12}$/);
+    expect(first.cassandra).toMatch(/^scalelab\/cassandra:[0-9a-f]{12}$/);
+
+    const again = recorder();
+    expect(await ensureImages(docker, ["cassandra", "kafka"], { onProgress: again.onProgress })).toEqual(first);
+    expect(again.summary()).toEqual({ base: ["cached"], cassandra: ["cached"], kafka: ["cached"] });
+
+    for (const [tag, user] of [[first.kafka, "kafka"], [first.cassandra, "cassandra"]] as const) {
+      const image = await docker.getImage(tag).inspect();
+      expect(image.Config.Labels?.["scalelab.image"]).toBe("true");
+      expect(image.Config.User).toBe(user);
+    }
+  });
+
+  it("refuses a heap size that is not a whole number of MiB", async () => {
+    const images = await ensureImages(docker, DEPENDENCY_IMAGES);
+    for (const [image, variable] of [[images.kafka, "KAFKA_HEAP_MB"], [images.cassandra, "CASSANDRA_HEAP_MB"]] as const) {
+      const container = await docker.createContainer({ Image: image, Env: [`${variable}=256m; echo x`], Labels: runLabel() });
+      try {
+        await container.start();
+        expect((await container.wait()).StatusCode).toBe(64);
+        const log = (await container.logs({ stdout: true, stderr: true })).toString();
+        expect(log).toContain(`${variable} must be a positive whole number of MiB`);
+      } finally {
+        await container.remove({ force: true, v: true });
+      }
+    }
+  });
+
+  it("a Kafka broker becomes ready and creates and describes a topic for a real client", async () => {
+    const { kafka } = await ensureImages(docker, ["kafka"]);
+    await withNetwork((network) =>
+      withContainer({ Image: kafka, Env: ["KAFKA_HEAP_MB=256"], ...onNetwork(network, "kafka") }, async (container) => {
+        const started = Date.now();
+        await waitForLog(container, /\[KafkaRaftServer nodeId=1\] Kafka Server started/, 90_000);
+        console.log(`kafka: ready ${((Date.now() - started) / 1000).toFixed(1)} s after start, ${await memoryMiB(container)} MiB in use then`);
+
+        const topics = ["java", "-Xmx64m", "-cp", "/opt/kafka/lib/*", "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", "localhost:29092"];
+        const created = await execIn(container, [...topics, "--create", "--topic", "t", "--partitions", "2"]);
+        expect(created.output).toContain("Created topic t.");
+        expect(created.exitCode).toBe(0);
+        const described = await execIn(container, [...topics, "--describe", "--topic", "t"]);
+        expect(described.exitCode).toBe(0);
+        expect(described.output).toMatch(/PartitionCount: 2\s+ReplicationFactor: 1/);
+        expect(described.output.match(/Partition: [01]\s+Leader: 1\s+Replicas: 1\s+Isr: 1/g)).toHaveLength(2);
+        expect((await execIn(container, ["stat", "-c", "%U", "/proc/1"])).output.trim()).toBe("kafka");
+      }),
+    );
+  });
+
+  it("a Cassandra node becomes ready and answers a CQL OPTIONS request on 9042", async () => {
+    const { cassandra } = await ensureImages(docker, ["cassandra"]);
+    await withNetwork((network) =>
+      withContainer({ Image: cassandra, ...onNetwork(network, "cassandra") }, async (container, ip) => {
+        const started = Date.now();
+        await waitForLog(container, /Starting listening for CQL clients on /, 120_000);
+        const ready = ((Date.now() - started) / 1000).toFixed(1);
+        // The line is logged just before the port is bound.
+        const reply = await waitFor("Cassandra to answer on 9042", 10_000, () => cqlOptions(ip));
+        expect(reply.opcode).toBe(0x06); // SUPPORTED
+        expect(reply.body).toContain("CQL_VERSION");
+        console.log(`cassandra: ready ${ready} s after start, ${await memoryMiB(container)} MiB in use then`);
+        expect((await execIn(container, ["stat", "-c", "%U", "/proc/1"])).output.trim()).toBe("cassandra");
+      }),
+    );
   });
 });

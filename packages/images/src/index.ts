@@ -1,17 +1,27 @@
-import { copyFile } from "node:fs/promises";
+import { copyFile, cp } from "node:fs/promises";
 import path from "node:path";
 import type Docker from "dockerode";
 import { ensureBase } from "./base";
 import { ensureImage, imageTag, type ImageSpec } from "./build";
+import { env } from "./env";
 import { readTree } from "./hash";
+import { CASSANDRA_JARS, ensureJars, jarArch, jarSetKey, KAFKA_JARS, type JarSet } from "./maven";
 import { buildTestbed, ensureK6Binary, GO_BUILD_FLAGS, K6_VERSION, TESTBED_SRC_DIR } from "./toolchain";
-import type { EnsureOptions, ImageProgress } from "./types";
+import type { BuildableImage, EnsureOptions, ImageProgress } from "./types";
 
-export type { EnsureOptions, ImageName, ImageProgress } from "./types";
+export type { BuildableImage, EnsureOptions, ImageName, ImageProgress } from "./types";
 export { K6_VERSION } from "./toolchain";
+export { CASSANDRA_VERSION, KAFKA_VERSION } from "./maven";
 
 export type LabImages = { testbed: string; nginx: string; k6: string; k6Version: string };
 export type ControlPlaneImages = { postgres: string; redis: string };
+
+/** The images every run needs: the service under test, its balancer and the load generator. */
+export const CORE_LAB_IMAGES = ["testbed", "nginx", "k6"] as const satisfies readonly BuildableImage[];
+export const CONTROL_PLANE_IMAGES = ["postgres", "redis"] as const satisfies readonly BuildableImage[];
+/** Dependencies a topology may add; built when a run uses them. */
+export const DEPENDENCY_IMAGES = ["kafka", "cassandra"] as const satisfies readonly BuildableImage[];
+export const ALL_IMAGES = [...CORE_LAB_IMAGES, ...DEPENDENCY_IMAGES, ...CONTROL_PLANE_IMAGES] as const;
 
 // The Go version is left out of the hash on purpose: finding an existing image must not need Go.
 const testbed = {
@@ -35,9 +45,37 @@ const k6 = {
   },
 } satisfies ImageSpec;
 
-const nginx = { name: "nginx" } satisfies ImageSpec;
-const postgres = { name: "postgres" } satisfies ImageSpec;
-const redis = { name: "redis" } satisfies ImageSpec;
+/** A JVM image whose lib/ is the jar set resolved from Maven Central (once, then from the cache dir). */
+function jarImage(name: "kafka" | "cassandra", set: JarSet): ImageSpec {
+  const arch = jarArch(process.arch);
+  return {
+    name,
+    // The key hashes the generated pom, the plugin and the architecture; Maven is not needed to compute it.
+    inputs: async () => [{ path: "jar-set", content: jarSetKey(set, arch) }],
+    stage: async (dir, emit, signal) => {
+      const jars = await ensureJars(set, {
+        cacheDir: env.cacheDir,
+        mvn: env.mvnBin,
+        // Only an unconfigured `mvn` on a machine we administer is installed for the user.
+        installMaven: env.mvnBin === "mvn" && process.getuid?.() === 0,
+        arch,
+        onMessage: (message) => emit({ phase: "fetching", message }),
+        signal,
+      });
+      await cp(jars, path.join(dir, "lib"), { recursive: true });
+    },
+  };
+}
+
+const SPECS: Record<BuildableImage, ImageSpec> = {
+  testbed,
+  nginx: { name: "nginx" },
+  k6,
+  kafka: jarImage("kafka", KAFKA_JARS),
+  cassandra: jarImage("cassandra", CASSANDRA_JARS),
+  postgres: { name: "postgres" },
+  redis: { name: "redis" },
+};
 
 type Listener = (p: ImageProgress) => void;
 const inflight = new Map<string, { promise: Promise<string>; listeners: Set<Listener> }>();
@@ -78,28 +116,37 @@ function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
   });
 }
 
-async function ensureSpecs<N extends ImageSpec["name"]>(
+/**
+ * Makes sure exactly the named images exist, building what is missing (in the order given, on
+ * the shared base); returns their full tags by name. Progress goes to `opts.onProgress`;
+ * `opts.signal` stops a build in any step (Maven, Go, the Docker build).
+ */
+export async function ensureImages<N extends BuildableImage>(
   docker: Docker,
-  specs: (ImageSpec & { name: N })[],
-  opts: EnsureOptions,
+  names: readonly N[],
+  opts: EnsureOptions = {},
 ): Promise<Record<N, string>> {
+  const unknown = names.filter((n) => !Object.hasOwn(SPECS, n));
+  if (unknown.length) throw new Error(`unknown image ${unknown.join(", ")}; known: ${Object.keys(SPECS).join(", ")}`);
+  opts.signal?.throwIfAborted();
   const base = await shared("base", opts, (o) => ensureBase(docker, o));
   const tags = {} as Record<N, string>;
-  for (const spec of specs) {
+  for (const name of new Set(names)) {
     opts.signal?.throwIfAborted();
+    const spec = SPECS[name];
     const tag = await imageTag(spec, base);
-    tags[spec.name] = await shared(tag, opts, (o) => ensureImage(docker, spec, tag, base, o));
+    tags[name] = await shared(tag, opts, (o) => ensureImage(docker, spec, tag, base, o));
   }
   return tags;
 }
 
 /** Makes sure the images a run needs exist, building what is missing; returns their full tags. */
 export async function ensureLabImages(docker: Docker, opts: EnsureOptions = {}): Promise<LabImages> {
-  const { testbed: testbedTag, nginx: nginxTag, k6: k6Tag } = await ensureSpecs(docker, [testbed, nginx, k6], opts);
+  const { testbed: testbedTag, nginx: nginxTag, k6: k6Tag } = await ensureImages(docker, CORE_LAB_IMAGES, opts);
   return { testbed: testbedTag, nginx: nginxTag, k6: k6Tag, k6Version: K6_VERSION };
 }
 
 /** Makes sure the control plane's Postgres and Redis images exist; returns their full tags. */
 export async function ensureControlPlaneImages(docker: Docker, opts: EnsureOptions = {}): Promise<ControlPlaneImages> {
-  return ensureSpecs(docker, [postgres, redis], opts);
+  return ensureImages(docker, CONTROL_PLANE_IMAGES, opts);
 }

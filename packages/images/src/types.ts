@@ -1,8 +1,11 @@
-export type ImageName = "base" | "testbed" | "nginx" | "k6" | "postgres" | "redis";
+export type ImageName = "base" | "testbed" | "nginx" | "k6" | "kafka" | "cassandra" | "postgres" | "redis";
+
+/** The images `ensureImages` builds: every image but the base they are all built on. */
+export type BuildableImage = Exclude<ImageName, "base">;
 
 export type ImageProgress = {
   image: ImageName;
-  phase: "cached" | "bootstrapping" | "compiling" | "building" | "done";
+  phase: "cached" | "bootstrapping" | "compiling" | "fetching" | "building" | "done";
   step?: number;
   totalSteps?: number;
   message: string;

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { requestedImages } from "./cli-args";
+
+describe("requestedImages", () => {
+  it("builds the control plane and the core lab images by default, and only the core ones for --lab", () => {
+    expect(requestedImages([])).toEqual(["postgres", "redis", "testbed", "nginx", "k6"]);
+    expect(requestedImages(["--lab"])).toEqual(["testbed", "nginx", "k6"]);
+    expect(requestedImages(["--lab", "--control-plane"])).toEqual(["postgres", "redis", "testbed", "nginx", "k6"]);
+  });
+
+  it("--all adds the dependency images; each image once", () => {
+    const all = requestedImages(["--all", "--lab"]);
+    expect([...all].sort()).toEqual(["cassandra", "k6", "kafka", "nginx", "postgres", "redis", "testbed"]);
+    expect(all.slice(0, 2)).toEqual(["postgres", "redis"]);
+  });
+
+  it("takes --image NAME and --image=NAME, repeatedly", () => {
+    expect(requestedImages(["--image", "kafka", "--image=cassandra", "--image", "kafka"])).toEqual(["kafka", "cassandra"]);
+  });
+
+  it("rejects unknown images and arguments", () => {
+    expect(() => requestedImages(["--image", "base"])).toThrow(/unknown image base/);
+    expect(() => requestedImages(["--image"])).toThrow(/--image needs a name/);
+    expect(() => requestedImages(["--kafka"])).toThrow(/unknown argument --kafka/);
+  });
+});
