@@ -1,8 +1,9 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import type { OpenApiMeta } from "trpc-to-openapi";
-import { AppError, fieldIssuesOf, type AppErrorKind } from "./errors";
+import { AppError, fieldIssuesOf, invalidInput, type AppErrorKind } from "./errors";
 import type { Deps } from "./runtime";
+import { unstorableText } from "./storable";
 
 export type Context = { deps: Deps };
 
@@ -16,12 +17,21 @@ const CODE: Record<AppErrorKind, TRPC_ERROR_CODE_KEY> = {
   unavailable: "SERVICE_UNAVAILABLE",
 };
 
+/** What a client is told of an unexpected error; the error itself is logged. */
+export const INTERNAL_MESSAGE = "Internal server error";
+
 const t = initTRPC
   .context<Context>()
   .meta<Meta>()
   .create({
     errorFormatter({ shape, error }) {
       const issues = error.code === "BAD_REQUEST" ? fieldIssuesOf(error.cause) : null;
+      if (error.code === "INTERNAL_SERVER_ERROR") {
+        // The message (and stack) of an unexpected error can carry internals: SQL, hosts, paths.
+        // The adapters' onError logs the real error; the client gets a generic one.
+        const { stack: _stack, ...data } = shape.data;
+        return { ...shape, message: INTERNAL_MESSAGE, data: { ...data, issues } };
+      }
       return { ...shape, data: { ...shape.data, issues } };
     },
     sse: {
@@ -39,6 +49,17 @@ const appErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/**
+ * Postgres stores neither NUL bytes (`text`, `jsonb`) nor unpaired surrogates: any such string
+ * or key in the raw input, whatever the schema, is refused as invalid input naming its field
+ * before a parser or a query sees it, instead of failing in the database as a 500.
+ */
+const storableText = t.middleware(async ({ getRawInput, next }) => {
+  const issues = unstorableText(await getRawInput());
+  if (issues.length > 0) throw invalidInput(issues);
+  return next();
+});
+
 export const router = t.router;
-export const procedure = t.procedure.use(appErrors);
+export const procedure = t.procedure.use(appErrors).use(storableText);
 export const createCallerFactory = t.createCallerFactory;

@@ -1,32 +1,52 @@
+import { TRPCError } from "@trpc/server";
+import { ZRunCreate } from "@scalelab/scenarios/schemas";
 import { describe, expect, it } from "vitest";
-import { toRestError } from "./errors";
+import { AppError, invalidInput } from "../errors";
+import { fromTrpcError, ZRestError } from "./errors";
 
-describe("toRestError", () => {
+describe("fromTrpcError", () => {
   it("turns a validation failure into invalid_input with the per-field issues", () => {
-    const issues = [{ path: "topology.service.replicas", message: "service.replicas must be between 1 and 16" }];
-    const body = { message: "Input validation failed", code: "BAD_REQUEST", data: { code: "BAD_REQUEST", httpStatus: 400, issues }, issues: [{ code: "too_big" }] };
-    expect(toRestError(400, body)).toEqual({ error: "invalid_input", message: "Input validation failed", issues });
+    const zod = ZRunCreate.safeParse({ topology: { service: { replicas: 99 } }, workload: { endpoint: "hostname", vus: 1 } }).error;
+    const { status, body } = fromTrpcError(new TRPCError({ code: "BAD_REQUEST", cause: zod }));
+    expect(status).toBe(400);
+    expect(body).toEqual({
+      error: "invalid_input",
+      message: "Input validation failed",
+      issues: [{ path: "topology.service.replicas", message: "service.replicas must be between 1 and 16" }],
+    });
+    expect(ZRestError.parse(body)).toEqual(body);
+  });
+
+  it("passes on the issues of a host-bounds failure", () => {
+    const issues = [{ path: "topology.service.cpus", message: "service.cpus must be between 0.05 and 2 (this host has 2 CPUs)" }];
+    expect(fromTrpcError(new TRPCError({ code: "BAD_REQUEST", cause: invalidInput(issues) })).body).toEqual({
+      error: "invalid_input",
+      message: "Input validation failed",
+      issues,
+    });
   });
 
   it("names other errors in snake case and keeps their message", () => {
-    expect(toRestError(404, { message: "run x not found", code: "NOT_FOUND", data: { issues: null } })).toEqual({
-      error: "not_found",
-      message: "run x not found",
+    const notFound = new TRPCError({ code: "NOT_FOUND", message: "run x not found", cause: new AppError("not_found", "run x not found") });
+    expect(fromTrpcError(notFound)).toEqual({ status: 404, body: { error: "not_found", message: "run x not found" } });
+    expect(fromTrpcError(new TRPCError({ code: "CONFLICT", message: "run x is already succeeded" }))).toEqual({
+      status: 409,
+      body: { error: "conflict", message: "run x is already succeeded" },
     });
-    expect(toRestError(400, { message: "Failed to parse request body", code: "PARSE_ERROR" })).toEqual({
-      error: "invalid_json",
-      message: "Failed to parse request body",
+    expect(fromTrpcError(new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "the run could not be queued" }))).toEqual({
+      status: 503,
+      body: { error: "unavailable", message: "the run could not be queued" },
     });
   });
 
   it("does not return the message of an unexpected error", () => {
-    expect(toRestError(500, { message: 'relation "runs" does not exist', code: "INTERNAL_SERVER_ERROR" })).toEqual({
+    const db = new Error('invalid byte sequence for encoding "UTF8": 0x00');
+    const { status, body } = fromTrpcError(new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: db.message, cause: db }));
+    expect(status).toBe(500);
+    expect(body).toEqual({ error: "internal", message: "Internal server error" });
+    expect(fromTrpcError(new TRPCError({ code: "BAD_GATEWAY", message: "upstream 10.0.0.3:5432 refused" })).body).toEqual({
       error: "internal",
       message: "Internal server error",
     });
-  });
-
-  it("copes with a body that is not JSON", () => {
-    expect(toRestError(502, null)).toEqual({ error: "internal", message: "Internal server error" });
   });
 });

@@ -1,9 +1,16 @@
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
+import type { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import type { FieldIssue } from "../errors";
+import { fieldIssuesOf, type FieldIssue } from "../errors";
+import { INTERNAL_MESSAGE } from "../trpc";
 
 /** The body of every REST error: a stable machine-readable `error`, and per-field `issues` for invalid input. */
 export const ZRestError = z.object({
-  error: z.string().describe("invalid_input | invalid_json | not_found | conflict | unavailable | internal | …"),
+  error: z
+    .string()
+    .describe(
+      "invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | …",
+    ),
   message: z.string(),
   issues: z
     .array(z.object({ path: z.string().describe("e.g. topology.service.replicas"), message: z.string() }))
@@ -11,6 +18,13 @@ export const ZRestError = z.object({
     .describe("one per invalid field, naming the field and the allowed range"),
 });
 export type TRestError = z.infer<typeof ZRestError>;
+
+/** A REST error response: JSON in the ZRestError shape. */
+export function restError(status: number, body: TRestError, headers?: HeadersInit): Response {
+  return Response.json(body, { status, headers });
+}
+
+export const invalidInputError = (issues: FieldIssue[]): TRestError => ({ error: "invalid_input", message: "Input validation failed", issues });
 
 const NAMES: Record<string, string> = {
   BAD_REQUEST: "bad_request",
@@ -24,20 +38,17 @@ const NAMES: Record<string, string> = {
   PAYLOAD_TOO_LARGE: "payload_too_large",
 };
 
-type ErrorBody = { message?: unknown; code?: unknown; data?: { issues?: FieldIssue[] | null } };
-
-/** Rewrites the error body trpc-to-openapi produces (a tRPC error shape) into the REST contract's. */
-export function toRestError(status: number, body: unknown): TRestError {
-  const b: ErrorBody = typeof body === "object" && body !== null ? (body as ErrorBody) : {};
-  const issues = b.data?.issues;
-  if (issues && issues.length > 0) {
-    return { error: "invalid_input", message: "Input validation failed", issues };
+/**
+ * The status and body of a procedure's error: invalid input with its field issues, the
+ * message of an expected failure (not found, conflict, unavailable), and for anything
+ * unexpected a generic message only; the caller logs the error itself.
+ */
+export function fromTrpcError(error: TRPCError): { status: number; body: TRestError } {
+  const status = getHTTPStatusCodeFromError(error);
+  const issues = error.code === "BAD_REQUEST" ? fieldIssuesOf(error.cause) : null;
+  if (issues && issues.length > 0) return { status, body: invalidInputError(issues) };
+  if (status >= 500 && error.code !== "SERVICE_UNAVAILABLE") {
+    return { status, body: { error: "internal", message: INTERNAL_MESSAGE } };
   }
-  const code = typeof b.code === "string" ? b.code : "INTERNAL_SERVER_ERROR";
-  if (status >= 500 && code === "INTERNAL_SERVER_ERROR") {
-    // The message of an unexpected error can carry internals (SQL, hosts): it is logged, not returned.
-    return { error: "internal", message: "Internal server error" };
-  }
-  const message = typeof b.message === "string" ? b.message : "Request failed";
-  return { error: NAMES[code] ?? code.toLowerCase(), message };
+  return { status, body: { error: NAMES[error.code] ?? error.code.toLowerCase(), message: error.message } };
 }

@@ -1,36 +1,186 @@
-import { createOpenApiFetchHandler } from "trpc-to-openapi";
+import { callTRPCProcedure, getTRPCErrorFromUnknown, type AnyRouter } from "@trpc/server";
 import { appRouter } from "../routers/_app";
 import { deps } from "../runtime";
-import { toRestError } from "./errors";
-import { procedureMeta } from "./meta";
+import type { FieldIssue } from "../errors";
+import {
+  BodyTooLargeError,
+  MAX_BODY_BYTES,
+  declaredLength,
+  isCrossSiteBrowserRequest,
+  isJsonContentType,
+  mediaType,
+  readBody,
+} from "../http";
+import type { Context } from "../trpc";
+import { fromTrpcError, invalidInputError, restError, type TRestError } from "./errors";
+import { matchRoute, routesOf, type Route } from "./routes";
 
 export const REST_BASE = "/api/v1";
 
-/** A POST without a content type, typically without a body (`curl -X POST …/cancel`), is read as JSON. */
-async function withJsonBody(req: Request): Promise<Request> {
-  if (req.method !== "POST" || req.headers.get("content-type")) return req;
-  const headers = new Headers(req.headers);
-  headers.set("content-type", "application/json");
-  const body = await req.text();
-  return new Request(req.url, { method: req.method, headers, body: body || "{}", signal: req.signal });
+export type RestHandlerOptions = {
+  router: AnyRouter;
+  createContext: () => Context | Promise<Context>;
+  /** The path the API is mounted at; default /api/v1. */
+  base?: string;
+  /** Default MAX_BODY_BYTES (1 MiB). */
+  maxBodyBytes?: number;
+  /** Where unexpected errors go; the client only ever gets a generic message. Default console.error. */
+  log?: (message: string, error: unknown) => void;
+};
+
+/** A failure of the request itself, answered before any procedure runs. */
+class Refusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: TRestError,
+  ) {
+    super(body.message);
+  }
 }
 
-export async function handleRest(request: Request): Promise<Response> {
-  const req = await withJsonBody(request);
-  const res = await createOpenApiFetchHandler({
-    endpoint: REST_BASE,
-    router: appRouter,
-    req,
-    createContext: () => ({ deps }),
-    responseMeta: ({ paths, errors }) => {
-      const status = errors.length === 0 && paths?.length === 1 ? procedureMeta(paths[0]!)?.successStatus : undefined;
-      return status ? { status } : {};
-    },
-    onError: ({ error, path }) => {
-      if (error.code === "INTERNAL_SERVER_ERROR") console.error(`REST ${path ?? req.url}:`, error.cause ?? error);
-    },
+const unsupported = (message: string) => new Refusal(415, { error: "unsupported_media_type", message });
+
+/**
+ * The input a POST body gives: undefined for an empty body, otherwise the parsed JSON.
+ *
+ * - A body must be `application/json` (415 otherwise): form, multipart and text/plain bodies
+ *   are what a page of another site can send without a CORS preflight.
+ * - A POST without a content type is accepted only when its body is truly empty (Content-Length
+ *   0 or absent, and no byte arrives), which makes `curl -X POST …/runs/{id}/cancel` work, and
+ *   only when it is not a browser's cross-site request (Sec-Fetch-Site / Origin): a no-cors
+ *   `fetch()` from another site can send exactly that.
+ * - More than `limit` bytes is a 413, decided by Content-Length before reading, or while reading.
+ */
+async function readJsonInput(req: Request, limit: number): Promise<unknown> {
+  const contentType = req.headers.get("content-type");
+  const type = mediaType(contentType);
+  if (type === null) {
+    if (isCrossSiteBrowserRequest(req)) throw unsupported("A request from another site must send content-type: application/json");
+    const declared = declaredLength(req);
+    const missing = unsupported("Missing content-type header: a request body must be sent as application/json");
+    if (declared !== null && declared !== 0) throw missing;
+    await readBody(req, 0).catch((err: unknown) => {
+      throw err instanceof BodyTooLargeError ? missing : err;
+    });
+    return undefined;
+  }
+  if (!isJsonContentType(contentType)) {
+    throw unsupported(`Unsupported content-type "${type.slice(0, 100)}": send application/json (UTF-8)`);
+  }
+  const bytes = await readBody(req, limit).catch((err: unknown) => {
+    throw err instanceof BodyTooLargeError
+      ? new Refusal(413, { error: "payload_too_large", message: `The request body must be at most ${limit} bytes` })
+      : err;
   });
-  if (res.status < 400) return res;
-  const body: unknown = await res.json().catch(() => null);
-  return Response.json(toRestError(res.status, body), { status: res.status });
+  if (bytes.byteLength === 0) return undefined;
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new Refusal(400, { error: "invalid_json", message: "The request body is not valid UTF-8" });
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    const detail = err instanceof Error ? `: ${err.message.slice(0, 200)}` : "";
+    throw new Refusal(400, { error: "invalid_json", message: `The request body is not valid JSON${detail}` });
+  }
 }
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Query parameters as strings, or arrays of strings when repeated (`?ids=a&ids=b`). */
+function queryInput(params: URLSearchParams): Record<string, string | string[]> {
+  // fromEntries defines own properties, so a parameter named __proto__ stays a plain key.
+  return Object.fromEntries(
+    [...new Set(params.keys())].map((key) => {
+      const all = params.getAll(key);
+      return [key, all.length === 1 ? all[0]! : all];
+    }),
+  );
+}
+
+function pathInput(raw: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const issues: FieldIssue[] = [];
+  for (const [name, value] of Object.entries(raw)) {
+    try {
+      out[name] = decodeURIComponent(value);
+    } catch {
+      issues.push({ path: name, message: `${name} is not valid percent-encoded UTF-8` });
+    }
+  }
+  if (issues.length > 0) throw new Refusal(400, invalidInputError(issues));
+  return out;
+}
+
+async function inputOf(req: Request, url: URL, route: Route, params: Record<string, string>, limit: number): Promise<unknown> {
+  const fromPath = pathInput(params);
+  if (route.method === "GET") return { ...queryInput(url.searchParams), ...fromPath };
+  const body = await readJsonInput(req, limit);
+  if (body === undefined) return { ...fromPath };
+  if (!isPlainObject(body)) {
+    throw new Refusal(400, invalidInputError([{ path: "", message: "the body must be a JSON object" }]));
+  }
+  // The path names the resource: an `id` in the body cannot override it.
+  return { ...body, ...fromPath };
+}
+
+/**
+ * The REST API: every procedure with an `openapi` meta, at its method and path, called through
+ * tRPC with the same middlewares and the same input schemas as over /api/trpc. The request is
+ * read here, not by trpc-to-openapi's fetch adapter: on every request that adapter runs its
+ * `coerceSchema` over the procedure's input schema, which sets `_zod.def.coerce = true` on every
+ * number, boolean, bigint and date schema nested in it, for bodies as well as query strings.
+ * Those are the shared schemas of @scalelab/scenarios, so after one REST call `"5"`, `true` and
+ * `[1]` parsed as numbers everywhere, tRPC included. trpc-to-openapi now only generates the
+ * OpenAPI document (openapi.ts). Query parameters are strings: a GET input that wants a number
+ * says which strings it takes (routers/runs.ts `limit`: decimal digits). Every error is JSON in
+ * the ZRestError shape.
+ */
+export function createRestHandler(opts: RestHandlerOptions): (req: Request) => Promise<Response> {
+  const routes = routesOf(opts.router);
+  const base = opts.base ?? REST_BASE;
+  const limit = opts.maxBodyBytes ?? MAX_BODY_BYTES;
+  const log = opts.log ?? ((message: string, error: unknown) => console.error(message, error));
+
+  return async (req) => {
+    let label = `REST ${req.method} ${req.url}`;
+    try {
+      const url = new URL(req.url);
+      const path = url.pathname === base ? "/" : url.pathname.startsWith(`${base}/`) ? url.pathname.slice(base.length) : null;
+      const match = path === null ? ({ kind: "not_found" } as const) : matchRoute(routes, req.method, path);
+
+      if (match.kind === "not_found") {
+        return restError(404, { error: "not_found", message: `No endpoint ${url.pathname}; see ${base}/openapi.json` });
+      }
+      if (match.kind === "method_not_allowed") {
+        const allow = match.allow.join(", ");
+        if (req.method === "OPTIONS") return new Response(null, { status: 204, headers: { allow } });
+        return restError(405, { error: "method_not_allowed", message: `${req.method} is not allowed here; allowed: ${allow}` }, { allow });
+      }
+
+      const { route, params } = match;
+      label = `REST ${route.method} ${route.template} (${route.procedure})`;
+      const input = await inputOf(req, url, route, params, limit);
+      const data: unknown = await callTRPCProcedure({
+        router: opts.router,
+        path: route.procedure,
+        type: route.type,
+        getRawInput: async () => input,
+        ctx: await opts.createContext(),
+        signal: req.signal,
+        batchIndex: 0,
+      });
+      return Response.json(data ?? null, { status: route.successStatus });
+    } catch (cause) {
+      if (cause instanceof Refusal) return restError(cause.status, cause.body);
+      const error = getTRPCErrorFromUnknown(cause);
+      const { status, body } = fromTrpcError(error);
+      if (body.error === "internal") log(`${label}:`, error.cause ?? error);
+      return restError(status, body);
+    }
+  };
+}
+
+export const handleRest = createRestHandler({ router: appRouter, createContext: () => ({ deps }) });

@@ -1,18 +1,27 @@
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { z } from "zod";
+import { MAX_BODY_BYTES } from "../http";
 import { appRouter } from "../routers/_app";
 import { ZRestError } from "./errors";
 import { REST_BASE } from "./handler";
-import { procedureMeta, procedurePaths } from "./meta";
+import { routesOf } from "./routes";
 
-type Operation = { operationId?: string; responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> };
+type ResponseObject = { description?: string; content?: Record<string, { schema?: unknown }> };
+type Operation = { operationId?: string; requestBody?: unknown; responses?: Record<string, ResponseObject> };
+
+/** Answers of handler.ts to any request with a body, before its procedure runs. */
+const BODY_ERRORS: Record<string, string> = {
+  "413": `The request body is larger than ${MAX_BODY_BYTES} bytes`,
+  "415": "The request body is not application/json",
+};
 
 let cached: OpenAPIObject | undefined;
 
 /**
  * The OpenAPI document of /api/v1, generated from the tRPC procedures, then corrected where the
- * REST layer differs from trpc-to-openapi's defaults: success statuses other than 200, and the
- * error body (handler.ts rewrites every error into ZRestError).
+ * REST layer differs from trpc-to-openapi's defaults: success statuses other than 200, the
+ * error body (handler.ts answers every error in the ZRestError shape), and the 413 and 415
+ * answers to a body that is too large or not JSON.
  */
 export function openApiDocument(): OpenAPIObject {
   if (cached) return cached;
@@ -25,9 +34,8 @@ export function openApiDocument(): OpenAPIObject {
   });
 
   const successStatus = new Map<string, number>();
-  for (const path of procedurePaths()) {
-    const status = procedureMeta(path)?.successStatus;
-    if (status) successStatus.set(path.replace(/\./g, "-"), status);
+  for (const route of routesOf(appRouter)) {
+    if (route.successStatus !== 200) successStatus.set(route.procedure.replace(/\./g, "-"), route.successStatus);
   }
   const { $schema: _, ...errorSchema } = z.toJSONSchema(ZRestError);
 
@@ -39,6 +47,11 @@ export function openApiDocument(): OpenAPIObject {
       if (status && responses["200"]) {
         responses[String(status)] = responses["200"];
         delete responses["200"];
+      }
+      if (op.requestBody) {
+        for (const [code, description] of Object.entries(BODY_ERRORS)) {
+          responses[code] ??= { description, content: { "application/json": {} } };
+        }
       }
       for (const [code, response] of Object.entries(responses)) {
         if (Number(code) >= 400 && response.content?.["application/json"]) {

@@ -1,0 +1,163 @@
+import { randomUUID } from "node:crypto";
+import { createDb } from "@scalelab/db";
+import { ZRunCreate } from "@scalelab/scenarios/schemas";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getEnv } from "~/env";
+import { RedisChannels } from "../channels";
+import { appRouter } from "../routers/_app";
+import type { Deps } from "../runtime";
+import { getRun } from "../runs/service";
+import { coercedSchemas, NOT_NUMBERS, post, runBody } from "../testing";
+import { createTrpcHandler } from "../trpc-http";
+import { createRestHandler } from "./handler";
+
+// Real Postgres and Redis (DATABASE_URL, REDIS_URL; getEnv throws when they are not set, and
+// beforeAll fails when they do not answer); a queue of its own so no worker takes these jobs.
+const env = getEnv();
+const API = "http://lab.test/api/v1";
+const TRPC = "http://lab.test/api/trpc";
+const prefix = `api-integration ${randomUUID().slice(0, 8)}`;
+let deps: Deps;
+let rest: (req: Request) => Promise<Response>;
+let trpc: (req: Request) => Promise<Response>;
+
+const named = (suffix: string) => `${prefix} ${suffix}`;
+const stored = (name: string) => deps.db.run.count({ where: { name } });
+type TrpcError = { error: { message: string; data: { code: string; issues: { path: string; message: string }[] | null } } };
+
+beforeAll(async () => {
+  deps = {
+    db: createDb(env.DATABASE_URL),
+    redis: new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1 }),
+    queue: new Queue(`scalelab-runs-test-${randomUUID().slice(0, 8)}`, { connection: new Redis(env.REDIS_URL, { maxRetriesPerRequest: null }) }),
+    channels: new RedisChannels(new Redis(env.REDIS_URL, { maxRetriesPerRequest: null })),
+  };
+  // Fail here, loudly, when a service is missing: these tests never skip.
+  await deps.db.$queryRaw`SELECT 1`;
+  expect(await deps.redis.ping()).toBe("PONG");
+  rest = createRestHandler({ router: appRouter, createContext: () => ({ deps }) });
+  trpc = createTrpcHandler({ router: appRouter, createContext: () => ({ deps }) });
+});
+
+afterAll(async () => {
+  await deps.db.run.deleteMany({ where: { name: { startsWith: prefix } } });
+  await deps.queue.obliterate({ force: true });
+  await deps.queue.close();
+  await deps.db.$disconnect();
+  deps.redis.disconnect();
+});
+
+describe("numbers are JSON numbers, over REST and tRPC alike", () => {
+  it("REST creates a run from JSON numbers (201) and refuses replicas \"3\" naming the field, storing nothing", async () => {
+    const good = named("rest ok");
+    const created = await rest(post(`${API}/runs`, JSON.stringify(runBody(3, good))));
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    expect((await getRun(deps, id)).topology.service.replicas).toBe(3);
+    expect(await deps.queue.getJob(id)).toBeDefined();
+
+    const bad = named("rest string");
+    const refused = await rest(post(`${API}/runs`, JSON.stringify(runBody("3", bad))));
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      error: "invalid_input",
+      issues: [{ path: "topology.service.replicas", message: "service.replicas must be a number" }],
+    });
+    expect(await stored(bad)).toBe(0);
+  });
+
+  it("tRPC runs.create refuses every non-number after REST calls in this process, and the shared schema is unchanged", async () => {
+    for (const [label, replicas] of NOT_NUMBERS) {
+      await rest(post(`${API}/runs`, JSON.stringify(runBody(replicas, named(`rest ${label}`)))));
+      const name = named(`trpc ${label}`);
+      const res = await trpc(post(`${TRPC}/runs.create`, JSON.stringify(runBody(replicas, name))));
+      expect(res.status, `replicas ${label}`).toBe(400);
+      const { error } = (await res.json()) as TrpcError;
+      expect(error.data.code).toBe("BAD_REQUEST");
+      expect(error.data.issues).toContainEqual(expect.objectContaining({ path: "topology.service.replicas" }));
+      expect(await stored(name)).toBe(0);
+    }
+    expect(coercedSchemas(ZRunCreate)).toEqual([]);
+    expect(ZRunCreate.safeParse(runBody("3")).success).toBe(false);
+  });
+
+  it("GET /runs?limit=5 still reads its number from the query string", async () => {
+    const res = await rest(new Request(`${API}/runs?limit=5`));
+    expect(res.status).toBe(200);
+    const runs = (await res.json()) as unknown[];
+    expect(runs.length).toBeGreaterThan(0);
+    expect(runs.length).toBeLessThanOrEqual(5);
+    expect((await rest(new Request(`${API}/runs?limit=0x10`))).status).toBe(400);
+  });
+});
+
+describe("NUL bytes never reach Postgres", () => {
+  it("Postgres itself refuses them (what the guard prevents)", async () => {
+    await expect(getRun(deps, "\u0000")).rejects.toThrow();
+  });
+
+  it("a NUL in a path id is a 400 naming id, on every endpoint that takes one", async () => {
+    for (const req of [
+      new Request(`${API}/runs/%00`),
+      new Request(`${API}/runs/x%00y/samples`),
+      post(`${API}/runs/%00/cancel`, null, {}),
+    ]) {
+      const res = await rest(req);
+      expect(res.status, req.url).toBe(400);
+      expect(await res.json()).toEqual({
+        error: "invalid_input",
+        message: "Input validation failed",
+        issues: [{ path: "id", message: "id must not contain NUL bytes" }],
+      });
+    }
+  });
+
+  it("in the ids of /compare, in a name, and over tRPC, it is a 400 naming the field", async () => {
+    const compare = await rest(new Request(`${API}/compare?ids=a,b%00`));
+    expect(compare.status).toBe(400);
+    expect(await compare.json()).toMatchObject({ issues: [{ path: "ids", message: "ids must not contain NUL bytes" }] });
+
+    const name = named("nul\u0000");
+    const created = await rest(post(`${API}/runs`, JSON.stringify(runBody(1, name))));
+    expect(created.status).toBe(400);
+    expect(await created.json()).toMatchObject({ issues: [{ path: "name" }] });
+
+    const get = await trpc(new Request(`${TRPC}/runs.get?input=${encodeURIComponent(JSON.stringify({ id: "a\u0000" }))}`));
+    expect(get.status).toBe(400);
+    expect(((await get.json()) as TrpcError).error.data.issues).toEqual([{ path: "id", message: "id must not contain NUL bytes" }]);
+  });
+});
+
+describe("database errors never reach a client", () => {
+  it("a Prisma error (a database that does not exist) is a generic 500 over REST and tRPC", async () => {
+    const missing = new URL(env.DATABASE_URL);
+    missing.pathname = `/scalelab_missing_${randomUUID().slice(0, 8)}`;
+    const broken: Deps = { ...deps, db: createDb(missing.toString()) };
+    const logged: unknown[] = [];
+    const log = (_: string, err: unknown) => void logged.push(err);
+    try {
+      const restRes = await createRestHandler({ router: appRouter, createContext: () => ({ deps: broken }), log })(new Request(`${API}/runs/abc`));
+      const restText = await restRes.text();
+      expect(restRes.status).toBe(500);
+      expect(JSON.parse(restText)).toEqual({ error: "internal", message: "Internal server error" });
+
+      const trpcRes = await createTrpcHandler({ router: appRouter, createContext: () => ({ deps: broken }), log })(
+        new Request(`${TRPC}/runs.get?input=${encodeURIComponent(JSON.stringify({ id: "abc" }))}`),
+      );
+      const trpcText = await trpcRes.text();
+      expect(trpcRes.status).toBe(500);
+      expect(((JSON.parse(trpcText) as TrpcError).error.message)).toBe("Internal server error");
+
+      for (const text of [restText, trpcText]) {
+        expect(text).not.toContain("scalelab_missing");
+        expect(text).not.toContain(missing.port);
+      }
+      expect(logged).toHaveLength(2);
+      expect(String(logged[0])).toContain("scalelab_missing");
+    } finally {
+      await broken.db.$disconnect();
+    }
+  }, 30_000);
+});

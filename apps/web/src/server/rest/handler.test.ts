@@ -1,0 +1,356 @@
+import { initTRPC } from "@trpc/server";
+import { ZRunCreate } from "@scalelab/scenarios/schemas";
+import { createOpenApiFetchHandler, type OpenApiMeta } from "trpc-to-openapi";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { MAX_BODY_BYTES } from "../http";
+import { appRouter } from "../routers/_app";
+import { coercedSchemas, fakeDeps, JSON_TYPE, NOT_NUMBERS, post, runBody } from "../testing";
+import { createTrpcHandler } from "../trpc-http";
+import { createRestHandler } from "./handler";
+import { openApiDocument } from "./openapi";
+
+const API = "http://lab.test/api/v1";
+const TRPC = "http://lab.test/api/trpc";
+
+function setup(opts: { fail?: string } = {}) {
+  const { deps, calls } = fakeDeps(opts);
+  const log = vi.fn();
+  const rest = createRestHandler({ router: appRouter, createContext: () => ({ deps }), log });
+  const trpc = createTrpcHandler({ router: appRouter, createContext: () => ({ deps }), log: () => {} });
+  return { rest, trpc, calls, log };
+}
+
+const json = async (res: Response) => ({ status: res.status, body: (await res.json()) as Record<string, unknown> });
+
+beforeAll(() => {
+  // The tests below send variations of this body; it must be valid for them to mean anything.
+  const r = ZRunCreate.safeParse(runBody());
+  if (!r.success) throw new Error(`runBody() no longer matches ZRunCreate: ${JSON.stringify(r.error.issues)}`);
+});
+
+describe("root cause: trpc-to-openapi's adapter coerces by mutating the schemas it is given", () => {
+  it("sets _zod.def.coerce on the number schemas of a POST body's schema (why handler.ts does not use it)", async () => {
+    const t = initTRPC.meta<OpenApiMeta>().create();
+    const schema = z.object({ inner: z.object({ n: z.number().default(1) }) });
+    const router = t.router({
+      make: t.procedure
+        .meta({ openapi: { method: "POST", path: "/make" } })
+        .input(schema)
+        .output(z.unknown())
+        .mutation(({ input }) => input),
+    });
+    expect(schema.safeParse({ inner: { n: "5" } }).success).toBe(false);
+    const req = post("http://x.test/api/make", JSON.stringify({ inner: { n: 1 } }));
+    await createOpenApiFetchHandler({ endpoint: "/api", router, req, createContext: () => ({}) });
+    // If this starts failing, trpc-to-openapi no longer mutates schemas (see utils/zod.js coerceSchema).
+    expect(coercedSchemas(schema)).toEqual(["inner.n"]);
+    expect(schema.safeParse({ inner: { n: "5" } }).success).toBe(true);
+  });
+});
+
+describe("numbers are JSON numbers", () => {
+  it.each(NOT_NUMBERS)("REST refuses replicas %s in a POST body, naming the field", async (_, replicas) => {
+    const { rest, calls } = setup();
+    const { status, body } = await json(await rest(post(`${API}/runs`, JSON.stringify(runBody(replicas)))));
+    expect(status).toBe(400);
+    expect(body).toMatchObject({ error: "invalid_input", issues: [expect.objectContaining({ path: "topology.service.replicas" })] });
+    expect(calls.created).toEqual([]);
+  });
+
+  it("REST takes a JSON number and answers 201", async () => {
+    const { rest, calls } = setup();
+    const { status, body } = await json(await rest(post(`${API}/runs`, JSON.stringify(runBody(3)))));
+    expect(status).toBe(201);
+    expect(body).toMatchObject({ status: "queued" });
+    expect(calls.created[0]).toMatchObject({ topology: { service: { replicas: 3 } } });
+  });
+
+  it("tRPC refuses a string number too, after REST requests went through the same process", async () => {
+    const { rest, trpc } = setup();
+    await rest(post(`${API}/runs`, JSON.stringify(runBody(3))));
+    await rest(post(`${API}/preview`, JSON.stringify(runBody(2))));
+    for (const [, replicas] of NOT_NUMBERS) {
+      const res = await trpc(post(`${TRPC}/runs.create`, JSON.stringify(runBody(replicas))));
+      expect(res.status).toBe(400);
+      const { error } = (await res.json()) as { error: { data: { code: string; issues: { path: string }[] } } };
+      expect(error.data.code).toBe("BAD_REQUEST");
+      expect(error.data.issues).toContainEqual(expect.objectContaining({ path: "topology.service.replicas" }));
+    }
+  });
+
+  it("leaves the shared ZRunCreate unchanged after REST requests and the OpenAPI document", async () => {
+    const { rest } = setup();
+    await rest(post(`${API}/runs`, JSON.stringify(runBody(3))));
+    await rest(post(`${API}/runs`, JSON.stringify(runBody("3"))));
+    await rest(post(`${API}/preview`, JSON.stringify(runBody(1))));
+    await rest(new Request(`${API}/runs?limit=5`));
+    openApiDocument();
+    expect(coercedSchemas(ZRunCreate)).toEqual([]);
+    const parsed = ZRunCreate.safeParse(runBody("3"));
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.path).toEqual(["topology", "service", "replicas"]);
+  });
+
+  it("still reads number query parameters of GET endpoints, decimal digits only", async () => {
+    const { rest, calls } = setup();
+    const ok = await rest(new Request(`${API}/runs?limit=5`));
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual([]);
+    expect(calls.findMany).toEqual([expect.objectContaining({ take: 5 })]);
+    const bad = await json(await rest(new Request(`${API}/runs?limit=lots`)));
+    expect(bad).toEqual({
+      status: 400,
+      body: { error: "invalid_input", message: "Input validation failed", issues: [{ path: "limit", message: "limit must be a whole number between 1 and 500" }] },
+    });
+    for (const limit of ["0x10", "1e2", "5.0", "", "0"]) {
+      expect((await rest(new Request(`${API}/runs?limit=${limit}`))).status, `limit=${limit}`).toBe(400);
+    }
+    expect(calls.findMany).toHaveLength(1);
+  });
+
+  it("tRPC runs.list takes a JSON number for limit, not true or [5]", async () => {
+    const { trpc, calls } = setup();
+    const list = (input: unknown) => trpc(new Request(`${TRPC}/runs.list?input=${encodeURIComponent(JSON.stringify(input))}`));
+    expect((await list({ limit: 5 })).status).toBe(200);
+    for (const limit of [true, [5], "0x10"]) expect((await list({ limit })).status, JSON.stringify(limit)).toBe(400);
+    expect(calls.findMany).toEqual([expect.objectContaining({ take: 5 })]);
+  });
+});
+
+describe("NUL bytes", () => {
+  it("in a body string is a 400 naming the field", async () => {
+    const { rest, calls } = setup();
+    const { status, body } = await json(await rest(post(`${API}/runs`, JSON.stringify({ ...runBody(), name: "a\u0000b" }))));
+    expect(status).toBe(400);
+    expect(body).toMatchObject({ error: "invalid_input", issues: [{ path: "name", message: expect.stringContaining("NUL") }] });
+    expect(calls.created).toEqual([]);
+  });
+
+  it("in a path id, percent-encoded, is a 400 naming id and reaches no query", async () => {
+    const { rest, calls } = setup();
+    for (const req of [new Request(`${API}/runs/%00`), new Request(`${API}/runs/ab%00cd/samples`), post(`${API}/runs/%00/cancel`, null, {})]) {
+      const { status, body } = await json(await rest(req));
+      expect(status).toBe(400);
+      expect(body).toMatchObject({ error: "invalid_input", issues: [{ path: "id", message: "id must not contain NUL bytes" }] });
+    }
+    expect(calls.findUnique).toEqual([]);
+  });
+
+  it("in the ids of /compare is a 400 naming ids", async () => {
+    const { rest, calls } = setup();
+    for (const query of ["ids=a,b%00", "ids=a&ids=%00"]) {
+      const { status, body } = await json(await rest(new Request(`${API}/compare?${query}`)));
+      expect(status).toBe(400);
+      expect(body).toMatchObject({ error: "invalid_input", issues: [{ path: expect.stringMatching(/^ids/) }] });
+    }
+    expect(calls.findMany).toEqual([]);
+  });
+
+  it("a malformed percent escape in a path id is a 400 naming id", async () => {
+    const { rest } = setup();
+    expect(await json(await rest(new Request(`${API}/runs/%E0%A4%A`)))).toEqual({
+      status: 400,
+      body: { error: "invalid_input", message: "Input validation failed", issues: [{ path: "id", message: "id is not valid percent-encoded UTF-8" }] },
+    });
+  });
+
+  it("over tRPC is a BAD_REQUEST naming the field", async () => {
+    const { trpc } = setup();
+    const res = await trpc(new Request(`${TRPC}/runs.get?input=${encodeURIComponent(JSON.stringify({ id: "\u0000" }))}`));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { data: { code: "BAD_REQUEST", issues: [{ path: "id", message: "id must not contain NUL bytes" }] } } });
+  });
+});
+
+describe("errors of the database never reach a client", () => {
+  const SECRET = 'invalid byte sequence for encoding "UTF8": 0x00 at postgres://scalelab@10.1.2.3:5432';
+
+  it("REST answers 500 with a generic message and logs the real error", async () => {
+    const { rest, log } = setup({ fail: SECRET });
+    const res = await rest(new Request(`${API}/runs/abc`));
+    const text = await res.text();
+    expect(res.status).toBe(500);
+    expect(JSON.parse(text)).toEqual({ error: "internal", message: "Internal server error" });
+    expect(text).not.toContain("UTF8");
+    expect(log).toHaveBeenCalledWith(expect.stringContaining("runs.get"), expect.objectContaining({ message: SECRET }));
+  });
+
+  it("tRPC answers 500 with a generic message and no stack", async () => {
+    const { trpc } = setup({ fail: SECRET });
+    const res = await trpc(new Request(`${TRPC}/runs.get?input=${encodeURIComponent(JSON.stringify({ id: "abc" }))}`));
+    const text = await res.text();
+    expect(res.status).toBe(500);
+    expect(JSON.parse(text)).toMatchObject({ error: { message: "Internal server error", data: { code: "INTERNAL_SERVER_ERROR" } } });
+    expect(text).not.toContain("UTF8");
+    expect(text).not.toContain("10.1.2.3");
+    expect(JSON.parse(text).error.data.stack).toBeUndefined();
+  });
+
+  it("a failure outside any procedure is a generic 500 too", async () => {
+    const log = vi.fn();
+    const rest = createRestHandler({
+      router: appRouter,
+      createContext: () => {
+        throw new Error(SECRET);
+      },
+      log,
+    });
+    const res = await rest(new Request(`${API}/runs`));
+    expect(await json(res)).toEqual({ status: 500, body: { error: "internal", message: "Internal server error" } });
+    expect(log).toHaveBeenCalledOnce();
+  });
+});
+
+describe("content types", () => {
+  const body = JSON.stringify(runBody());
+
+  it.each([
+    ["text/plain", "text/plain;charset=UTF-8"],
+    ["form-urlencoded", "application/x-www-form-urlencoded"],
+    ["multipart", "multipart/form-data; boundary=xyz"],
+    ["JSON in UTF-16", "application/json; charset=utf-16"],
+  ])("a %s body is a 415", async (_, type) => {
+    const { rest, calls } = setup();
+    const { status, body: err } = await json(await rest(post(`${API}/runs`, body, { "content-type": type })));
+    expect(status).toBe(415);
+    expect(err).toMatchObject({ error: "unsupported_media_type", message: expect.stringContaining("application/json") });
+    expect(calls.created).toEqual([]);
+  });
+
+  it("a FormData body (what an HTML form posts) is a 415", async () => {
+    const { rest } = setup();
+    const form = new FormData();
+    form.set("name", "x");
+    const res = await rest(new Request(`${API}/runs`, { method: "POST", body: form }));
+    expect(res.status).toBe(415);
+  });
+
+  it("a body without a content type is a 415, and is not read as JSON", async () => {
+    const { rest, calls } = setup();
+    // (A string body would get text/plain from fetch itself: bytes carry no content type.)
+    const bytes = new TextEncoder().encode(body);
+    const declared = await json(await rest(post(`${API}/runs`, bytes, { "content-length": String(bytes.byteLength) })));
+    expect(declared.status).toBe(415);
+    expect(declared.body).toMatchObject({ error: "unsupported_media_type", message: expect.stringContaining("Missing content-type") });
+    const stream = new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode("{}")), c.close()) });
+    expect((await rest(post(`${API}/runs/abc/cancel`, stream, {}))).status).toBe(415);
+    expect(calls.created).toEqual([]);
+    expect(calls.findUnique).toEqual([]);
+  });
+
+  it("a truly empty POST needs no content type (curl -X POST …/cancel), unless a browser sends it cross-site", async () => {
+    const { rest, calls } = setup();
+    const bare = await json(await rest(post(`${API}/runs/abc/cancel`, null, {})));
+    expect(bare).toEqual({ status: 404, body: { error: "not_found", message: "run abc not found" } });
+    const declaredEmpty = await rest(post(`${API}/runs/abc/cancel`, null, { "content-length": "0" }));
+    expect(declaredEmpty.status).toBe(404);
+    const emptyJson = await rest(post(`${API}/runs/abc/cancel`, "", JSON_TYPE));
+    expect(emptyJson.status).toBe(404);
+    expect(calls.findUnique).toHaveLength(3);
+
+    const crossSite: Record<string, string>[] = [{ "sec-fetch-site": "cross-site", origin: "https://evil.example" }, { origin: "https://evil.example" }];
+    for (const headers of crossSite) {
+      const res = await json(await rest(post(`${API}/runs/abc/cancel`, null, headers)));
+      expect(res.status).toBe(415);
+      expect(res.body).toMatchObject({ error: "unsupported_media_type" });
+    }
+    expect(calls.findUnique).toHaveLength(3);
+  });
+
+  it("an empty POST to /runs is invalid input naming the required fields, not a crash", async () => {
+    const { rest } = setup();
+    const { status, body } = await json(await rest(post(`${API}/runs`, null, {})));
+    expect(status).toBe(400);
+    expect(body).toMatchObject({ error: "invalid_input", issues: expect.arrayContaining([expect.objectContaining({ path: "topology" })]) });
+  });
+});
+
+describe("body size", () => {
+  it("a Content-Length over 1 MiB is a 413 before the body is read", async () => {
+    const { rest } = setup();
+    let pulled = 0;
+    const stream = new ReadableStream<Uint8Array>({ pull: (c) => void (pulled++, c.enqueue(new Uint8Array(65_536))) });
+    const res = await rest(post(`${API}/runs`, stream, { ...JSON_TYPE, "content-length": String(MAX_BODY_BYTES + 1) }));
+    expect(await json(res)).toEqual({ status: 413, body: { error: "payload_too_large", message: `The request body must be at most ${MAX_BODY_BYTES} bytes` } });
+    expect(pulled).toBeLessThanOrEqual(1);
+  });
+
+  it("a streamed body is counted and refused once past 1 MiB", async () => {
+    const { rest } = setup();
+    let pulled = 0;
+    const stream = new ReadableStream<Uint8Array>({ pull: (c) => void (pulled++, c.enqueue(new Uint8Array(65_536).fill(0x20))) });
+    const res = await rest(post(`${API}/runs`, stream));
+    expect(res.status).toBe(413);
+    expect(pulled).toBeLessThanOrEqual(MAX_BODY_BYTES / 65_536 + 2);
+  });
+
+  it("a body of exactly 1 MiB is read", async () => {
+    const { rest } = setup();
+    const base = JSON.stringify(runBody(2));
+    const res = await rest(post(`${API}/runs`, base + " ".repeat(MAX_BODY_BYTES - base.length)));
+    expect(res.status).toBe(201);
+  });
+});
+
+describe("every error is JSON in the ZRestError shape", () => {
+  it("invalid JSON is a 400 invalid_json", async () => {
+    const { rest } = setup();
+    const res = await json(await rest(post(`${API}/runs`, '{"name": ')));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: "invalid_json", message: expect.stringContaining("not valid JSON") });
+    const latin1 = await json(await rest(post(`${API}/runs`, new Uint8Array([0x7b, 0x22, 0xe9, 0x22, 0x3a, 0x31, 0x7d]))));
+    expect(latin1).toEqual({ status: 400, body: { error: "invalid_json", message: "The request body is not valid UTF-8" } });
+  });
+
+  it("a body that is not an object is invalid input", async () => {
+    const { rest } = setup();
+    for (const body of ["[1]", '"x"', "3", "null"]) {
+      const res = await json(await rest(post(`${API}/runs/abc/cancel`, body)));
+      expect(res).toEqual({ status: 400, body: { error: "invalid_input", message: "Input validation failed", issues: [{ path: "", message: "the body must be a JSON object" }] } });
+    }
+  });
+
+  it("an unknown route is a 404", async () => {
+    const { rest } = setup();
+    for (const req of [new Request(`${API}/nope`), new Request(`${API}`), new Request(`${API}/runs/a/b/c`), post(`${API}/nope`, "{}")]) {
+      const res = await json(await rest(req));
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ error: "not_found" });
+    }
+  });
+
+  it("a method a path does not have is a 405 with Allow; OPTIONS lists the methods", async () => {
+    const { rest } = setup();
+    const del = await rest(new Request(`${API}/runs`, { method: "DELETE" }));
+    expect(del.status).toBe(405);
+    expect(del.headers.get("allow")).toBe("GET, HEAD, OPTIONS, POST");
+    expect(await del.json()).toMatchObject({ error: "method_not_allowed" });
+    const getCancel = await rest(new Request(`${API}/runs/abc/cancel`));
+    expect(getCancel.status).toBe(405);
+    expect(getCancel.headers.get("allow")).toBe("OPTIONS, POST");
+    const options = await rest(new Request(`${API}/runs/abc`, { method: "OPTIONS" }));
+    expect(options.status).toBe(204);
+    expect(options.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+  });
+
+  it("HEAD is answered like GET", async () => {
+    const { rest } = setup();
+    expect((await rest(new Request(`${API}/host`, { method: "HEAD" }))).status).toBe(200);
+  });
+});
+
+describe("the OpenAPI document", () => {
+  it("still generates, with every endpoint and the error body on error responses", () => {
+    const doc = openApiDocument();
+    expect(Object.keys(doc.paths ?? {})).toEqual(
+      expect.arrayContaining(["/compare", "/host", "/preview", "/runs", "/runs/{id}", "/runs/{id}/cancel", "/runs/{id}/samples"]),
+    );
+    expect((doc.paths!["/runs"] as { get: { parameters: unknown[] } }).get.parameters).toEqual([
+      { in: "query", name: "limit", schema: { type: "integer", minimum: 1, maximum: 500, default: 100 } },
+    ]);
+    const create = (doc.paths!["/runs"] as Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>).post!;
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(["201", "400", "413", "415"]));
+    expect(create.responses["415"]!.content!["application/json"]!.schema).toMatchObject({ properties: { error: {}, message: {}, issues: {} } });
+  });
+});

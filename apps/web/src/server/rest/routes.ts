@@ -1,0 +1,85 @@
+import type { AnyProcedure, AnyRouter } from "@trpc/server";
+import type { Meta } from "../trpc";
+
+/** A REST endpoint: a procedure with an `openapi` meta (what trpc-to-openapi documents). */
+export type Route = {
+  method: "GET" | "POST";
+  /** As written in the meta, e.g. `/runs/{id}/cancel`. */
+  template: string;
+  /** The procedure's dotted tRPC path, e.g. `runs.cancel`. */
+  procedure: string;
+  type: "query" | "mutation";
+  params: string[];
+  successStatus: number;
+  pattern: RegExp;
+};
+
+export type RouteMatch =
+  | { kind: "found"; route: Route; params: Record<string, string> }
+  | { kind: "method_not_allowed"; allow: string[] }
+  | { kind: "not_found" };
+
+const normalize = (path: string) => `/${path.replace(/^\/+|\/+$/g, "")}`;
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+function compile(template: string): { pattern: RegExp; params: string[] } {
+  const params: string[] = [];
+  const source = normalize(template)
+    .split(/(\{[^}]+\})/)
+    .map((part) => {
+      const param = /^\{([^}]+)\}$/.exec(part)?.[1];
+      if (!param) return escape(part);
+      params.push(param);
+      return "([^/]+)";
+    })
+    .join("");
+  return { pattern: new RegExp(`^${source}$`), params };
+}
+
+/** The REST routes of a router, from the `openapi` meta of its procedures (subscriptions have none). */
+export function routesOf(router: AnyRouter): Route[] {
+  const procedures = router._def.procedures as Record<string, AnyProcedure>;
+  const routes: Route[] = [];
+  for (const [path, proc] of Object.entries(procedures)) {
+    const meta = proc._def.meta as Meta | undefined;
+    const openapi = meta?.openapi;
+    if (!openapi || openapi.enabled === false) continue;
+    const type = proc._def.type;
+    if (type !== "query" && type !== "mutation") throw new Error(`${path}: only queries and mutations can be REST endpoints`);
+    if (openapi.method !== "GET" && openapi.method !== "POST") throw new Error(`${path}: REST endpoints are GET or POST, not ${openapi.method}`);
+    routes.push({
+      method: openapi.method,
+      template: openapi.path,
+      procedure: path,
+      type,
+      successStatus: meta.successStatus ?? 200,
+      ...compile(openapi.path),
+    });
+  }
+  return routes;
+}
+
+/**
+ * The route of a method and a path (below the API's base). A path that exists with other
+ * methods is `method_not_allowed` with the methods it has; HEAD is answered as GET.
+ * Path parameters are returned as they appear in the URL, still percent-encoded.
+ */
+export function matchRoute(routes: readonly Route[], method: string, path: string): RouteMatch {
+  const wanted = method === "HEAD" ? "GET" : method;
+  const at = normalize(path);
+  const allow = new Set<string>();
+  for (const route of routes) {
+    const m = route.pattern.exec(at);
+    if (!m) continue;
+    if (route.method !== wanted) {
+      allow.add(route.method);
+      continue;
+    }
+    const params: Record<string, string> = {};
+    route.params.forEach((name, i) => (params[name] = m[i + 1]!));
+    return { kind: "found", route, params };
+  }
+  if (allow.size === 0) return { kind: "not_found" };
+  if (allow.has("GET")) allow.add("HEAD");
+  return { kind: "method_not_allowed", allow: [...allow, "OPTIONS"].sort() };
+}

@@ -1,0 +1,65 @@
+import { getErrorShape, TRPCError, transformTRPCResponse, type AnyRouter } from "@trpc/server";
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
+import { MAX_BODY_BYTES, declaredLength, isJsonContentType, withBodyLimit } from "./http";
+import type { Context } from "./trpc";
+
+export const TRPC_ENDPOINT = "/api/trpc";
+
+export type TrpcHandlerOptions = {
+  router: AnyRouter;
+  createContext: () => Context | Promise<Context>;
+  endpoint?: string;
+  /** Default MAX_BODY_BYTES (1 MiB). */
+  maxBodyBytes?: number;
+  /** Where unexpected errors go (clients get a generic message, see trpc.ts). Default console.error. */
+  log?: (message: string, error: unknown) => void;
+};
+
+/** An error answered before tRPC runs, in the shape tRPC's own errors have (what the client reads). */
+function trpcError(router: AnyRouter, error: TRPCError): Response {
+  const config = router._def._config;
+  const shape = getErrorShape({ config, error, type: "unknown", path: undefined, input: undefined, ctx: undefined });
+  return Response.json(transformTRPCResponse(config, { error: shape }), { status: getHTTPStatusCodeFromError(error) });
+}
+
+/**
+ * /api/trpc with two guards in front of tRPC's fetch adapter.
+ *
+ * - A POST must be `application/json`. tRPC v11 itself refuses text/plain and a missing type
+ *   (415), but accepts multipart/form-data, which an HTML form on any site can POST without a
+ *   CORS preflight. With JSON required, a cross-site page cannot call a mutation: a browser
+ *   only sends application/json cross-site after a preflight, which this server never grants.
+ *   Mutations cannot be called with GET (tRPC answers 405 unless allowMethodOverride).
+ * - A body is at most `maxBodyBytes`: a larger Content-Length is refused unread, and a streamed
+ *   body is counted as tRPC reads it and fails with PAYLOAD_TOO_LARGE once past the limit
+ *   (what tRPC's Node adapter does with `maxBodySize`, which the fetch adapter lacks).
+ */
+export function createTrpcHandler(opts: TrpcHandlerOptions): (req: Request) => Promise<Response> {
+  const limit = opts.maxBodyBytes ?? MAX_BODY_BYTES;
+  const log = opts.log ?? ((message: string, error: unknown) => console.error(message, error));
+  const tooLarge = () => new TRPCError({ code: "PAYLOAD_TOO_LARGE", message: `The request body must be at most ${limit} bytes` });
+
+  return async (req) => {
+    if (req.method === "POST" && !isJsonContentType(req.headers.get("content-type"))) {
+      return trpcError(
+        opts.router,
+        new TRPCError({ code: "UNSUPPORTED_MEDIA_TYPE", message: "tRPC requests must be sent as content-type: application/json" }),
+      );
+    }
+    const declared = declaredLength(req);
+    if (declared !== null && declared > limit) {
+      await req.body?.cancel().catch(() => {});
+      return trpcError(opts.router, tooLarge());
+    }
+    return fetchRequestHandler({
+      endpoint: opts.endpoint ?? TRPC_ENDPOINT,
+      req: withBodyLimit(req, limit, tooLarge),
+      router: opts.router,
+      createContext: opts.createContext,
+      onError: ({ error, path }) => {
+        if (error.code === "INTERNAL_SERVER_ERROR") log(`tRPC ${path ?? "?"}:`, error.cause ?? error);
+      },
+    });
+  };
+}
