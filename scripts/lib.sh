@@ -127,22 +127,84 @@ wait_http() {
   return 1
 }
 
-# stop_pidfile FILE: stop the process group recorded in FILE, if it runs.
+# How long stop_pidfile waits, after SIGTERM, for every process of a group to exit before it
+# sends SIGKILL. The worker tears the current run's containers down on SIGTERM, which takes up
+# to ~30 s; 45 s leaves room for that plus closing its Redis and Postgres connections.
+STOP_TIMEOUT="${SCALELAB_STOP_TIMEOUT:-45}"
+
+# group_members PGID: "pid args" of each live process of process group PGID (zombies left out).
+group_members() {
+  ps -e -o pid=,pgid=,stat=,args= | awk -v g="$1" '$2 == g && $3 !~ /^Z/ { $2 = ""; $3 = ""; sub(/ +/, " "); print }'
+}
+
+# stop_pidfile FILE: stop the process group recorded in FILE (start_bg makes its process the
+# group's leader, so the pid is the group id): SIGTERM to the whole group, wait until every
+# process of the group has exited, not just the leader, up to STOP_TIMEOUT seconds, and only then
+# SIGKILL what is left. Says what it did.
 stop_pidfile() {
-  local f="$1"
-  [ -f "$f" ] || return 0
+  local f="$1" name; name="$(basename "$f" .pid)"
+  if [ ! -f "$f" ]; then log "$name: not running (no pid file)"; return 0; fi
   local pid; pid="$(cat "$f")"
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+  if ! [[ "$pid" =~ ^[0-9]+$ ]]; then log "$name: ignoring $f (no pid in it)"; rm -f "$f"; return 0; fi
+  local members; members="$(group_members "$pid")"
+  if [ -z "$members" ]; then
+    log "$name: not running (process group $pid has no process left)"
+    rm -f "$f"; return 0
+  fi
+  log "$name: SIGTERM to process group $pid ($(wc -l <<<"$members") process(es)):"
+  sed 's/^/    /' <<<"$members" >&2
+  kill -TERM -- "-$pid" 2>/dev/null || true
+  local start=$SECONDS
+  while [ -n "$(group_members "$pid")" ] && [ $((SECONDS - start)) -lt "$STOP_TIMEOUT" ]; do sleep 0.5; done
+  local left; left="$(group_members "$pid")"
+  if [ -z "$left" ]; then
+    log "$name: stopped, every process of group $pid exited within $((SECONDS - start)) s"
+  else
+    log "$name: still running after $STOP_TIMEOUT s, SIGKILL to process group $pid:"
+    sed 's/^/    /' <<<"$left" >&2
     kill -KILL -- "-$pid" 2>/dev/null || true
+    for _ in $(seq 1 20); do [ -z "$(group_members "$pid")" ] && break; sleep 0.25; done
+    [ -z "$(group_members "$pid")" ] && log "$name: killed" || log "$name: process group $pid survived SIGKILL: $(group_members "$pid")"
   fi
   rm -f "$f"
 }
 
-# start_bg NAME LOGFILE CMD...: start CMD in its own process group, record its pid.
+# start_bg NAME LOGFILE DIR CMD...: run CMD in DIR as the leader of a new session and process
+# group, and record its pid in $STATE/NAME.pid. CMD is exec'd, never wrapped (no pnpm, no shell
+# left in between), so the pid file holds the real process and its pid is the group's id.
 start_bg() {
-  local name="$1" logfile="$2"; shift 2
-  setsid nohup "$@" >"$logfile" 2>&1 < /dev/null &
-  echo $! >"$STATE/$name.pid"
+  local name="$1" logfile="$2" dir="$3"; shift 3
+  local pidfile="$STATE/$name.pid"
+  rm -f "$pidfile"
+  # bash -c writes its own pid after setsid (whether setsid had to fork or not), then execs CMD.
+  (cd "$dir" && exec setsid nohup bash -c 'echo $$ >"$0"; exec "$@"' "$pidfile" "$@") >"$logfile" 2>&1 </dev/null &
+  for _ in $(seq 1 50); do [ -s "$pidfile" ] && break; sleep 0.1; done
+  [ -s "$pidfile" ] || { log "$name did not start, see $logfile"; return 1; }
+  log "$name: started, pid $(cat "$pidfile") (log: $logfile)"
+}
+
+# start_worker NAME: the run worker on DATABASE_URL / REDIS_URL, as node itself (tsx as a loader,
+# the same command as `pnpm --filter @scalelab/worker start`).
+start_worker() {
+  start_bg "$1" "$STATE/logs/$1.log" "$ROOT/apps/worker" \
+    env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" node --import tsx src/main.ts
+}
+
+# start_web NAME PORT: the built dashboard on 127.0.0.1:PORT, as Next's own binary (it execs node).
+start_web() {
+  start_bg "$1" "$STATE/logs/$1.log" "$ROOT/apps/web" \
+    env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" PORT="$2" node_modules/.bin/next start -p "$2" -H 127.0.0.1
+}
+
+# wait_worker NAME SECONDS: until the worker's log says it started; fails (showing the log) if it
+# exits first, e.g. because another worker holds the database.
+wait_worker() {
+  local name="$1" secs="$2" pid; pid="$(cat "$STATE/$1.pid")"
+  local logfile="$STATE/logs/$name.log"
+  for _ in $(seq 1 $((secs * 2))); do
+    grep -q "worker started" "$logfile" 2>/dev/null && return 0
+    kill -0 "$pid" 2>/dev/null || { tail -30 "$logfile" >&2; log "$name exited, see $logfile"; return 1; }
+    sleep 0.5
+  done
+  tail -30 "$logfile" >&2; log "$name did not start within $secs s, see $logfile"; return 1
 }

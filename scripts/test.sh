@@ -43,10 +43,12 @@ step "integration: web services" pnpm --filter @scalelab/web test:integration $(
 e2e() {
   pnpm --filter @scalelab/web build >"$STATE/logs/e2e-web-build.log" 2>&1 || { tail -40 "$STATE/logs/e2e-web-build.log" >&2; return 1; }
   stop_pidfile "$STATE/e2e-worker.pid"; stop_pidfile "$STATE/e2e-web.pid"
-  start_bg e2e-worker "$STATE/logs/e2e-worker.log" env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" pnpm --filter @scalelab/worker start
-  start_bg e2e-web "$STATE/logs/e2e-web.log" env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" PORT="$E2E_PORT" pnpm --filter @scalelab/web start -p "$E2E_PORT" -H 127.0.0.1
+  start_worker e2e-worker || return 1
+  start_web e2e-web "$E2E_PORT" || { stop_pidfile "$STATE/e2e-worker.pid"; return 1; }
   local rc=0
-  if wait_http "http://127.0.0.1:$E2E_PORT/api/v1/runs" 90; then
+  if ! wait_worker e2e-worker 60; then
+    rc=1
+  elif wait_http "http://127.0.0.1:$E2E_PORT/api/v1/runs" 90; then
     SCALELAB_WEB_URL="http://127.0.0.1:$E2E_PORT" PLAYWRIGHT_JSON_OUTPUT_NAME="$RESULTS/e2e.playwright.json" \
       pnpm --filter @scalelab/web test:e2e --reporter=list,json || rc=1
   else

@@ -11,11 +11,13 @@ build_lab_images
 log "building the dashboard (next build)"
 pnpm --filter @scalelab/web build >"$STATE/logs/web-build.log" 2>&1 || { tail -40 "$STATE/logs/web-build.log" >&2; die "next build failed, see $STATE/logs/web-build.log"; }
 
+# A previous instance is stopped first (its worker may take up to STOP_TIMEOUT s to tear a run
+# down). The worker refuses to start while another worker holds this database.
 stop_pidfile "$STATE/worker.pid"; stop_pidfile "$STATE/web.pid"
-start_bg worker "$STATE/logs/worker.log" env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" pnpm --filter @scalelab/worker start
-start_bg web "$STATE/logs/web.log" env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" PORT="$PORT" pnpm --filter @scalelab/web start -p "$PORT" -H 127.0.0.1
+start_worker worker
+start_web web "$PORT"
+wait_worker worker 60 || { stop_pidfile "$STATE/web.pid"; die "the worker did not start, see $STATE/logs/worker.log"; }
 wait_http "http://127.0.0.1:$PORT/api/v1/runs" 90 || { tail -30 "$STATE/logs/web.log" >&2; die "the dashboard did not answer on :$PORT, see $STATE/logs/web.log"; }
-sleep 1
 kill -0 "$(cat "$STATE/worker.pid")" 2>/dev/null || { tail -30 "$STATE/logs/worker.log" >&2; die "the worker exited, see $STATE/logs/worker.log"; }
 
 cat <<MSG
