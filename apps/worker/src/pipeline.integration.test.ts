@@ -1,17 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { createDb, type Db } from "@scalelab/db";
-import { migrate } from "@scalelab/db/migrate";
-import { ensureLabImages } from "@scalelab/images";
-import { LABELS, runLabels } from "@scalelab/scenarios/plan";
-import { isTerminal, ZRunCreate, ZRunSummary, type TRunCreateInput, type TRunStatus } from "@scalelab/scenarios/schemas";
-import { Queue } from "bullmq";
+import type { Db } from "@scalelab/db";
+import { CORE_LAB_IMAGES, ensureImages } from "@scalelab/images";
+import { LABELS, runLabels, type LabImage } from "@scalelab/scenarios/plan";
+import { ZRunCreate, ZRunSummary, type TRunCreateInput } from "@scalelab/scenarios/schemas";
+import type { Queue } from "bullmq";
 import Docker from "dockerode";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { instanceId, parseEnv } from "./env";
 import { createLogger } from "./log";
 import type { PrepareImages } from "./pipeline/context";
-import { cancelChannel, RUN_QUEUE, runChannel } from "@scalelab/scenarios/channels";
+import { cancelChannel, runChannel } from "@scalelab/scenarios/channels";
+import { openLab, waitFor, type Lab } from "./testing/lab";
 import { start, type WorkerHandle } from "./worker";
 
 /*
@@ -25,50 +25,17 @@ let redis: Redis;
 let queue: Queue;
 let worker: WorkerHandle | undefined;
 /** When set, replicas of the next runs use this image instead of the testbed. */
-let testbedOverride: ((images: { k6: string }) => string) | undefined;
+let testbedOverride: ((images: Partial<Record<LabImage, string>>) => string) | undefined;
 
-const prepareImages: PrepareImages = async (d, opts) => {
-  const images = await ensureLabImages(d, opts);
+const prepareImages: PrepareImages = async (d, names, opts) => {
+  const images = await ensureImages(d, names, opts);
   return testbedOverride ? { ...images, testbed: testbedOverride(images) } : images;
 };
 
-async function reach(what: string, check: () => Promise<unknown>) {
-  try {
-    await check();
-  } catch (err) {
-    throw new Error(`integration tests need ${what}: ${(err as Error).message}`);
-  }
-}
-
-async function createRun(body: TRunCreateInput, opts: { enqueue?: boolean; status?: string } = {}): Promise<string> {
-  const id = randomUUID();
-  const run = ZRunCreate.parse(body);
-  await db.run.create({ data: { id, name: run.name, topology: run.topology, workload: run.workload, status: opts.status ?? "queued" } });
-  if (opts.enqueue !== false) await queue.add("run", { runId: id }, { jobId: id });
-  return id;
-}
-
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-const finished = (id: string, timeoutMs = 240_000) =>
-  waitFor(`run ${id} to finish`, timeoutMs, async () => {
-    const run = await db.run.findUniqueOrThrow({ where: { id } });
-    return isTerminal(run.status as TRunStatus) ? run : undefined;
-  });
-
-async function leftovers(runId: string): Promise<string[]> {
-  const filters = { label: [`${LABELS.run}=${runId}`] };
-  const [containers, networks] = await Promise.all([docker.listContainers({ all: true, filters }), docker.listNetworks({ filters })]);
-  return [...containers.map((c) => `container ${c.Names[0]}`), ...networks.map((n) => `network ${n.Name}`)];
-}
+let lab: Lab;
+const createRun = (body: TRunCreateInput, opts?: { enqueue?: boolean; status?: string }) => lab.createRun(body, opts);
+const finished = (id: string, timeoutMs?: number) => lab.finished(id, timeoutMs);
+const leftovers = (runId: string) => lab.leftovers(runId);
 
 const twoReplicas = (durationSeconds: number): TRunCreateInput => ({
   name: "integration: 2 replicas",
@@ -80,14 +47,10 @@ const twoReplicas = (durationSeconds: number): TRunCreateInput => ({
 const orphanId = randomUUID();
 
 beforeAll(async () => {
-  await reach(`Docker at ${env.SCALELAB_DOCKER_SOCKET}`, () => docker.ping());
-  await reach(`Postgres at DATABASE_URL`, () => migrate(env.DATABASE_URL));
-  redis = new Redis(env.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  await reach("Redis at REDIS_URL", () => redis.connect());
-  db = createDb(env.DATABASE_URL);
-  queue = new Queue(RUN_QUEUE, { connection: redis.duplicate({ lazyConnect: false, maxRetriesPerRequest: 20 }) });
+  lab = await openLab(env, docker);
+  ({ db, redis, queue } = lab);
   // Build (or find) the images first so the tests' own timeouts measure runs, not a cold build.
-  const images = await ensureLabImages(docker);
+  const images = await ensureImages(docker, CORE_LAB_IMAGES);
 
   // What `kill -9` of a worker mid-run leaves: a run marked running, samples so far, a live
   // replica on the run's network.
@@ -112,9 +75,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.close();
-  await queue?.close();
-  redis?.disconnect();
-  await db?.$disconnect();
+  await lab?.close();
 });
 
 describe("worker start-up", () => {
@@ -173,7 +134,7 @@ describe("run pipeline", () => {
     for (const step of ["preparing_images", "provisioning", "waiting_healthy", "warmup", "running", "collecting", "tearing_down"]) {
       expect(steps).toContainEqual(expect.stringMatching(new RegExp(`^${step} took`)));
     }
-    expect(new Set(messages.map((m) => m.type))).toEqual(new Set(["status", "event", "sample", "containers"]));
+    expect(new Set(messages.map((m) => m.type))).toEqual(new Set(["status", "event", "sample", "containers", "figures"]));
     expect(messages.filter((m) => m.type === "status").at(-1)).toMatchObject({ status: "succeeded" });
     expect(await leftovers(id)).toEqual([]);
   });
@@ -193,11 +154,11 @@ describe("run pipeline", () => {
 
   it("fails a run whose replica exits, with its exit code and output, and leaves nothing", async () => {
     // k6 without arguments prints its usage and exits: a replica that starts and dies at once.
-    testbedOverride = (images) => images.k6;
+    testbedOverride = (images) => images.k6!;
     try {
       const run = await finished(await createRun(twoReplicas(5)));
       expect(run.status).toBe("failed");
-      expect(run.step).toBe("waiting_healthy");
+      expect(run.step).toBe("provisioning");
       expect(run.error).toMatch(/replica app-\d \(sl-\w+-app-\d\) exited with code \d+/);
       expect(run.error).toMatch(/last output:\n[\s\S]*k6/);
       expect(await leftovers(run.id)).toEqual([]);

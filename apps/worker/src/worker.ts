@@ -1,5 +1,5 @@
 import { createDb, type Db } from "@scalelab/db";
-import { ensureLabImages } from "@scalelab/images";
+import { ensureImages } from "@scalelab/images";
 import { Worker } from "bullmq";
 import Docker from "dockerode";
 import type { Redis } from "ioredis";
@@ -8,17 +8,20 @@ import type { JobDefinition } from "./jobs/define";
 import { runJob } from "./jobs/run";
 import { createLogger, errorMessage, type Logger } from "./log";
 import { DEFAULT_TIMEOUTS, type PipelineDeps, type PrepareImages, type Timeouts } from "./pipeline/context";
+import { withDeadlines } from "./provisioner/deadlines";
 import { DockerProvisioner } from "./provisioner/docker";
 import { HOST_KEY, RUN_QUEUE, runChannel } from "@scalelab/scenarios/channels";
+import { encodeChannelMessage } from "@scalelab/scenarios/messages";
 import { connect, producerConnection, subscriberConnection, workerConnection } from "./redis";
 import { sweep } from "./sweeper";
+import { acquireWorkerLock, stopWhenLost } from "./single-instance";
 
 export type WorkerHandle = { close(): Promise<void> };
 
 export type StartOptions = {
   env: Env;
   log?: Logger;
-  /** Replaces `ensureLabImages` (tests use it to run a broken image). */
+  /** Replaces `ensureImages` (tests use it to run a broken image). */
   prepareImages?: PrepareImages;
   timeouts?: Partial<Timeouts>;
   sweepIntervalMs?: number;
@@ -32,11 +35,14 @@ export type StartOptions = {
 export async function start(opts: StartOptions): Promise<WorkerHandle> {
   const { env } = opts;
   const log = opts.log ?? createLogger();
+  // One worker per database: throws, naming the holder, while another worker runs (single-instance.ts).
+  const lock = await acquireWorkerLock(env.DATABASE_URL);
   const db = createDb(env.DATABASE_URL);
   const pub = producerConnection(env.REDIS_URL);
   const sub = subscriberConnection(env.REDIS_URL);
   const docker = new Docker({ socketPath: env.SCALELAB_DOCKER_SOCKET });
-  const provisioner = new DockerProvisioner(docker);
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+  const provisioner = withDeadlines(new DockerProvisioner(docker), timeouts.dockerCallMs);
   const instance = instanceId(env);
   for (const [name, conn] of [["publisher", pub], ["subscriber", sub]] as const) {
     conn.on("error", (err) => log.warn(`redis ${name}: ${errorMessage(err)}`));
@@ -45,6 +51,7 @@ export async function start(opts: StartOptions): Promise<WorkerHandle> {
     pub.disconnect();
     sub.disconnect();
     await db.$disconnect();
+    await lock.release();
   };
 
   let current: string | undefined;
@@ -69,9 +76,9 @@ export async function start(opts: StartOptions): Promise<WorkerHandle> {
     docker,
     provisioner,
     instance,
-    prepareImages: opts.prepareImages ?? ensureLabImages,
+    prepareImages: opts.prepareImages ?? ensureImages,
     log,
-    timeouts: { ...DEFAULT_TIMEOUTS, ...opts.timeouts },
+    timeouts,
   };
   const jobs = new Map<string, JobDefinition>([runJob(deps)].map((j) => [j.name, j]));
   const shutdown = new AbortController();
@@ -101,7 +108,7 @@ export async function start(opts: StartOptions): Promise<WorkerHandle> {
   log.info("worker started", { queue: RUN_QUEUE, instance });
 
   let closing: Promise<void> | undefined;
-  return {
+  const handle: WorkerHandle = {
     close: () =>
       (closing ??= (async () => {
         clearInterval(sweeper);
@@ -113,6 +120,9 @@ export async function start(opts: StartOptions): Promise<WorkerHandle> {
         log.info("worker stopped");
       })()),
   };
+  // Losing the lock (its connection dropped) stops the worker and exits non-zero.
+  stopWhenLost(lock, log, () => handle.close());
+  return handle;
 }
 
 async function reach(what: string, check: () => Promise<unknown>): Promise<void> {
@@ -133,7 +143,7 @@ async function markInterrupted(db: Db, pub: Redis, log: Logger): Promise<void> {
     const error = `interrupted: ${detail} (killed or crashed); the samples recorded so far are kept`;
     await db.run.update({ where: { id: run.id }, data: { status: "interrupted", stepDetail: detail, error, finishedAt: new Date() } });
     await db.runEvent.create({ data: { runId: run.id, step: run.step, level: "warn", message: `interrupted: ${detail}` } });
-    await pub.publish(runChannel(run.id), JSON.stringify({ type: "status", status: "interrupted", step: run.step, stepDetail: detail, error }));
+    await pub.publish(runChannel(run.id), encodeChannelMessage({ type: "status", status: "interrupted", step: run.step, stepDetail: detail, error }));
     log.warn("marked interrupted", { runId: run.id, step: run.step });
   }
 }

@@ -17,6 +17,8 @@ export type CompareFigure = {
   value: (s: TRunSummary) => number | null;
 };
 
+const ROLE_NAMES = { logs: "Logs service", consumer: "Consumer", kafka: "Broker", db: "Store" } as const;
+
 export const COMPARE_FIGURES: readonly CompareFigure[] = [
   { key: "requests", label: "Requests", unit: "", better: "higher", value: (s) => s.requests },
   { key: "rps", label: "Throughput", unit: "req/s", better: "higher", value: (s) => s.rps },
@@ -51,6 +53,22 @@ export const COMPARE_FIGURES: readonly CompareFigure[] = [
     value: (s) => s.containers?.app?.throttledPerSecond ?? null,
   },
   { key: "lb.cpu", label: "Balancer CPU (median, % of one core)", unit: "%", better: "none", value: (s) => s.containers?.lb?.medianCpuPct ?? null },
+  { key: "pool.maxBusy", label: "Busy workers (max)", unit: "", better: "none", value: (s) => s.pool?.maxBusy ?? null },
+  { key: "pool.maxQueued", label: "Queued requests (max)", unit: "", better: "lower", value: (s) => s.pool?.maxQueued ?? null },
+  { key: "pool.rejected", label: "Rejected (queue full)", unit: "", better: "lower", value: (s) => s.pool?.rejected ?? null },
+  { key: "broker.produced", label: "Events produced", unit: "", better: "none", value: (s) => s.broker?.produced ?? null },
+  { key: "broker.consumed", label: "Events consumed", unit: "", better: "none", value: (s) => s.broker?.consumed ?? null },
+  { key: "broker.maxLag", label: "Consumer lag (max)", unit: "", better: "lower", value: (s) => s.broker?.maxLag ?? null },
+  { key: "broker.lagAtEnd", label: "Consumer lag at the end of the load", unit: "", better: "lower", value: (s) => s.broker?.lagAtEnd ?? null },
+  ...(["logs", "consumer", "kafka", "db"] as const).map(
+    (role): CompareFigure => ({
+      key: `${role}.cpu`,
+      label: `${ROLE_NAMES[role]} CPU (median, % of one core)`,
+      unit: "%",
+      better: "none",
+      value: (s) => s.containers?.[role]?.medianCpuPct ?? null,
+    }),
+  ),
 ];
 
 export type Verdict = "baseline" | "better" | "worse" | "same" | "unknown" | "neutral";
@@ -126,6 +144,30 @@ const SETUP_FIELDS: { key: string; label: string; show: (s: Setup) => string }[]
   { key: "memoryMb", label: "Memory per replica", show: (s) => `${s.topology.service.memoryMb} MB` },
   { key: "threads", label: "Threads", show: (s) => (s.topology.service.threads === undefined ? "per CPU" : String(s.topology.service.threads)) },
   { key: "balancer", label: "Balancer", show: (s) => `${s.topology.balancer.kind} ${s.topology.balancer.algorithm}` },
+  { key: "workerPool", label: "Worker pool", show: (s) => (s.topology.service.workerPool ? `${s.topology.service.workerPool} (queue ${s.topology.service.queueLimit || "unbounded"})` : "unbounded") },
+  {
+    key: "logging",
+    label: "Logging",
+    show: (s) => (s.topology.service.logging === "none" ? "none" : `${s.topology.service.logging}, flush ${s.topology.service.logFlushMs} ms`),
+  },
+  {
+    key: "downstream",
+    label: "Downstream",
+    show: ({ topology: { downstream: d } }) =>
+      d.mode === "none" ? "none" : `${d.mode}, ${d.replicas} × ${d.cpus ?? "unlimited"} CPU, ${d.cpuIterations} iterations`,
+  },
+  {
+    key: "broker",
+    label: "Broker",
+    show: ({ topology: t }) =>
+      t.downstream.mode === "async" ? `kafka, ${t.broker?.cpus ?? "unlimited"} CPU, ${t.broker?.memoryMb ?? 512} MB` : "none",
+  },
+  {
+    key: "storage",
+    label: "Store",
+    show: ({ topology: { storage: s } }) =>
+      s.kind === "none" ? "none" : `${s.kind}, ${s.cpus ?? "unlimited"} CPU, ${s.memoryMb} MB, pool ${s.poolSize}`,
+  },
   { key: "endpoint", label: "Endpoint", show: (s) => s.workload.endpoint },
   {
     key: "load",

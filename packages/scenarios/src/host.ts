@@ -10,25 +10,35 @@ const MB = 1024 * 1024;
  */
 export function validateAgainstHost(run: TRunCreate, host: Pick<THostFacts, "cpus" | "memoryBytes">): FieldIssue[] {
   const issues: FieldIssue[] = [];
-  const { service, balancer } = run.topology;
+  const { service, balancer, downstream, broker, storage } = run.topology;
   const cpuRange = `0.05 and ${host.cpus} (this host has ${host.cpus} CPUs)`;
-  if (service.cpus !== undefined && service.cpus > host.cpus) {
-    issues.push({ path: "topology.service.cpus", message: `service.cpus must be between ${cpuRange}` });
-  }
-  if (balancer.cpus !== undefined && balancer.cpus > host.cpus) {
-    issues.push({ path: "topology.balancer.cpus", message: `balancer.cpus must be between ${cpuRange}` });
+  const cpuLimits: [string, string, number | undefined][] = [
+    ["topology.service.cpus", "service.cpus", service.cpus],
+    ["topology.balancer.cpus", "balancer.cpus", balancer.cpus],
+    ["topology.downstream.cpus", "downstream.cpus", downstream.mode === "none" ? undefined : downstream.cpus],
+    ["topology.broker.cpus", "broker.cpus", broker?.cpus],
+    ["topology.storage.cpus", "storage.cpus", storage.kind === "none" ? undefined : storage.cpus],
+  ];
+  for (const [path, field, cpus] of cpuLimits) {
+    if (cpus !== undefined && cpus > host.cpus) issues.push({ path, message: `${field} must be between ${cpuRange}` });
   }
   if (run.workload.loadgenCpus > host.cpus) {
     issues.push({ path: "workload.loadgenCpus", message: `workload.loadgenCpus must be between 0.1 and ${host.cpus} (this host has ${host.cpus} CPUs)` });
   }
+
   const hostMb = Math.floor(host.memoryBytes / MB);
   // Leave a quarter of the host for the control plane, the balancer and the load generator.
   const budgetMb = Math.floor(hostMb * 0.75);
-  const perReplicaMax = Math.max(32, Math.floor(budgetMb / service.replicas));
-  if (service.memoryMb * service.replicas > budgetMb) {
+  const others =
+    (downstream.mode === "none" ? 0 : downstream.replicas * downstream.memoryMb) +
+    (downstream.mode === "async" ? (broker?.memoryMb ?? 512) : 0) +
+    (storage.kind === "none" ? 0 : storage.memoryMb);
+  const perReplicaMax = Math.max(32, Math.floor((budgetMb - others) / service.replicas));
+  if (service.memoryMb * service.replicas + others > budgetMb) {
+    const what = others > 0 ? ` (the other components take ${others} MB)` : "";
     issues.push({
       path: "topology.service.memoryMb",
-      message: `service.memoryMb must be between 32 and ${perReplicaMax} for ${service.replicas} replica(s) (this host has ${hostMb} MB; replicas may use at most ${budgetMb} MB together)`,
+      message: `service.memoryMb must be between 32 and ${perReplicaMax} for ${service.replicas} replica(s)${what} (this host has ${hostMb} MB; the run's containers may use at most ${budgetMb} MB together)`,
     });
   }
   return issues;

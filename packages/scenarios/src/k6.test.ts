@@ -41,7 +41,7 @@ describe("renderK6Script", () => {
   const script = renderK6Script(workload({ endpoint: "cpu", vus: 4, durationSeconds: 20, requestTimeoutMs: 1500 }));
 
   it("targets the balancer at the endpoint's fixed path with the request timeout", () => {
-    expect(script).toContain('http.get("http://lb:8080/cpu", {"timeout":"1500ms"})');
+    expect(script).toContain('http.request("GET", "http://lb:8080/cpu", null, {"timeout":"1500ms"})');
   });
 
   it("counts hits per backend from X-Backend", () => {

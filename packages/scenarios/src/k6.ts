@@ -4,6 +4,16 @@ import { LIMITS, type TWorkload } from "./schemas";
 export const ENDPOINT_PATHS: Record<TWorkload["endpoint"], string> = {
   hostname: "/hostname",
   cpu: "/cpu",
+  products: "/products",
+  activity: "/activity",
+};
+
+/** `activity` writes a row, so it is a POST; the others read. */
+export const ENDPOINT_METHODS: Record<TWorkload["endpoint"], "GET" | "POST"> = {
+  hostname: "GET",
+  cpu: "GET",
+  products: "GET",
+  activity: "POST",
 };
 
 /** The balancer, by its network alias on the run network. */
@@ -78,7 +88,7 @@ const backendHits = new Counter(${JSON.stringify(BACKEND_HITS_METRIC)});
 export const options = ${JSON.stringify(options, null, 2)};
 
 export default function () {
-  const res = http.get(${JSON.stringify(url)}, ${JSON.stringify(params)});
+  const res = http.request(${JSON.stringify(ENDPOINT_METHODS[w.endpoint])}, ${JSON.stringify(url)}, null, ${JSON.stringify(params)});
   const backend = res.headers["X-Backend"];
   if (backend) backendHits.add(1, { ${BACKEND_TAG}: String(backend) });
 }

@@ -2,6 +2,7 @@ import type { TBalancer } from "./schemas";
 
 export const APP_PORT = 8080;
 export const LB_PORT = 8080;
+export const NGINX_CONF_PATH = "/etc/nginx/nginx.conf";
 
 export type NginxConfInput = {
   algorithm: TBalancer["algorithm"];

@@ -1,54 +1,70 @@
 import { describe, expect, it } from "vitest";
-import { buildPlan, K6_SCRIPT_PATH, NGINX_CONF_PATH, type PlanInput } from "./plan";
+import { buildPlan, K6_SCRIPT_PATH, NGINX_CONF_PATH, previewFiles, requiredImages, tiers, type PlanInput } from "./plan";
 import { ZRunCreate, type TRunCreateInput } from "./schemas";
 
-const images = { testbed: "scalelab/testbed:aaa", nginx: "scalelab/nginx:bbb", k6: "scalelab/k6:ccc" };
+const images = {
+  testbed: "scalelab/testbed:aaa",
+  nginx: "scalelab/nginx:bbb",
+  k6: "scalelab/k6:ccc",
+  kafka: "scalelab/kafka:ddd",
+  cassandra: "scalelab/cassandra:eee",
+  postgres: "scalelab/postgres:fff",
+};
 const runId = "cm3x9k2abc0001";
 const plan = (run: TRunCreateInput, id = runId) => buildPlan({ runId: id, run: ZRunCreate.parse(run), images } satisfies PlanInput);
+const byRole = (p: ReturnType<typeof plan>, role: string) => p.containers.filter((c) => c.role === role);
 
 describe("buildPlan", () => {
   const p = plan({
     topology: { balancer: { algorithm: "least_conn", cpus: 0.5 }, service: { replicas: 3, cpus: 0.2, memoryMb: 128, threads: 1 } },
     workload: { endpoint: "cpu", vus: 3, durationSeconds: 5, loadgenCpus: 1 },
   });
+  const apps = byRole(p, "app");
+  const lb = byRole(p, "lb")[0]!;
 
   it("puts every container of the run on its own labelled network", () => {
     expect(p.network).toEqual({ name: `sl-run-${runId}`, labels: { "scalelab.managed": "true", "scalelab.run": runId } });
-    for (const c of [...p.apps, p.lb, p.loadgen]) {
+    for (const c of [...p.containers, p.loadgen]) {
       expect(c.labels).toEqual({ "scalelab.managed": "true", "scalelab.run": runId, "scalelab.role": c.role });
       expect(c.name).toMatch(/^sl-cm3x9k2a-(app|lb|loadgen)-\d+$/);
     }
   });
 
   it("labels the objects with the control plane's instance when given", () => {
-    const q = buildPlan({ runId, instance: "a1b2c3", run: ZRunCreate.parse({ topology: { service: {} }, workload: { endpoint: "hostname", vus: 1 } }), images });
-    for (const labels of [q.network.labels, q.lb.labels, q.apps[0]!.labels]) expect(labels["scalelab.instance"]).toBe("a1b2c3");
-    expect(() => buildPlan({ runId, instance: "No Spaces", run: ZRunCreate.parse({ topology: { service: {} }, workload: { endpoint: "hostname", vus: 1 } }), images })).toThrow(/instance/);
+    const run = ZRunCreate.parse({ topology: { service: {} }, workload: { endpoint: "hostname", vus: 1 } });
+    const q = buildPlan({ runId, instance: "a1b2c3", run, images });
+    for (const c of [q.network, ...q.containers, q.loadgen]) expect(c.labels["scalelab.instance"]).toBe("a1b2c3");
+    expect(() => buildPlan({ runId, instance: "No Spaces", run, images })).toThrow(/instance/);
   });
 
-  it("plans replicas with CPU and memory limits and reachable names", () => {
-    expect(p.apps.map((a) => [a.name, a.hostname, a.aliases])).toEqual([
+  it("plans replicas with CPU and memory limits, reachable names, a health probe and a stats endpoint", () => {
+    expect(apps.map((a) => [a.name, a.hostname, a.aliases])).toEqual([
       ["sl-cm3x9k2a-app-0", "app-0", ["app-0"]],
       ["sl-cm3x9k2a-app-1", "app-1", ["app-1"]],
       ["sl-cm3x9k2a-app-2", "app-2", ["app-2"]],
     ]);
-    expect(p.apps[0]).toMatchObject({
+    expect(apps[0]).toMatchObject({
       role: "app",
+      component: "service",
       image: images.testbed,
+      cpus: 0.2,
       nanoCpus: 200_000_000,
       memoryBytes: 128 * 1024 * 1024,
-      env: { TESTBED_PORT: "8080", TESTBED_THREADS: "1", TESTBED_CPU_ITERATIONS: "1000" },
+      env: { TESTBED_ROLE: "service", TESTBED_PORT: "8080", TESTBED_THREADS: "1", TESTBED_CPU_ITERATIONS: "1000", TESTBED_DOWNSTREAM: "none", TESTBED_STORAGE: "none" },
+      ready: [{ kind: "http", port: 8080, path: "/health" }],
+      stats: { port: 8080, path: "/stats" },
     });
     expect(p.backends).toEqual(["app-0", "app-1", "app-2"]);
   });
 
-  it("gives the balancer its config file and alias", () => {
-    expect(p.lb).toMatchObject({ role: "lb", image: images.nginx, aliases: ["lb"], nanoCpus: 500_000_000 });
-    expect(p.lb.memoryBytes).toBeUndefined();
-    expect(p.lb.files).toHaveLength(1);
-    expect(p.lb.files[0]!.path).toBe(NGINX_CONF_PATH);
-    expect(p.lb.files[0]!.content).toContain("least_conn;");
-    expect(p.lb.files[0]!.content).toContain("server app-2:8080");
+  it("starts the balancer after the replicas and waits until every replica answers through it", () => {
+    expect(lb).toMatchObject({ role: "lb", image: images.nginx, aliases: ["lb"], nanoCpus: 500_000_000 });
+    expect(lb.memoryBytes).toBeUndefined();
+    expect(lb.files.map((f) => f.path)).toEqual([NGINX_CONF_PATH]);
+    expect(lb.files[0]!.content).toContain("least_conn;");
+    expect(lb.files[0]!.content).toContain("server app-2:8080");
+    expect(lb.ready).toEqual([{ kind: "backends", port: 8080, path: "/health", backends: ["app-0", "app-1", "app-2"] }]);
+    expect(tiers(p).map((t) => t.map((c) => c.role))).toEqual([["app", "app", "app"], ["lb"]]);
   });
 
   it("runs k6 with its CPU limit, the script and the web dashboard", () => {
@@ -61,9 +77,19 @@ describe("buildPlan", () => {
 
   it("leaves CPU unlimited and the thread count to the runtime when not given", () => {
     const q = plan({ topology: { service: { replicas: 1 } }, workload: { endpoint: "hostname", vus: 1 } });
-    expect(q.apps[0]!.nanoCpus).toBeUndefined();
-    expect(q.apps[0]!.env.TESTBED_THREADS).toBeUndefined();
-    expect(q.lb.nanoCpus).toBeUndefined();
+    expect(byRole(q, "app")[0]!.nanoCpus).toBeUndefined();
+    expect(byRole(q, "app")[0]!.env.TESTBED_THREADS).toBeUndefined();
+    expect(byRole(q, "lb")[0]!.nanoCpus).toBeUndefined();
+  });
+
+  it("passes the runtime model to every replica", () => {
+    const q = plan({
+      topology: { service: { replicas: 2, workerPool: 16, queueLimit: 100, logging: "blocking", logFlushMs: 20 } },
+      workload: { endpoint: "hostname", vus: 200 },
+    });
+    for (const a of byRole(q, "app")) {
+      expect(a.env).toMatchObject({ TESTBED_WORKER_POOL: "16", TESTBED_QUEUE_LIMIT: "100", TESTBED_LOGGING: "blocking", TESTBED_LOG_FLUSH_MS: "20" });
+    }
   });
 
   it.each(["short", "UPPERCASE1", "has space 1", "ends-with-", "-starts", "a/b/c/d/e", "x".repeat(65)])("rejects run id %j", (id) => {
@@ -74,5 +100,95 @@ describe("buildPlan", () => {
     expect(plan({ topology: { service: {} }, workload: { endpoint: "hostname", vus: 1 } }, "0b7c3f9e-2a41-4c55-9d0e-8f1a2b3c4d5e").network.name).toBe(
       "sl-run-0b7c3f9e-2a41-4c55-9d0e-8f1a2b3c4d5e",
     );
+  });
+
+  it("fails clearly when an image it needs was not given", () => {
+    const run = ZRunCreate.parse({ topology: { service: {}, storage: { kind: "postgres" } }, workload: { endpoint: "products", vus: 1 } });
+    expect(() => buildPlan({ runId, run, images: { testbed: "t", nginx: "n", k6: "k" } })).toThrow(/no image given for postgres/);
+  });
+});
+
+describe("async downstream through Kafka", () => {
+  const p = plan({
+    topology: {
+      service: { replicas: 1, cpus: 0.2 },
+      downstream: { mode: "async", replicas: 2, cpus: 0.2, cpuIterations: 1000 },
+      broker: { kind: "kafka", cpus: 1, memoryMb: 512 },
+    },
+    workload: { endpoint: "cpu", vus: 1, durationSeconds: 20 },
+  });
+
+  it("starts the broker first, then the service and the consumers, then the balancer", () => {
+    expect(tiers(p).map((t) => t.map((c) => c.role))).toEqual([["kafka"], ["app", "consumer", "consumer"], ["lb"]]);
+  });
+
+  it("sizes the broker's heap from its memory and partitions the topic per consumer", () => {
+    const kafka = byRole(p, "kafka")[0]!;
+    expect(kafka).toMatchObject({ hostname: "kafka", image: images.kafka, nanoCpus: 1e9, memoryBytes: 512 * 1024 * 1024, env: { KAFKA_HEAP_MB: "256" } });
+    const props = kafka.files[0]!.content;
+    expect(props).toContain("num.partitions=2");
+    expect(props).toContain("advertised.listeners=INTERNAL://kafka:29092");
+    expect(kafka.ready.map((r) => r.kind)).toEqual(["log", "tcp"]);
+  });
+
+  it("points the service and the consumers at the topic", () => {
+    expect(byRole(p, "app")[0]!.env).toMatchObject({ TESTBED_DOWNSTREAM: "async", TESTBED_KAFKA_BROKERS: "kafka:29092", TESTBED_KAFKA_PARTITIONS: "2" });
+    for (const c of byRole(p, "consumer")) {
+      expect(c.env).toMatchObject({ TESTBED_ROLE: "consumer", TESTBED_DOWNSTREAM_CPU_ITERATIONS: "1000", TESTBED_KAFKA_TOPIC: "events" });
+      expect(c.stats).toBeDefined();
+    }
+  });
+
+  it("needs the kafka image only for async work", () => {
+    expect(requiredImages(ZRunCreate.parse({ topology: { service: {} }, workload: { endpoint: "cpu", vus: 1 } })).sort()).toEqual(["k6", "nginx", "testbed"]);
+    expect(requiredImages(ZRunCreate.parse({ topology: { service: {}, downstream: { mode: "async" } }, workload: { endpoint: "cpu", vus: 1 } }))).toContain("kafka");
+  });
+});
+
+describe("sync downstream", () => {
+  it("plans logs replicas behind one shared alias and no broker", () => {
+    const p = plan({ topology: { service: {}, downstream: { mode: "sync", replicas: 2 } }, workload: { endpoint: "cpu", vus: 1 } });
+    expect(byRole(p, "kafka")).toEqual([]);
+    expect(byRole(p, "logs").map((c) => c.aliases)).toEqual([["logs-0", "logs"], ["logs-1", "logs"]]);
+    expect(byRole(p, "app")[0]!.env).toMatchObject({ TESTBED_DOWNSTREAM: "sync", TESTBED_LOGS_URL: "http://logs:8080/events" });
+  });
+});
+
+describe("storage", () => {
+  it("gives Postgres a schema, a seed and enough connections for every replica's pool", () => {
+    const p = plan({
+      topology: { service: { replicas: 2 }, storage: { kind: "postgres", cpus: 1, memoryMb: 2048, poolSize: 12, products: 250 } },
+      workload: { endpoint: "activity", vus: 12 },
+    });
+    const db = byRole(p, "db")[0]!;
+    expect(db).toMatchObject({ image: images.postgres, hostname: "db", tier: 0, cmd: ["postgres", "-c", "max_connections=34"] });
+    const probe = db.ready[0]!;
+    expect(probe).toMatchObject({ kind: "query", engine: "postgres", port: 5432, check: "SELECT count(*) AS n FROM products" });
+    expect(probe.kind === "query" && probe.setup.join("\n")).toContain("generate_series(1, 250)");
+    expect(byRole(p, "app")[0]!.env).toMatchObject({ TESTBED_STORAGE: "postgres", TESTBED_DB_HOST: "db", TESTBED_DB_POOL: "12" });
+    expect(p.loadgen.files[0]!.content).toContain('http.request("POST", "http://lb:8080/activity"');
+  });
+
+  it("gives Cassandra its yaml, a keyspace with replication factor 1 and a row-by-row seed", () => {
+    const p = plan({
+      topology: { service: {}, storage: { kind: "cassandra", memoryMb: 2048, poolSize: 4 } },
+      workload: { endpoint: "products", vus: 1 },
+    });
+    const db = byRole(p, "db")[0]!;
+    expect(db).toMatchObject({ image: images.cassandra, hostname: "db", env: { CASSANDRA_HEAP_MB: "1024" } });
+    expect(db.files.find((f) => f.path.endsWith("cassandra.yaml"))!.content).toContain('seeds: "db:7000"');
+    const query = db.ready.find((r) => r.kind === "query");
+    expect(query).toMatchObject({ engine: "cassandra", seed: { rows: 100 } });
+    expect(query?.kind === "query" && query.setup[0]).toContain("'replication_factor': 1");
+  });
+});
+
+describe("previewFiles", () => {
+  it("lists every generated file of the run", () => {
+    const p = plan({
+      topology: { service: {}, downstream: { mode: "async" }, storage: { kind: "cassandra", memoryMb: 1024 } },
+      workload: { endpoint: "activity", vus: 1 },
+    });
+    expect(previewFiles(p).map((f) => f.title).sort()).toEqual(["cassandra.yaml", "k6 script", "nginx.conf", "schema", "server.properties"]);
   });
 });

@@ -1,8 +1,13 @@
-import { K6_ENV, renderK6Script } from "./k6";
-import { APP_PORT, renderNginxConf } from "./nginx";
+import { BALANCER_ROLE } from "./components/balancer";
+import { planK6 } from "./components/k6";
+import { LB_PORT } from "./nginx";
+import { COMPONENTS } from "./components/registry";
+import type { ContainerSpec, LabImage, PlanContext, PlannedContainer } from "./components/types";
 import type { TRunCreate } from "./schemas";
 
-export type Role = "app" | "lb" | "loadgen";
+export type { LabImage, PlannedContainer, PlannedFile, Probe } from "./components/types";
+export { NGINX_CONF_PATH } from "./nginx";
+export { K6_SCRIPT_PATH } from "./components/k6";
 
 export const LABELS = {
   managed: "scalelab.managed",
@@ -21,101 +26,98 @@ export function assertRunId(runId: string): void {
   }
 }
 
-export type PlannedFile = { path: string; content: string };
-
-export type PlannedContainer = {
-  name: string;
-  role: Role;
-  image: string;
-  hostname: string;
-  /** DNS names on the run network. */
-  aliases: string[];
-  env: Record<string, string>;
-  cmd?: string[];
-  /** CPU limit in billionths of a CPU; absent = no limit. */
-  nanoCpus?: number;
-  memoryBytes?: number;
-  labels: Record<string, string>;
-  /** Written into the container before it starts. */
-  files: PlannedFile[];
-};
-
 export type RunPlan = {
   runId: string;
   network: { name: string; labels: Record<string, string> };
-  apps: PlannedContainer[];
-  lb: PlannedContainer;
+  /** The topology's containers, in start order (tier by tier). */
+  containers: PlannedContainer[];
+  /** Started by the load step once the topology is ready. */
   loadgen: PlannedContainer;
-  /** The X-Backend values the replicas answer with (their host names). */
+  /** The X-Backend values the service replicas answer with (their host names). */
   backends: string[];
+  /** Where the load and the warm-up go: the balancer, by role. */
+  entry: { role: string; port: number };
 };
 
 export type PlanInput = {
   runId: string;
   instance?: string;
   run: TRunCreate;
-  images: { testbed: string; nginx: string; k6: string };
+  images: Partial<Record<LabImage, string>>;
 };
 
-export const NGINX_CONF_PATH = "/etc/nginx/nginx.conf";
-export const K6_SCRIPT_PATH = "/scalelab/load.js";
-
 const MB = 1024 * 1024;
-const nanoCpus = (cpus: number | undefined) => (cpus === undefined ? undefined : Math.round(cpus * 1e9));
 
 /** Labels of every object of the run; `instance` is added when the plan has one. */
 export function runLabels(runId: string, instance?: string): Record<string, string> {
   return { [LABELS.managed]: "true", [LABELS.run]: runId, ...(instance && { [LABELS.instance]: instance }) };
 }
 
+/** The images the run needs, for building only what it uses (Kafka and Cassandra are big). */
+export function requiredImages(run: TRunCreate): LabImage[] {
+  return [...new Set(COMPONENTS.flatMap((c) => c.images(run)))];
+}
+
 export function buildPlan({ runId, instance, run, images }: PlanInput): RunPlan {
   assertRunId(runId);
   if (instance !== undefined && !/^[a-z0-9-]{1,64}$/.test(instance)) throw new Error(`invalid instance id ${JSON.stringify(instance)}`);
-  const { service, balancer } = run.topology;
   const short = runId.slice(0, 8);
-  const container = (role: Role, index: number, rest: Omit<PlannedContainer, "name" | "role" | "labels">): PlannedContainer => ({
-    name: `sl-${short}-${role}-${index}`,
-    role,
-    labels: { ...runLabels(runId, instance), [LABELS.role]: role },
-    ...rest,
-  });
+  const ctx: PlanContext = {
+    run,
+    images,
+    container: ({ index, image, aliases, files, env, memoryMb, ...spec }: ContainerSpec): PlannedContainer => {
+      const tag = images[image];
+      if (!tag) throw new Error(`no image given for ${image}`);
+      return {
+        ...spec,
+        name: `sl-${short}-${spec.role}-${index}`,
+        image: tag,
+        aliases: aliases ?? [spec.hostname],
+        env: env ?? {},
+        files: files ?? [],
+        labels: { ...runLabels(runId, instance), [LABELS.role]: spec.role },
+        ...(spec.cpus !== undefined && { nanoCpus: Math.round(spec.cpus * 1e9) }),
+        ...(memoryMb !== undefined && { memoryBytes: memoryMb * MB }),
+      };
+    },
+  };
+  const containers = COMPONENTS.flatMap((c) => c.plan(ctx)).sort((a, b) => a.tier - b.tier);
+  const backends = containers.filter((c) => c.role === "app").map((c) => c.hostname);
+  return {
+    runId,
+    network: { name: `sl-run-${runId}`, labels: runLabels(runId, instance) },
+    containers,
+    loadgen: planK6(ctx),
+    backends,
+    entry: { role: BALANCER_ROLE, port: LB_PORT },
+  };
+}
 
-  const apps = Array.from({ length: service.replicas }, (_, i) => {
-    const host = `app-${i}`;
-    return container("app", i, {
-      image: images.testbed,
-      hostname: host,
-      aliases: [host],
-      env: {
-        TESTBED_PORT: String(APP_PORT),
-        TESTBED_CPU_ITERATIONS: String(service.cpuIterations),
-        ...(service.threads !== undefined && { TESTBED_THREADS: String(service.threads) }),
-      },
-      nanoCpus: nanoCpus(service.cpus),
-      memoryBytes: service.memoryMb * MB,
-      files: [],
-    });
-  });
-  const backends = apps.map((a) => a.hostname);
+/** The containers of a tier, in plan order. */
+export const tiers = (plan: RunPlan): PlannedContainer[][] => {
+  const byTier = new Map<number, PlannedContainer[]>();
+  for (const c of plan.containers) byTier.set(c.tier, [...(byTier.get(c.tier) ?? []), c]);
+  return [...byTier.entries()].sort(([a], [b]) => a - b).map(([, cs]) => cs);
+};
 
-  const lb = container("lb", 0, {
-    image: images.nginx,
-    hostname: "lb",
-    aliases: ["lb"],
-    env: {},
-    nanoCpus: nanoCpus(balancer.cpus),
-    files: [{ path: NGINX_CONF_PATH, content: renderNginxConf({ algorithm: balancer.algorithm, upstreams: backends }) }],
-  });
+export type PreviewFile = { title: string; container: string; path: string; content: string };
 
-  const loadgen = container("loadgen", 0, {
-    image: images.k6,
-    hostname: "loadgen",
-    aliases: ["loadgen"],
-    env: { ...K6_ENV },
-    cmd: ["run", "--no-color", "--quiet", K6_SCRIPT_PATH],
-    nanoCpus: nanoCpus(run.workload.loadgenCpus),
-    files: [{ path: K6_SCRIPT_PATH, content: renderK6Script(run.workload) }],
-  });
+const FILE_TITLES: [RegExp, string][] = [
+  [/nginx\.conf$/, "nginx.conf"],
+  [/load\.js$/, "k6 script"],
+  [/server\.properties$/, "server.properties"],
+  [/cassandra\.yaml$/, "cassandra.yaml"],
+  [/schema\.(sql|cql)$/, "schema"],
+];
 
-  return { runId, network: { name: `sl-run-${runId}`, labels: runLabels(runId, instance) }, apps, lb, loadgen, backends };
+/** Every file the run writes into its containers (configs, scripts, the store's schema), for previews. */
+export function previewFiles(plan: RunPlan): PreviewFile[] {
+  return [...plan.containers, plan.loadgen].flatMap((c) =>
+    c.files.map((f) => ({
+      title: FILE_TITLES.find(([re]) => re.test(f.path))?.[1] ?? f.path.split("/").at(-1)!,
+      container: c.name,
+      path: f.path,
+      content: f.content,
+    })),
+  );
 }

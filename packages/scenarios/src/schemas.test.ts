@@ -16,7 +16,19 @@ function issuesOf(input: unknown) {
 describe("ZRunCreate", () => {
   it("accepts the documented REST body and fills defaults", () => {
     const run = ZRunCreate.parse(contractBody);
-    expect(run.topology.service).toEqual({ replicas: 3, cpus: 0.2, memoryMb: 256, cpuIterations: 1000 });
+    expect(run.topology.service).toEqual({
+      replicas: 3,
+      cpus: 0.2,
+      memoryMb: 256,
+      cpuIterations: 1000,
+      workerPool: 0,
+      queueLimit: 0,
+      logging: "none",
+      logFlushMs: 0,
+    });
+    expect(run.topology.downstream.mode).toBe("none");
+    expect(run.topology.storage.kind).toBe("none");
+    expect(run.topology.broker).toBeUndefined();
     expect(run.workload).toMatchObject({ endpoint: "cpu", vus: 3, durationSeconds: 20, requestTimeoutMs: 10_000, loadgenCpus: 1 });
   });
 
@@ -42,16 +54,94 @@ describe("ZRunCreate", () => {
   it("rejects an unknown algorithm and endpoint with the allowed values", () => {
     const issues = issuesOf({
       topology: { balancer: { kind: "nginx", algorithm: "random" }, service: { replicas: 1 } },
-      workload: { endpoint: "products", vus: 1 },
+      workload: { endpoint: "orders", vus: 1 },
     });
     expect(issues.map((i) => i.path).sort()).toEqual(["topology.balancer.algorithm", "workload.endpoint"]);
-    expect(issues.find((i) => i.path === "workload.endpoint")!.message).toContain("hostname, cpu");
+    expect(issues.find((i) => i.path === "workload.endpoint")!.message).toContain("hostname, cpu, products, activity");
     expect(issues.find((i) => i.path === "topology.balancer.algorithm")!.message).toContain("round_robin, least_conn");
   });
 
   it("limits the name to 200 characters", () => {
     expect(issuesOf({ ...contractBody, name: "x".repeat(201) })[0]).toMatchObject({ path: "name" });
     expect(issuesOf({ ...contractBody, name: "x".repeat(200) })).toEqual([]);
+  });
+});
+
+describe("the issue's contract examples", () => {
+  it.each([
+    {
+      topology: { service: { replicas: 1, cpus: 0.5, workerPool: 16, queueLimit: 0, logging: "blocking", logFlushMs: 20 } },
+      workload: { endpoint: "hostname", vus: 200, durationSeconds: 20 },
+    },
+    {
+      topology: {
+        service: { replicas: 1, cpus: 0.2 },
+        downstream: { mode: "async", replicas: 1, cpus: 0.2, cpuIterations: 1000 },
+        broker: { kind: "kafka", cpus: 1, memoryMb: 512 },
+      },
+      workload: { endpoint: "cpu", vus: 1, durationSeconds: 20 },
+    },
+    {
+      topology: { service: { replicas: 1, cpus: 1 }, storage: { kind: "cassandra", cpus: 1, memoryMb: 2048, poolSize: 12 } },
+      workload: { endpoint: "activity", vus: 12, durationSeconds: 20 },
+    },
+  ])("accepts %j", (body) => {
+    expect(issuesOf(body)).toEqual([]);
+  });
+});
+
+describe("strictness", () => {
+  const base = { topology: { service: { replicas: 1 } }, workload: { endpoint: "hostname", vus: 1 } };
+
+  it.each([
+    [{ ...base, topology: { service: { replica: 3 } } }, "topology.service", "service.replica"],
+    [{ ...base, topology: { service: {}, balancer: { algo: "x" } } }, "topology.balancer", "balancer.algo"],
+    [{ ...base, topology: { service: {}, storage: { kind: "postgres", pool: 3 } }, workload: { endpoint: "products", vus: 1 } }, "topology.storage", "storage.pool"],
+    [{ ...base, workload: { endpoint: "hostname", vus: 1, users: 5 } }, "workload", "workload.users"],
+    [{ ...base, extra: true }, "", "extra"],
+  ])("names an unknown field instead of dropping it (%#)", (body, path, field) => {
+    const issues = issuesOf(body);
+    expect(issues).toHaveLength(1);
+    expect(issues[0]!.path).toBe(path);
+    expect(issues[0]!.message).toContain(`unknown field ${field}`);
+  });
+
+  it.each([["5"], ["0x10"], [true], [[1]], [null]])("refuses %j where a number belongs", (value) => {
+    const issues = issuesOf({ ...base, topology: { service: { replicas: value } } });
+    expect(issues).toEqual([{ path: "topology.service.replicas", message: "service.replicas must be a number" }]);
+  });
+
+  it("refuses a NUL byte in the name", () => {
+    expect(issuesOf({ ...base, name: "a\u0000b" })).toEqual([{ path: "name", message: "name must not contain NUL bytes" }]);
+  });
+});
+
+describe("cross-component rules", () => {
+  it.each(["products", "activity"])("%s needs a store, named on the endpoint", (endpoint) => {
+    const issues = issuesOf({ topology: { service: {} }, workload: { endpoint, vus: 1 } });
+    expect(issues).toEqual([{ path: "workload.endpoint", message: expect.stringContaining("topology.storage.kind") }]);
+    expect(issuesOf({ topology: { service: {}, storage: { kind: "postgres" } }, workload: { endpoint, vus: 1 } })).toEqual([]);
+  });
+
+  it("refuses a broker without async work", () => {
+    expect(issuesOf({ topology: { service: {}, broker: { kind: "kafka" } }, workload: { endpoint: "cpu", vus: 1 } })).toEqual([
+      { path: "topology.broker", message: "topology.broker applies only with topology.downstream.mode async" },
+    ]);
+  });
+
+  it("needs at least 512 MB for Cassandra but lets Postgres run smaller", () => {
+    const body = (kind: string) => ({ topology: { service: {}, storage: { kind, memoryMb: 256 } }, workload: { endpoint: "products", vus: 1 } });
+    expect(issuesOf(body("cassandra"))).toEqual([{ path: "topology.storage.memoryMb", message: expect.stringContaining("512") }]);
+    expect(issuesOf(body("postgres"))).toEqual([]);
+  });
+
+  it.each([
+    [{ workerPool: -1 }, "topology.service.workerPool", "between 0 and 10000"],
+    [{ logging: "sometimes" }, "topology.service.logging", "none, async, blocking"],
+    [{ logFlushMs: 10_001 }, "topology.service.logFlushMs", "between 0 and 10000"],
+  ])("bounds the runtime model: %j", (service, path, range) => {
+    const issues = issuesOf({ topology: { service }, workload: { endpoint: "hostname", vus: 1 } });
+    expect(issues).toEqual([{ path, message: expect.stringContaining(range) }]);
   });
 });
 

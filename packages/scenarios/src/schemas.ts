@@ -1,4 +1,10 @@
 import { z } from "zod";
+import { ZBalancer } from "./components/balancer";
+import { ZBroker } from "./components/kafka";
+import { ZDownstream } from "./components/downstream";
+import { ZService } from "./components/service";
+import { ZStorage } from "./components/storage";
+import { int, LIMITS, num, oneOf, strict, text } from "./fields";
 
 /**
  * The shared contract of Scalelab: the browser form, tRPC, REST and the worker all parse
@@ -7,65 +13,34 @@ import { z } from "zod";
  * `validateAgainstHost` in ./host.ts.
  */
 
-export const LIMITS = {
-  replicas: { min: 1, max: 16 },
-  cpus: { min: 0.05, max: 64 },
-  memoryMb: { min: 32, max: 65536 },
-  threads: { min: 1, max: 64 },
-  cpuIterations: { min: 1, max: 100_000 },
-  vus: { min: 1, max: 1000 },
-  arrivalRate: { min: 1, max: 100_000 },
-  maxVus: { min: 1, max: 5000 },
-  durationSeconds: { min: 5, max: 3600 },
-  requestTimeoutMs: { min: 100, max: 60_000 },
-  loadgenCpus: { min: 0.1, max: 64 },
-  name: { max: 200 },
-} as const;
+export { LIMITS } from "./fields";
+export { BALANCER_ALGORITHMS, BALANCER_KINDS, ZBalancer } from "./components/balancer";
+export { LOGGING_MODES, ZService } from "./components/service";
+export { DOWNSTREAM_MODES, ZDownstream } from "./components/downstream";
+export { BROKER_KINDS, ZBroker } from "./components/kafka";
+export { STORAGE_KINDS, ZStorage } from "./components/storage";
 
-type Range = { min: number; max: number };
+export const ENDPOINTS = ["hostname", "cpu", "products", "activity"] as const;
+/** Endpoints that read or write the store. */
+export const STORAGE_ENDPOINTS: readonly (typeof ENDPOINTS)[number][] = ["products", "activity"];
 
-const int = (field: string, r: Range) =>
-  z
-    .number({ error: `${field} must be a number` })
-    .int({ error: `${field} must be a whole number between ${r.min} and ${r.max}` })
-    .min(r.min, { error: `${field} must be between ${r.min} and ${r.max}` })
-    .max(r.max, { error: `${field} must be between ${r.min} and ${r.max}` });
-
-const num = (field: string, r: Range) =>
-  z
-    .number({ error: `${field} must be a number` })
-    .min(r.min, { error: `${field} must be between ${r.min} and ${r.max}` })
-    .max(r.max, { error: `${field} must be between ${r.min} and ${r.max}` });
-
-export const BALANCER_KINDS = ["nginx"] as const;
-export const BALANCER_ALGORITHMS = ["round_robin", "least_conn"] as const;
-export const ENDPOINTS = ["hostname", "cpu"] as const;
-
-export const ZBalancer = z.object({
-  kind: z.enum(BALANCER_KINDS, { error: `balancer.kind must be one of: ${BALANCER_KINDS.join(", ")}` }).default("nginx"),
-  algorithm: z
-    .enum(BALANCER_ALGORITHMS, { error: `balancer.algorithm must be one of: ${BALANCER_ALGORITHMS.join(", ")}` })
-    .default("round_robin"),
-  /** CPU limit of the balancer container; omitted = unlimited. */
-  cpus: num("balancer.cpus", LIMITS.cpus).optional(),
-});
 export type TBalancer = z.infer<typeof ZBalancer>;
-
-export const ZService = z.object({
-  replicas: int("service.replicas", LIMITS.replicas).default(1),
-  /** CPU limit per replica (fractional, e.g. 0.2); omitted = no CPU limit. */
-  cpus: num("service.cpus", LIMITS.cpus).optional(),
-  memoryMb: int("service.memoryMb", LIMITS.memoryMb).default(256),
-  /** OS threads of the runtime (GOMAXPROCS); omitted = one per visible CPU. 1 behaves like a single-threaded runtime. */
-  threads: int("service.threads", LIMITS.threads).optional(),
-  /** Work per request of the `cpu` endpoint: N × JSON-encode a random 10-character string. */
-  cpuIterations: int("service.cpuIterations", LIMITS.cpuIterations).default(1000),
-});
 export type TService = z.infer<typeof ZService>;
+export type TDownstream = z.infer<typeof ZDownstream>;
+export type TBroker = z.infer<typeof ZBroker>;
+export type TStorage = z.infer<typeof ZStorage>;
 
-export const ZTopology = z.object({
-  balancer: ZBalancer.default({ kind: "nginx", algorithm: "round_robin" }),
+/**
+ * A topology is a set of components: the balancer, the service, what the service hands its work
+ * to (downstream, through a broker when async) and the store behind it. Cross-component rules
+ * (an endpoint that needs a store, a broker without async work) are checked in ZRunCreate.
+ */
+export const ZTopology = strict("topology", {
+  balancer: ZBalancer.prefault({}),
   service: ZService,
+  downstream: ZDownstream.prefault({}),
+  broker: ZBroker.optional(),
+  storage: ZStorage.prefault({}),
 });
 export type TTopology = z.infer<typeof ZTopology>;
 export type TTopologyInput = z.input<typeof ZTopology>;
@@ -75,47 +50,64 @@ export type TTopologyInput = z.input<typeof ZTopology>;
  * Open model: `arrivalRate` requests per second regardless of latency (k6 constant-arrival-rate),
  * with at most `maxVus` in flight. Exactly one of `vus` and `arrivalRate` is given.
  */
-export const ZWorkload = z
-  .object({
-    endpoint: z.enum(ENDPOINTS, { error: `workload.endpoint must be one of: ${ENDPOINTS.join(", ")}` }),
-    vus: int("workload.vus", LIMITS.vus).optional(),
-    arrivalRate: int("workload.arrivalRate", LIMITS.arrivalRate).optional(),
-    maxVus: int("workload.maxVus", LIMITS.maxVus).optional(),
-    durationSeconds: int("workload.durationSeconds", LIMITS.durationSeconds).default(30),
-    requestTimeoutMs: int("workload.requestTimeoutMs", LIMITS.requestTimeoutMs).default(10_000),
-    /** CPU limit of the load-generator container. */
-    loadgenCpus: num("workload.loadgenCpus", LIMITS.loadgenCpus).default(1),
-  })
-  .superRefine((w, ctx) => {
-    if (w.vus === undefined && w.arrivalRate === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["vus"],
-        message: `give workload.vus (closed model, ${LIMITS.vus.min}–${LIMITS.vus.max}) or workload.arrivalRate (open model, ${LIMITS.arrivalRate.min}–${LIMITS.arrivalRate.max} req/s)`,
-      });
-    }
-    if (w.vus !== undefined && w.arrivalRate !== undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["arrivalRate"],
-        message: "give either workload.vus (closed model) or workload.arrivalRate (open model), not both",
-      });
-    }
-    if (w.maxVus !== undefined && w.arrivalRate === undefined) {
-      ctx.addIssue({ code: "custom", path: ["maxVus"], message: "workload.maxVus applies only with workload.arrivalRate (open model)" });
-    }
-  });
+export const ZWorkload = strict("workload", {
+  endpoint: oneOf("workload.endpoint", ENDPOINTS),
+  vus: int("workload.vus", LIMITS.vus).optional(),
+  arrivalRate: int("workload.arrivalRate", LIMITS.arrivalRate).optional(),
+  maxVus: int("workload.maxVus", LIMITS.maxVus).optional(),
+  durationSeconds: int("workload.durationSeconds", LIMITS.durationSeconds).default(30),
+  requestTimeoutMs: int("workload.requestTimeoutMs", LIMITS.requestTimeoutMs).default(10_000),
+  /** CPU limit of the load-generator container. */
+  loadgenCpus: num("workload.loadgenCpus", LIMITS.loadgenCpus).default(1),
+}).superRefine((w, ctx) => {
+  if (w.vus === undefined && w.arrivalRate === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["vus"],
+      message: `give workload.vus (closed model, ${LIMITS.vus.min}–${LIMITS.vus.max}) or workload.arrivalRate (open model, ${LIMITS.arrivalRate.min}–${LIMITS.arrivalRate.max} req/s)`,
+    });
+  }
+  if (w.vus !== undefined && w.arrivalRate !== undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["arrivalRate"],
+      message: "give either workload.vus (closed model) or workload.arrivalRate (open model), not both",
+    });
+  }
+  if (w.maxVus !== undefined && w.arrivalRate === undefined) {
+    ctx.addIssue({ code: "custom", path: ["maxVus"], message: "workload.maxVus applies only with workload.arrivalRate (open model)" });
+  }
+});
 export type TWorkload = z.infer<typeof ZWorkload>;
 export type TWorkloadInput = z.input<typeof ZWorkload>;
 
-export const ZRunCreate = z.object({
-  name: z
-    .string({ error: "name must be a string" })
-    .trim()
-    .max(LIMITS.name.max, { error: `name must be at most ${LIMITS.name.max} characters` })
-    .optional(),
+export const ZRunCreate = strict("", {
+  name: text("name", LIMITS.name.max).optional(),
   topology: ZTopology,
   workload: ZWorkload,
+}).superRefine((run, ctx) => {
+  const { topology: t, workload: w } = run;
+  if (STORAGE_ENDPOINTS.includes(w.endpoint) && t.storage.kind === "none") {
+    ctx.addIssue({
+      code: "custom",
+      path: ["workload", "endpoint"],
+      message: `workload.endpoint ${w.endpoint} needs a store: set topology.storage.kind to postgres or cassandra`,
+    });
+  }
+  if (t.broker && t.downstream.mode !== "async") {
+    ctx.addIssue({
+      code: "custom",
+      path: ["topology", "broker"],
+      message: "topology.broker applies only with topology.downstream.mode async",
+    });
+  }
+  if (t.storage.kind === "cassandra" && t.storage.memoryMb < LIMITS.cassandraMemoryMb.min) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["topology", "storage", "memoryMb"],
+      message: `storage.memoryMb must be between ${LIMITS.cassandraMemoryMb.min} and ${LIMITS.cassandraMemoryMb.max} for cassandra`,
+    });
+  }
 });
 export type TRunCreate = z.infer<typeof ZRunCreate>;
 export type TRunCreateInput = z.input<typeof ZRunCreate>;
@@ -185,6 +177,18 @@ export const ZRunSummary = z.object({
    * CPU use per role ("app", "lb", "loadgen") over the run: medians in % of one core and of the
    * CPU limit, and throttled CFS periods per container-second. What explains a result.
    */
+  /** The service's worker pools over the load (busy workers, queue), when it has figures. */
+  pool: z
+    .object({ size: z.number(), maxBusy: z.number(), medianBusy: z.number(), maxQueued: z.number(), medianQueued: z.number(), rejected: z.number() })
+    .optional(),
+  /**
+   * The broker of an async topology: events produced and consumed during the load, the largest
+   * consumer lag, the lag when the load ended, and the seconds the consumers took to catch up
+   * after it (null: not within the drain window).
+   */
+  broker: z
+    .object({ produced: z.number(), consumed: z.number(), maxLag: z.number(), lagAtEnd: z.number(), drainSeconds: z.number().nullable() })
+    .optional(),
   containers: z
     .record(
       z.string(),

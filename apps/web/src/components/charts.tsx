@@ -4,7 +4,8 @@ import { Area, AreaChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis
 
 export const PALETTE = ["#2f5bea", "#e8590c", "#2b8a3e", "#ae3ec9", "#c92a2a", "#0c8599", "#5f3dc4", "#e67700", "#495057", "#d6336c"];
 
-export type Series = { key: string; label: string; color: string };
+/** `unit` overrides the chart's in the tooltip; `dashed` marks a reference (a limit, a size) rather than a measurement. */
+export type Series = { key: string; label: string; color: string; unit?: string; dashed?: boolean };
 
 type Row = { t: number } & Record<string, number | null>;
 
@@ -54,7 +55,11 @@ export function TimeChart({
       <YAxis width={52} fontSize={11} tickFormatter={tickFormat(unit)} />
       <Tooltip
         labelFormatter={(t) => `t = ${t} s`}
-        formatter={(v) => (typeof v === "number" ? `${Math.round(v * 100) / 100} ${unit}` : String(v))}
+        formatter={(v, _name, item) => {
+          if (typeof v !== "number") return String(v);
+          const u = series.find((s) => s.key === item.dataKey)?.unit ?? unit;
+          return `${Math.round(v * 100) / 100}${u ? ` ${u}` : ""}`;
+        }}
         isAnimationActive={false}
       />
       {series.length > 1 && (
@@ -95,8 +100,9 @@ export function TimeChart({
               name={s.label}
               type="linear"
               stroke={s.color}
-              strokeWidth={2}
-              dot={dots ? { r: 2, strokeWidth: 0, fill: s.color } : false}
+              strokeWidth={s.dashed ? 1.5 : 2}
+              strokeDasharray={s.dashed ? "6 4" : undefined}
+              dot={dots && !s.dashed ? { r: 2, strokeWidth: 0, fill: s.color } : false}
               connectNulls={connectNulls}
               isAnimationActive={false}
             />

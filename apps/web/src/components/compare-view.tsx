@@ -4,7 +4,7 @@ import { formatRatio, overlaySeries } from "@scalelab/scenarios/compare";
 import { isTerminal } from "@scalelab/scenarios/schemas";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useMemo } from "react";
+import { Fragment, useMemo } from "react";
 import { formatCount, formatMs, formatRps } from "~/lib/format";
 import { useTRPC } from "~/trpc/client";
 import { PALETTE, TimeChart } from "./charts";
@@ -24,6 +24,56 @@ function formatFigure(unit: string, v: number | null): string {
     default:
       return formatCount(v);
   }
+}
+
+const GROUPS = ["Load", "Latency", "CPU", "Worker pool", "Broker"] as const;
+
+/** Which block of the table a figure belongs to, by its key. */
+function groupOf(key: string): (typeof GROUPS)[number] {
+  const [head, tail] = key.split(".");
+  if (tail === undefined) return "Load";
+  if (head === "latency") return "Latency";
+  if (head === "pool") return "Worker pool";
+  if (head === "broker") return "Broker";
+  return "CPU";
+}
+
+type Run = { id: string; name: string | null };
+type SetupRow = { key: string; label: string; values: string[]; differs: boolean };
+
+/** The setup rows in which the runs differ, first thing on the page: what the comparison is about. */
+function WhatDiffers({ rows, runs, colors, label }: { rows: SetupRow[]; runs: Run[]; colors: Map<string, string>; label: (r: Run) => string }) {
+  const differing = rows.filter((r) => r.differs);
+  return (
+    <section className="panel differs-panel" data-testid="compare-differs">
+      <h2>What differs</h2>
+      <div className="differs-runs">
+        {runs.map((r) => (
+          <span key={r.id}>
+            <span className="swatch" style={{ background: colors.get(r.id) }} />
+            {label(r)}
+          </span>
+        ))}
+      </div>
+      {differing.length === 0 ? (
+        <div className="muted">The runs have the same setup: any difference below is run-to-run variation.</div>
+      ) : (
+        <ul className="differs-list">
+          {differing.map((row) => (
+            <li key={row.key} data-testid={`differs-${row.key}`}>
+              <strong>{row.label}</strong>
+              {row.values.map((v, i) => (
+                <span key={runs[i]!.id} className="differs-value" title={label(runs[i]!)}>
+                  <span className="swatch" style={{ background: colors.get(runs[i]!.id) }} />
+                  {v}
+                </span>
+              ))}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
 }
 
 export function CompareView({ ids }: { ids: string[] }) {
@@ -51,8 +101,10 @@ export function CompareView({ ids }: { ids: string[] }) {
   if (result.isPending) return <div className="empty">Loading…</div>;
   if (result.isError) return <div className="panel error-box">Could not compare: {result.error.message}</div>;
 
-  const { runs, figures, setup } = result.data;
-  const label = (r: (typeof runs)[number]) => r.name ?? r.id.slice(0, 8);
+  const { runs, setup } = result.data;
+  // A figure no run has (no broker in any of them) is left out rather than shown as a row of dashes.
+  const figures = result.data.figures.filter((f) => f.cells.some((c) => c.value !== null));
+  const label = (r: Run) => r.name ?? r.id.slice(0, 8);
   const series = runs.map((r) => ({ key: r.id, label: label(r), color: colors.get(r.id)! }));
   const baseline = runs[0]!;
   const others = runs.slice(1);
@@ -81,6 +133,8 @@ export function CompareView({ ids }: { ids: string[] }) {
           : those figures are bounded by k6, not by the service, and the ratios may understate the difference.
         </div>
       )}
+
+      <WhatDiffers rows={setup} runs={runs} colors={colors} label={label} />
 
       <section className="panel" style={{ padding: 0 }}>
         <table className="data" data-testid="compare-table">
@@ -113,23 +167,34 @@ export function CompareView({ ids }: { ids: string[] }) {
                 <td key={r.id} />
               ))}
             </tr>
-            {figures.map((f) => (
-              <tr key={f.key} data-testid={`figure-${f.key}`}>
-                <td>{f.label}</td>
-                {f.cells.map((c) => (
-                  <td key={c.runId} className="num">
-                    {formatFigure(f.unit, c.value)}
-                  </td>
-                ))}
-                {f.cells.slice(1).map((c) => (
-                  <td key={`ratio-${c.runId}`} className="num" data-testid="ratio-cell">
-                    <span className={`ratio ${c.verdict}`} title={f.better === "none" ? "context, not a score" : `${f.better} is better`}>
-                      {formatRatio(c.ratio)}
-                    </span>
-                  </td>
-                ))}
-              </tr>
-            ))}
+            {GROUPS.map((group) => {
+              const rows = figures.filter((f) => groupOf(f.key) === group);
+              if (rows.length === 0) return null;
+              return (
+                <Fragment key={group}>
+                  <tr className="group-row">
+                    <td colSpan={1 + runs.length + others.length}>{group}</td>
+                  </tr>
+                  {rows.map((f) => (
+                    <tr key={f.key} data-testid={`figure-${f.key}`}>
+                      <td>{f.label}</td>
+                      {f.cells.map((c) => (
+                        <td key={c.runId} className="num">
+                          {formatFigure(f.unit, c.value)}
+                        </td>
+                      ))}
+                      {f.cells.slice(1).map((c) => (
+                        <td key={`ratio-${c.runId}`} className="num" data-testid="ratio-cell">
+                          <span className={`ratio ${c.verdict}`} title={f.better === "none" ? "context, not a score" : `${f.better} is better`}>
+                            {formatRatio(c.ratio)}
+                          </span>
+                        </td>
+                      ))}
+                    </tr>
+                  ))}
+                </Fragment>
+              );
+            })}
           </tbody>
         </table>
       </section>
@@ -159,8 +224,11 @@ export function CompareView({ ids }: { ids: string[] }) {
           </thead>
           <tbody>
             {setup.map((row) => (
-              <tr key={row.key} className={row.differs ? "differs" : ""}>
-                <td className="muted">{row.label}</td>
+              <tr key={row.key} className={row.differs ? "differs" : ""} data-differs={row.differs || undefined}>
+                <td className="muted">
+                  {row.label}
+                  {row.differs && <span className="differs-tag">differs</span>}
+                </td>
                 {row.values.map((v, i) => (
                   <td key={i}>{v}</td>
                 ))}

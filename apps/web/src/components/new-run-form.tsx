@@ -1,18 +1,28 @@
 "use client";
 
-import { BALANCER_ALGORITHMS, ENDPOINTS, LIMITS } from "@scalelab/scenarios/schemas";
+import { ZRunCreate, type TRunCreateInput } from "@scalelab/scenarios/schemas";
 import { keepPreviousData, skipToken, useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useState, type ReactNode } from "react";
-import { issuesByPath } from "~/lib/issues";
-import { checkRunForm, DEFAULT_FORM, FIELD_PATHS, type FormField, type RunForm } from "~/lib/run-form";
+import { useEffect, useMemo, useState } from "react";
+import { FormProvider, useForm, useFormState, type Control } from "react-hook-form";
+import { formatBytes } from "~/lib/format";
+import {
+  DEFAULT_FORM,
+  errorMessages,
+  holds,
+  issueTarget,
+  runFormResolver,
+  SECTIONS,
+  sectionShown,
+  toRunInput,
+  visibleFields,
+  type RunFormValues,
+  type SectionSpec,
+} from "~/lib/run-form";
 import { useTRPC } from "~/trpc/client";
-
-const ALGORITHM_LABELS: Record<RunForm["algorithm"], string> = { round_robin: "Round robin", least_conn: "Least connections" };
-const ENDPOINT_LABELS: Record<RunForm["endpoint"], string> = {
-  hostname: "hostname — returns the replica's host name",
-  cpu: "cpu — JSON-encodes a random string N times",
-};
+import { FilePreview } from "./file-preview";
+import { FormField } from "./form-field";
+import { TopologyDiagram } from "./topology-diagram";
 
 function useDebounced<T>(value: T, ms: number): T {
   const [debounced, setDebounced] = useState(value);
@@ -23,249 +33,125 @@ function useDebounced<T>(value: T, ms: number): T {
   return debounced;
 }
 
-function Field({
-  field,
-  label,
-  hint,
-  error,
-  wide,
-  children,
-}: {
-  field: string;
-  label: string;
-  hint?: ReactNode;
-  error?: string;
-  wide?: boolean;
-  children: ReactNode;
-}) {
+function FormSection({ section, values }: { section: SectionSpec; values: RunFormValues }) {
+  if (!sectionShown(section, values)) return null;
   return (
-    <div className={`field${wide ? " wide" : ""}${error ? " invalid" : ""}`}>
-      <label htmlFor={`f-${field}`}>{label}</label>
-      {children}
-      {error ? (
-        <div className="field-error" id={`f-${field}-error`} data-testid={`error-${field}`} role="alert">
-          {error}
+    <section className="panel" data-testid={`section-${section.key}`}>
+      <h2>
+        {section.title}
+        {section.hint && <span className="h2-hint"> — {section.hint}</span>}
+      </h2>
+      <fieldset className="fields">
+        {section.fields
+          .filter((f) => holds(f.when, values))
+          .map((f) => (
+            <FormField key={f.path} spec={f} />
+          ))}
+      </fieldset>
+    </section>
+  );
+}
+
+/** Errors with no field on screen: cross-component rules, the server's, a failed request. */
+function FormErrors({ control, values }: { control: Control<RunFormValues, unknown, TRunCreateInput>; values: RunFormValues }) {
+  const { errors, submitCount } = useFormState({ control });
+  const shown = new Set<string>(visibleFields(values).map((f) => f.path));
+  const all = errorMessages(errors);
+  const elsewhere = all.filter((e) => !shown.has(e.path));
+  return (
+    <>
+      {elsewhere.length > 0 && (
+        <div className="error-box" data-testid="form-errors" role="alert">
+          {elsewhere.map((e) => (
+            <div key={e.path}>{e.message}</div>
+          ))}
         </div>
-      ) : hint ? (
-        <div className="hint">{hint}</div>
-      ) : null}
-    </div>
+      )}
+      {submitCount > 0 && all.length > elsewhere.length && <div className="muted">Fix the highlighted fields first.</div>}
+    </>
   );
 }
 
 export function NewRunForm() {
   const trpc = useTRPC();
   const router = useRouter();
-  const [form, setForm] = useState<RunForm>(DEFAULT_FORM);
-  const [touched, setTouched] = useState<Partial<Record<FormField, true>>>({});
-  const [submitted, setSubmitted] = useState(false);
-  const [serverIssues, setServerIssues] = useState<Record<string, string>>({});
-  const [tab, setTab] = useState<"nginx" | "k6">("nginx");
+  const form = useForm<RunFormValues, unknown, TRunCreateInput>({ defaultValues: DEFAULT_FORM, resolver: runFormResolver, mode: "all" });
+  const values = form.watch();
 
-  const checked = useMemo(() => checkRunForm(form), [form]);
   const host = useQuery(trpc.host.facts.queryOptions({}));
-  const previewInput = useDebounced(checked.ok ? checked.input : null, 300);
-  const preview = useQuery({
-    ...trpc.preview.render.queryOptions(previewInput ?? skipToken),
-    placeholderData: keepPreviousData,
-  });
+  const body = toRunInput(values);
+  const valid = ZRunCreate.safeParse(body).success;
+  const previewKey = useDebounced(valid ? JSON.stringify(body) : null, 300);
+  const previewInput = useMemo(() => (previewKey ? (JSON.parse(previewKey) as TRunCreateInput) : null), [previewKey]);
+  const preview = useQuery({ ...trpc.preview.render.queryOptions(previewInput ?? skipToken), placeholderData: keepPreviousData });
 
   const create = useMutation(
     trpc.runs.create.mutationOptions({
       onSuccess: (run) => router.push(`/runs/${run.id}`),
-      onError: (err) => setServerIssues(issuesByPath(err.data?.issues ?? [])),
+      onError: (err) => {
+        const issues = err.data?.issues ?? [];
+        for (const i of issues) form.setError(issueTarget(i.path), { type: "server", message: i.message });
+        if (issues.length === 0) form.setError("root.server", { type: "server", message: err.message });
+      },
     }),
   );
-
-  const set = <K extends keyof RunForm>(key: K, value: RunForm[K]) => {
-    setForm((f) => ({ ...f, [key]: value }));
-    if (key !== "model") {
-      const path = FIELD_PATHS[key as FormField];
-      setServerIssues(({ [path]: _, ...rest }) => rest);
-    }
-  };
-  const touch = (key: FormField) => setTouched((t) => ({ ...t, [key]: true }));
-
-  const errorOf = (key: FormField): string | undefined => {
-    const path = FIELD_PATHS[key];
-    const client = !checked.ok && (touched[key] || submitted) ? checked.issues[path] : undefined;
-    return client ?? serverIssues[path];
-  };
-  const fieldPaths = new Set(Object.values(FIELD_PATHS));
-  const otherIssues = Object.entries(serverIssues).filter(([path]) => !fieldPaths.has(path));
-
-  const input = (key: FormField, props: { placeholder?: string; step?: string } = {}) => {
-    const error = errorOf(key);
-    return (
-      <input
-        id={`f-${key}`}
-        name={key}
-        data-testid={`field-${key}`}
-        type={key === "name" ? "text" : "number"}
-        step={props.step ?? "1"}
-        placeholder={props.placeholder}
-        value={form[key]}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `f-${key}-error` : undefined}
-        onChange={(e) => set(key, e.target.value)}
-        onBlur={() => touch(key)}
-      />
-    );
-  };
-
-  const submit = (e: React.FormEvent) => {
-    e.preventDefault();
-    setSubmitted(true);
-    if (!checked.ok || create.isPending) return;
-    create.mutate(checked.input);
-  };
-
-  const hostCpus = host.data?.cpus;
-  const range = (r: { min: number; max: number }, unit = "") => `${r.min}–${r.max}${unit}`;
+  const submit = form.handleSubmit((run) => {
+    if (!create.isPending) create.mutate(run);
+  });
 
   return (
     <>
       <div className="page-head">
         <div>
           <h1>New run</h1>
-          <div className="sub">Define a topology and a workload; the worker builds it from real containers and loads it with k6.</div>
+          <div className="sub">
+            Define a topology and a workload; the worker builds it from real containers and loads it with k6.
+            {host.data && (
+              <span data-testid="host-bounds">
+                {" "}
+                This host has {host.data.cpus} CPUs and {formatBytes(host.data.memoryBytes)}: limits beyond it are refused when the run is created.
+              </span>
+            )}
+          </div>
         </div>
       </div>
 
+      <section className="panel" data-testid="form-topology">
+        <h2>Topology</h2>
+        {preview.data ? (
+          <div style={{ opacity: valid ? 1 : 0.45 }}>
+            <TopologyDiagram diagram={preview.data.diagram} />
+          </div>
+        ) : (
+          <div className="chart-empty" style={{ height: 120 }}>
+            {valid ? "Drawing…" : "Fix the form to see the topology."}
+          </div>
+        )}
+      </section>
+
       <div className="form-grid">
-        <form className="stack" onSubmit={submit} noValidate data-testid="run-form">
-          <section className="panel">
-            <h2>Topology</h2>
-            <fieldset className="fields">
-              <Field field="name" label="Name (optional)" error={errorOf("name")} wide hint="Shown in lists and comparisons.">
-                {input("name", { placeholder: "e.g. 3 replicas at 0.2 CPU" })}
-              </Field>
-              <Field field="replicas" label="Replicas" error={errorOf("replicas")} hint={range(LIMITS.replicas)}>
-                {input("replicas")}
-              </Field>
-              <Field
-                field="cpus"
-                label="CPU per replica"
-                error={errorOf("cpus")}
-                hint={`Empty = unlimited. ${LIMITS.cpus.min}–${hostCpus ?? "host"} CPUs${hostCpus ? " on this host" : ""}.`}
-              >
-                {input("cpus", { placeholder: "unlimited", step: "0.05" })}
-              </Field>
-              <Field field="memoryMb" label="Memory per replica (MB)" error={errorOf("memoryMb")} hint={range(LIMITS.memoryMb)}>
-                {input("memoryMb")}
-              </Field>
-              <Field field="threads" label="Threads (GOMAXPROCS)" error={errorOf("threads")} hint="Empty = one per visible CPU; 1 = single-threaded.">
-                {input("threads", { placeholder: "per CPU" })}
-              </Field>
-              <Field field="algorithm" label="Balancer (nginx)" error={errorOf("algorithm")}>
-                <select
-                  id="f-algorithm"
-                  data-testid="field-algorithm"
-                  value={form.algorithm}
-                  onChange={(e) => set("algorithm", e.target.value as RunForm["algorithm"])}
-                >
-                  {BALANCER_ALGORITHMS.map((a) => (
-                    <option key={a} value={a}>
-                      {ALGORITHM_LABELS[a]}
-                    </option>
-                  ))}
-                </select>
-              </Field>
-              {form.endpoint === "cpu" && (
-                <Field field="cpuIterations" label="CPU work per request" error={errorOf("cpuIterations")} hint={`JSON encodes, ${range(LIMITS.cpuIterations)}`}>
-                  {input("cpuIterations")}
-                </Field>
-              )}
-            </fieldset>
-          </section>
-
-          <section className="panel">
-            <h2>Workload</h2>
-            <fieldset className="fields">
-              <Field field="endpoint" label="Endpoint" error={errorOf("endpoint")} wide>
-                <select
-                  id="f-endpoint"
-                  data-testid="field-endpoint"
-                  value={form.endpoint}
-                  onChange={(e) => set("endpoint", e.target.value as RunForm["endpoint"])}
-                >
-                  {ENDPOINTS.map((ep) => (
-                    <option key={ep} value={ep}>
-                      {ENDPOINT_LABELS[ep]}
-                    </option>
-                  ))}
-                </select>
-              </Field>
-              <div className="field wide">
-                <span className="label">Load model</span>
-                <div className="segmented" role="radiogroup" aria-label="Load model">
-                  {(["closed", "open"] as const).map((m) => (
-                    <label key={m} className={form.model === m ? "on" : ""} data-testid={`model-${m}`}>
-                      <input type="radio" name="model" value={m} checked={form.model === m} onChange={() => set("model", m)} />
-                      {m === "closed" ? "Closed — fixed virtual users" : "Open — fixed arrival rate"}
-                    </label>
-                  ))}
-                </div>
-              </div>
-              {form.model === "closed" ? (
-                <Field field="vus" label="Virtual users" error={errorOf("vus")} hint={`Concurrent connections looping, ${range(LIMITS.vus)}`}>
-                  {input("vus")}
-                </Field>
-              ) : (
-                <>
-                  <Field field="arrivalRate" label="Arrival rate (req/s)" error={errorOf("arrivalRate")} hint={range(LIMITS.arrivalRate)}>
-                    {input("arrivalRate")}
-                  </Field>
-                  <Field field="maxVus" label="Max VUs" error={errorOf("maxVus")} hint="Empty = chosen from the rate.">
-                    {input("maxVus", { placeholder: "auto" })}
-                  </Field>
-                </>
-              )}
-              <Field field="durationSeconds" label="Duration (s)" error={errorOf("durationSeconds")} hint={range(LIMITS.durationSeconds)}>
-                {input("durationSeconds")}
-              </Field>
-            </fieldset>
-          </section>
-
-          {otherIssues.length > 0 && (
-            <div className="error-box" data-testid="form-errors">
-              {otherIssues.map(([path, message]) => (
-                <div key={path}>{message}</div>
-              ))}
+        <FormProvider {...form}>
+          <form className="stack" onSubmit={submit} noValidate data-testid="run-form">
+            {SECTIONS.map((s) => (
+              <FormSection key={s.key} section={s} values={values} />
+            ))}
+            <FormErrors control={form.control} values={values} />
+            <div className="form-actions">
+              <button type="submit" className="btn btn-primary" data-testid="submit-run" disabled={create.isPending}>
+                {create.isPending ? "Queueing…" : "Start run"}
+              </button>
             </div>
-          )}
-          {create.error && !create.error.data?.issues && (
-            <div className="error-box" data-testid="form-errors">
-              {create.error.message}
-            </div>
-          )}
+          </form>
+        </FormProvider>
 
-          <div className="form-actions">
-            <button type="submit" className="btn btn-primary" data-testid="submit-run" disabled={create.isPending}>
-              {create.isPending ? "Queueing…" : "Start run"}
-            </button>
-            {submitted && !checked.ok && <span className="muted">Fix the highlighted fields first.</span>}
-          </div>
-        </form>
-
-        <section className="panel" data-testid="preview">
-          <h2>Generated configuration</h2>
-          <div className="tabs" role="tablist">
-            <button type="button" role="tab" className={tab === "nginx" ? "on" : ""} aria-selected={tab === "nginx"} onClick={() => setTab("nginx")}>
-              nginx.conf
-            </button>
-            <button type="button" role="tab" className={tab === "k6" ? "on" : ""} aria-selected={tab === "k6"} onClick={() => setTab("k6")}>
-              k6 script
-            </button>
-          </div>
+        <section className="panel sticky" data-testid="preview">
+          <h2>Generated files</h2>
           {preview.data ? (
-            <pre className="code" data-testid={`preview-${tab}`} style={{ opacity: checked.ok ? 1 : 0.45 }}>
-              {tab === "nginx" ? preview.data.nginxConf : preview.data.k6Script}
-            </pre>
+            <FilePreview files={preview.data.files} stale={!valid} />
           ) : preview.isError ? (
             <div className="error-box">{preview.error.message}</div>
           ) : (
-            <div className="chart-empty">{checked.ok ? "Rendering…" : "Fix the form to see the configuration."}</div>
+            <div className="chart-empty">{valid ? "Rendering…" : "Fix the form to see the configuration."}</div>
           )}
         </section>
       </div>

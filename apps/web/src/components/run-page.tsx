@@ -9,16 +9,20 @@ import { formatElapsed, formatMs, formatPct, formatRps, formatTimestamp, shortCo
 import {
   backendSeries,
   containerCpuSeries,
+  cpuByContainer,
   initialLive,
   latencySeries,
   liveReducer,
   liveLoadgenUse,
   throughputSeries,
 } from "~/lib/live";
+import { runDiagram } from "~/lib/plan";
 import { useTRPC } from "~/trpc/client";
 import { PALETTE, TimeChart } from "./charts";
+import { FigureCharts } from "./figure-charts";
 import { StatusBadge, StepProgress, stepLabel } from "./status";
-import { BackendsTable, HostFacts, SetupFacts, SummaryTable } from "./summary";
+import { BackendsTable, BrokerSummary, HostFacts, PoolSummary, SetupFacts, SummaryTable } from "./summary";
+import { TopologyDiagram } from "./topology-diagram";
 
 function useNow(active: boolean): number {
   const [now, setNow] = useState(() => Date.now());
@@ -69,6 +73,11 @@ export function RunPage({ id }: { id: string }) {
   const latency = useMemo(() => latencySeries(live.samples), [live.samples]);
   const cpu = useMemo(() => containerCpuSeries(live.containers, shortContainerName), [live.containers]);
   const backends = useMemo(() => backendSeries(live.samples), [live.samples]);
+  const diagram = useMemo(
+    () => (run ? runDiagram({ topology: run.topology, workload: run.workload }, run.id) : null),
+    [run?.topology, run?.workload, run?.id],
+  );
+  const nodeCpu = useMemo(() => cpuByContainer(live.containers, active ? "latest" : "run"), [live.containers, active]);
 
   if (stored.isPending) return <div className="empty">Loading…</div>;
   if (stored.isError || !run) {
@@ -142,6 +151,23 @@ export function RunPage({ id }: { id: string }) {
         </div>
       )}
 
+      {diagram && (
+        <section className="panel">
+          <h2>Topology</h2>
+          <TopologyDiagram
+            diagram={diagram}
+            cpu={nodeCpu}
+            cpuNote={
+              live.containers.length === 0
+                ? undefined
+                : active
+                  ? "CPU per container in the last second (% of one core)."
+                  : "Median CPU per container over the run (% of one core)."
+            }
+          />
+        </section>
+      )}
+
       <div className="figures" style={{ marginBottom: 16 }}>
         <div className="figure">
           <div className="label">{summary ? "Requests/s" : "Requests/s (last second)"}</div>
@@ -191,6 +217,7 @@ export function RunPage({ id }: { id: string }) {
             empty={active ? "No container statistics yet." : "No container statistics were recorded."}
           />
         </section>
+        <FigureCharts topology={run.topology} figures={live.figures} active={active} />
       </div>
 
       {backends.keys.length > 0 && (
@@ -212,6 +239,18 @@ export function RunPage({ id }: { id: string }) {
           {summary ? (
             <>
               <SummaryTable summary={summary} />
+              {summary.pool && (
+                <div style={{ marginTop: 16 }}>
+                  <h3>Worker pool</h3>
+                  <PoolSummary summary={summary} pool={summary.pool} />
+                </div>
+              )}
+              {summary.broker && (
+                <div style={{ marginTop: 16 }}>
+                  <h3>Broker</h3>
+                  <BrokerSummary summary={summary} broker={summary.broker} />
+                </div>
+              )}
               {summary.backends && Object.keys(summary.backends).length > 0 && (
                 <div style={{ marginTop: 16 }}>
                   <h3>Per backend</h3>

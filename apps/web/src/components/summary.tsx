@@ -1,4 +1,6 @@
+import { COMPARE_FIGURES, setupRows } from "@scalelab/scenarios/compare";
 import type { TRunSummary, TTopology, TWorkload, THostFacts } from "@scalelab/scenarios/schemas";
+import type { ReactNode } from "react";
 import { formatBytes, formatCount, formatMs, formatPct, formatRps } from "~/lib/format";
 
 /** The whole-run figures, laid out like wrk's report. */
@@ -46,41 +48,90 @@ export function BackendsTable({ backends }: { backends: Record<string, number> }
   );
 }
 
+/** The run's configuration, with the same rows and labels as the compare page's setup table. */
 export function SetupFacts({ topology, workload }: { topology: TTopology; workload: TWorkload }) {
-  const s = topology.service;
   return (
     <dl className="facts" data-testid="run-setup">
-      <dt>Balancer</dt>
-      <dd>
-        {topology.balancer.kind} · {topology.balancer.algorithm}
-        {topology.balancer.cpus !== undefined ? ` · ${topology.balancer.cpus} CPU` : ""}
-      </dd>
-      <dt>Replicas</dt>
-      <dd>{s.replicas}</dd>
-      <dt>CPU per replica</dt>
-      <dd>{s.cpus === undefined ? "unlimited" : s.cpus}</dd>
-      <dt>Memory per replica</dt>
-      <dd>{s.memoryMb} MB</dd>
-      <dt>Threads</dt>
-      <dd>{s.threads ?? "one per CPU"}</dd>
-      <dt>Endpoint</dt>
-      <dd>
-        {workload.endpoint}
-        {workload.endpoint === "cpu" ? ` (${formatCount(s.cpuIterations)} iterations)` : ""}
-      </dd>
-      <dt>Load</dt>
-      <dd>
-        {workload.arrivalRate !== undefined
-          ? `open model, ${formatCount(workload.arrivalRate)} req/s (max ${workload.maxVus ?? "auto"} VUs)`
-          : `closed model, ${workload.vus} VUs`}
-      </dd>
-      <dt>Duration</dt>
-      <dd>{workload.durationSeconds} s</dd>
-      <dt>Request timeout</dt>
-      <dd>{formatMs(workload.requestTimeoutMs)}</dd>
-      <dt>Load generator</dt>
-      <dd>{workload.loadgenCpus} CPU</dd>
+      {setupRows([{ topology, workload }]).map((row) => (
+        <Fact key={row.key} label={row.label}>
+          {row.values[0]}
+        </Fact>
+      ))}
+      {workload.endpoint === "cpu" && <Fact label="CPU work per request">{formatCount(topology.service.cpuIterations)} iterations</Fact>}
+      <Fact label="Request timeout">{formatMs(workload.requestTimeoutMs)}</Fact>
+      <Fact label="Load generator">{workload.loadgenCpus} CPU</Fact>
     </dl>
+  );
+}
+
+function Fact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </>
+  );
+}
+
+type FigureLine = { key: string; label: string; value: number | null; text?: string };
+
+/** A compare figure's label and value for one run: the run page and the compare page name a figure alike. */
+function compareFigure(key: string, summary: TRunSummary): FigureLine {
+  const f = COMPARE_FIGURES.find((x) => x.key === key);
+  if (!f) throw new Error(`no compare figure ${key}`);
+  return { key, label: f.label, value: f.value(summary) };
+}
+
+function FigureTable({ testId, lines }: { testId: string; lines: FigureLine[] }) {
+  return (
+    <table className="data" data-testid={testId}>
+      <tbody>
+        {lines.map((l) => (
+          <tr key={l.key}>
+            <td>{l.label}</td>
+            <td className="num" data-testid={`${testId}-${l.key.replace(/^\w+\./, "")}`} data-value={l.value ?? undefined}>
+              {l.text ?? formatCount(l.value)}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The worker pools over the load: busy workers and queued requests over all replicas. */
+export function PoolSummary({ summary, pool }: { summary: TRunSummary; pool: NonNullable<TRunSummary["pool"]> }) {
+  return (
+    <FigureTable
+      testId="summary-pool"
+      lines={[
+        { key: "pool.size", label: "Pool size (all replicas)", value: pool.size, text: pool.size ? formatCount(pool.size) : "unbounded" },
+        { key: "pool.medianBusy", label: "Busy workers (median)", value: pool.medianBusy },
+        compareFigure("pool.maxBusy", summary),
+        { key: "pool.medianQueued", label: "Queued requests (median)", value: pool.medianQueued },
+        compareFigure("pool.maxQueued", summary),
+        compareFigure("pool.rejected", summary),
+      ]}
+    />
+  );
+}
+
+const drainText = (seconds: number | null) =>
+  seconds === null ? "did not drain within the window" : seconds === 0 ? "no lag left at the end" : `${formatCount(seconds)} s`;
+
+/** The broker of an async run: events in and out, the consumers' lag, and how long they took to catch up. */
+export function BrokerSummary({ summary, broker }: { summary: TRunSummary; broker: NonNullable<TRunSummary["broker"]> }) {
+  return (
+    <FigureTable
+      testId="summary-broker"
+      lines={[
+        compareFigure("broker.produced", summary),
+        compareFigure("broker.consumed", summary),
+        compareFigure("broker.maxLag", summary),
+        compareFigure("broker.lagAtEnd", summary),
+        { key: "broker.drainSeconds", label: "Time to catch up after the load", value: broker.drainSeconds, text: drainText(broker.drainSeconds) },
+      ]}
+    />
   );
 }
 

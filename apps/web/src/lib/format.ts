@@ -58,7 +58,7 @@ export function formatTimestamp(iso: string | null): string {
   return new Date(iso).toLocaleString("en-GB", { dateStyle: "short", timeStyle: "medium" });
 }
 
-/** `sl-1a2b3c4d-app-0` → `app-0`: the run prefix says nothing on a run's own page. */
+/** `sl-1a2b3c4d-app-0` → `app-0`: the run prefix (the run id's first 8 characters) says nothing on a run's own page. */
 export function shortContainerName(name: string): string {
-  return name.replace(/^sl-[0-9a-f]{8}-/, "");
+  return name.replace(/^sl-[a-z0-9-]{8}-/, "");
 }

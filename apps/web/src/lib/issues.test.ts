@@ -16,7 +16,13 @@ describe("toFieldIssues", () => {
   });
 
   it("says a missing field is required instead of Zod's type wording", () => {
-    expect(issuesOf({ workload: { endpoint: "cpu", vus: 1 } })).toEqual([{ path: "topology", message: "topology is required" }]);
+    expect(toFieldIssues([{ path: ["topology"], message: "Invalid input: expected object, received undefined" }])).toEqual([
+      { path: "topology", message: "topology is required" },
+    ]);
+  });
+
+  it("keeps the schema's own wording for a missing component", () => {
+    expect(issuesOf({ workload: { endpoint: "cpu", vus: 1 } })).toEqual([{ path: "topology", message: "topology must be an object" }]);
   });
 
   it("reads Standard Schema path segments given as objects", () => {
@@ -33,5 +39,21 @@ describe("issuesByPath", () => {
         { path: "b", message: "other" },
       ]),
     ).toEqual({ a: "first", b: "other" });
+  });
+});
+
+describe("unknown fields", () => {
+  it("puts an unknown field's issue at the field's own path", () => {
+    const issues = issuesOf({ topology: { service: { replicas: 1, replica: 3 } }, workload: { endpoint: "cpu", vus: 1 } });
+    expect(issues).toEqual([{ path: "topology.service.replica", message: expect.stringContaining("unknown field service.replica") }]);
+  });
+
+  it("gives each unknown field of one object its own issue", () => {
+    const issues = issuesOf({ topology: { service: {} }, workload: { endpoint: "cpu", vus: 1, users: 5, ramp: 2 } });
+    expect(issues.map((i) => i.path)).toEqual(["workload.users", "workload.ramp"]);
+  });
+
+  it("names unknown top-level fields without a leading dot", () => {
+    expect(issuesOf({ topology: { service: {} }, workload: { endpoint: "cpu", vus: 1 }, extra: true }).map((i) => i.path)).toEqual(["extra"]);
   });
 });

@@ -2,7 +2,7 @@ import type { FieldIssue } from "@scalelab/scenarios/host";
 
 export type { FieldIssue };
 
-type IssueLike = { path?: readonly unknown[]; message: string };
+type IssueLike = { path?: readonly unknown[]; message: string; code?: string; keys?: readonly string[] };
 
 const pathOf = (path: readonly unknown[] | undefined): string =>
   (path ?? [])
@@ -13,12 +13,18 @@ const pathOf = (path: readonly unknown[] | undefined): string =>
 /** Zod's default wording for a missing value, replaced by one that names the field. */
 const MISSING = /^Invalid input: expected \w+, received undefined$/;
 
-/** Validation issues (Zod or any Standard Schema) flattened to one `{ path, message }` per field problem. */
+const join = (...parts: string[]) => parts.filter(Boolean).join(".");
+
+/**
+ * Validation issues (Zod or any Standard Schema) flattened to one `{ path, message }` per field
+ * problem. Zod reports unknown keys once, at the object; each becomes an issue at `<object>.<key>`.
+ */
 export function toFieldIssues(issues: readonly IssueLike[]): FieldIssue[] {
-  return issues.map((i) => {
+  return issues.flatMap((i) => {
     const path = pathOf(i.path);
+    if (i.code === "unrecognized_keys" && i.keys?.length) return i.keys.map((key) => ({ path: join(path, key), message: i.message }));
     const message = MISSING.test(i.message) && path ? `${path} is required` : i.message;
-    return { path, message };
+    return [{ path, message }];
   });
 }
 

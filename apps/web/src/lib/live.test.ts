@@ -1,7 +1,7 @@
 import type { TSample } from "@scalelab/scenarios/schemas";
 import { describe, expect, it } from "vitest";
 import type { TRunView } from "~/server/runs/types";
-import { backendSeries, containerCpuSeries, initialLive, liveReducer, liveLoadgenUse, type LiveState } from "./live";
+import { backendSeries, containerCpuSeries, cpuByContainer, figureRows, initialLive, liveReducer, liveLoadgenUse, type LiveState } from "./live";
 
 const latencyMs = { avg: 2, p50: 1, p90: 3, p95: 4, p99: 5, max: 9 };
 const sample = (t: number, requests = 10, backends?: Record<string, number>): TSample => ({ t, requests, errors: 0, latencyMs, ...(backends ? { backends } : {}) });
@@ -17,7 +17,17 @@ const run = {
 } as unknown as TRunView;
 
 const snapshot = (samples: TSample[]): LiveState =>
-  liveReducer(initialLive, { type: "snapshot", run, samples, containers: [], events: [{ at: "", level: "info", step: "queued", message: "queued" }] });
+  liveReducer(initialLive, {
+    type: "snapshot",
+    run,
+    samples,
+    containers: [],
+    figures: [
+      { t: 1, figures: { "broker.lag": 4 } },
+      { t: 0, figures: { "broker.lag": 1 } },
+    ],
+    events: [{ at: "", level: "info", step: "queued", message: "queued" }],
+  });
 
 describe("liveReducer", () => {
   it("starts from the snapshot, sorted by second", () => {
@@ -41,6 +51,18 @@ describe("liveReducer", () => {
     let s = snapshot([sample(0), sample(2)]);
     s = liveReducer(s, { type: "sample", sample: sample(1) });
     expect(s.samples.map((x) => x.t)).toEqual([0, 1, 2]);
+  });
+
+  it("keeps the components' figures by second: stored ones sorted, live ones appended or replaced", () => {
+    let s = snapshot([]);
+    expect(s.figures.map((f) => f.t)).toEqual([0, 1]);
+    s = liveReducer(s, { type: "figures", t: 2, figures: { "broker.lag": 9 } });
+    s = liveReducer(s, { type: "figures", t: 1, figures: { "broker.lag": 5 } });
+    expect(s.figures).toEqual([
+      { t: 0, figures: { "broker.lag": 1 } },
+      { t: 1, figures: { "broker.lag": 5 } },
+      { t: 2, figures: { "broker.lag": 9 } },
+    ]);
   });
 
   it("follows status changes and the final stored run", () => {
@@ -68,6 +90,35 @@ describe("series", () => {
         { t: 1, "app-0": 0, "app-1": 1 },
       ],
     });
+  });
+
+  it("charts only the seconds that have one of the figures, with a gap where one is missing", () => {
+    const rows = figureRows(
+      [
+        { t: 0, figures: { "pool.busy": 2 } },
+        { t: 1, figures: { "pool.busy": 3, "broker.lag": 10 } },
+        { t: 2, figures: { "broker.lag": 4 } },
+      ],
+      ["broker.lag", "broker.produced"],
+    );
+    expect(rows).toEqual([
+      { t: 1, "broker.lag": 10, "broker.produced": null },
+      { t: 2, "broker.lag": 4, "broker.produced": null },
+    ]);
+  });
+
+  it("gives each container's CPU now, or its median over the run", () => {
+    const second = (t: number, app: number, lb: number) => ({
+      t,
+      containers: [
+        { container: "app", role: "app", cpuPct: app, memBytes: 0, throttledPeriods: 0 },
+        { container: "lb", role: "lb", cpuPct: lb, memBytes: 0, throttledPeriods: 0 },
+      ],
+    });
+    const seconds = [second(0, 10, 1), second(1, 30, 2), second(2, 20, 9)];
+    expect(cpuByContainer(seconds, "latest")).toEqual({ app: 20, lb: 9 });
+    expect(cpuByContainer(seconds, "run")).toEqual({ app: 20, lb: 2 });
+    expect(cpuByContainer([], "latest")).toEqual({});
   });
 
   it("measures the load generator against its CPU limit", () => {

@@ -1,4 +1,5 @@
-import { loadgenUse, type TLoadgenUse } from "@scalelab/scenarios/stats";
+import type { TFigureSample } from "@scalelab/scenarios/messages";
+import { loadgenUse, median, type TLoadgenUse } from "@scalelab/scenarios/stats";
 import type { TSample } from "@scalelab/scenarios/schemas";
 import type { TLiveEvent } from "~/server/runs/live";
 import type { TContainerSeconds, TRunView } from "~/server/runs/types";
@@ -10,10 +11,12 @@ export type LiveState = {
   /** Ordered by `t`, one per second. */
   samples: TSample[];
   containers: TContainerSeconds[];
+  /** The components' figures (pool, broker, downstream), ordered by `t`. */
+  figures: TFigureSample[];
   log: LogLine[];
 };
 
-export const initialLive: LiveState = { run: null, samples: [], containers: [], log: [] };
+export const initialLive: LiveState = { run: null, samples: [], containers: [], figures: [], log: [] };
 
 const MAX_LOG = 200;
 
@@ -35,6 +38,7 @@ export function liveReducer(state: LiveState, ev: TLiveEvent): LiveState {
         run: ev.run,
         samples: [...ev.samples].sort((a, b) => a.t - b.t),
         containers: ev.containers,
+        figures: [...ev.figures].sort((a, b) => a.t - b.t),
         log: ev.events.map(({ level, step, message }) => ({ level, step, message })),
       };
     case "run":
@@ -49,6 +53,8 @@ export function liveReducer(state: LiveState, ev: TLiveEvent): LiveState {
       return { ...state, samples: upsertByT(state.samples, ev.sample) };
     case "containers":
       return { ...state, containers: upsertByT(state.containers, { t: ev.t, containers: ev.containers }) };
+    case "figures":
+      return { ...state, figures: upsertByT(state.figures, { t: ev.t, figures: ev.figures }) };
     case "event":
       return { ...state, log: [...state.log, { level: ev.level, step: ev.step, message: ev.message }].slice(-MAX_LOG) };
   }
@@ -103,6 +109,33 @@ export function backendSeries(samples: readonly TSample[]): WideSeries {
   const sorted = [...keys].sort();
   for (const row of rows) for (const k of sorted) row[k] ??= 0;
   return { keys: sorted, rows };
+}
+
+export type FigureRow = { t: number } & Record<string, number | null>;
+
+/** One row per second that has any of `keys`, with a column per key (null where that second lacks it). */
+export function figureRows(samples: readonly TFigureSample[], keys: readonly string[]): FigureRow[] {
+  return samples
+    .filter((s) => keys.some((k) => k in s.figures))
+    .map((s) => {
+      const row: FigureRow = { t: s.t };
+      for (const k of keys) row[k] = s.figures[k] ?? null;
+      return row;
+    });
+}
+
+/** Each container's CPU (% of one core) in the latest second, or its median over the seconds when `over` is "run". */
+export function cpuByContainer(seconds: readonly TContainerSeconds[], over: "latest" | "run"): Record<string, number> {
+  const picked = over === "latest" ? seconds.slice(-1) : seconds;
+  const readings = new Map<string, number[]>();
+  for (const s of picked) {
+    for (const c of s.containers) {
+      const list = readings.get(c.container);
+      if (list) list.push(c.cpuPct);
+      else readings.set(c.container, [c.cpuPct]);
+    }
+  }
+  return Object.fromEntries([...readings].map(([name, values]) => [name, median(values)]));
 }
 
 /** The load generator's CPU use so far, by the same rule the worker stores with the finished run. */

@@ -1,40 +1,175 @@
+import { ZRunCreate } from "@scalelab/scenarios/schemas";
+import type { ResolverOptions } from "react-hook-form";
 import { describe, expect, it } from "vitest";
-import { checkRunForm, DEFAULT_FORM, toRunInput } from "./run-form";
+import {
+  DEFAULT_FORM,
+  depsOf,
+  errorMessages,
+  fieldId,
+  infoOf,
+  numberFromInput,
+  runFormResolver,
+  SECTIONS,
+  toRunInput,
+  visibleFields,
+  type RunFormValues,
+} from "./run-form";
 
-describe("run form", () => {
-  it("turns the defaults into a valid run (3 × 0.2 CPU, 256 MB, round robin, cpu, 3 VUs, 20 s)", () => {
-    const checked = checkRunForm(DEFAULT_FORM);
-    expect(checked.ok).toBe(true);
-    expect(checked.input).toEqual({
-      topology: {
-        balancer: { kind: "nginx", algorithm: "round_robin" },
-        service: { replicas: 3, cpus: 0.2, memoryMb: 256, threads: undefined, cpuIterations: 1000 },
-      },
-      workload: { endpoint: "cpu", vus: 3, arrivalRate: undefined, maxVus: undefined, durationSeconds: 20 },
+type Patch = { model?: RunFormValues["model"]; name?: string } & { [K in keyof RunFormValues["topology"]]?: Partial<RunFormValues["topology"][K]> } & {
+  workload?: Partial<RunFormValues["workload"]>;
+};
+
+const form = (patch: Patch = {}): RunFormValues => {
+  const { model, name, workload, ...topology } = patch;
+  const t = DEFAULT_FORM.topology;
+  return {
+    name: name ?? DEFAULT_FORM.name,
+    model: model ?? DEFAULT_FORM.model,
+    topology: {
+      balancer: { ...t.balancer, ...topology.balancer },
+      service: { ...t.service, ...topology.service },
+      downstream: { ...t.downstream, ...topology.downstream },
+      broker: { ...t.broker, ...topology.broker },
+      storage: { ...t.storage, ...topology.storage },
+    },
+    workload: { ...DEFAULT_FORM.workload, ...workload },
+  };
+};
+
+const resolve = (values: RunFormValues) => runFormResolver(values, undefined, { fields: {}, shouldUseNativeValidation: false } as ResolverOptions<RunFormValues>);
+const messagesOf = async (values: RunFormValues) => Object.fromEntries(errorMessages((await resolve(values)).errors).map((i) => [i.path, i.message]));
+
+describe("the form's body", () => {
+  it("turns the defaults into a valid run: 3 × 0.2 CPU, cpu endpoint, 3 VUs, 20 s, nothing downstream, no store", () => {
+    const body = toRunInput(DEFAULT_FORM);
+    const run = ZRunCreate.parse(body);
+    expect(run.topology.service).toMatchObject({ replicas: 3, cpus: 0.2, memoryMb: 256, workerPool: 0, logging: "none" });
+    expect(run.workload).toMatchObject({ endpoint: "cpu", vus: 3, durationSeconds: 20 });
+    expect(body.workload.arrivalRate).toBeUndefined();
+    expect(body.topology).not.toHaveProperty("broker");
+    expect(body).not.toHaveProperty("name");
+    expect(body).not.toHaveProperty("model");
+  });
+
+  it("sends the arrival rate and max VUs, not the VUs, in the open model", () => {
+    const w = toRunInput(form({ model: "open", workload: { arrivalRate: 250, maxVus: 50 } })).workload;
+    expect(w).toMatchObject({ arrivalRate: 250, maxVus: 50 });
+    expect(w).not.toHaveProperty("vus");
+  });
+
+  it("sends the broker only with async work, and the downstream and store details only when they are used", () => {
+    const none = toRunInput(form({ downstream: { mode: "none", replicas: 99 }, broker: { memoryMb: 1 } }));
+    expect(none.topology.downstream).toEqual({ mode: "none" });
+    expect(none.topology).not.toHaveProperty("broker");
+    expect(ZRunCreate.safeParse(none).success).toBe(true);
+
+    const async = toRunInput(form({ downstream: { mode: "async", replicas: 1, cpus: 0.2 }, broker: { memoryMb: 512 } }));
+    expect(async.topology.broker).toEqual({ kind: "kafka", memoryMb: 512 });
+    expect(async.topology.downstream).toMatchObject({ mode: "async", replicas: 1, cpus: 0.2 });
+    expect(ZRunCreate.safeParse(async).success).toBe(true);
+
+    expect(toRunInput(form({ storage: { kind: "none", poolSize: 0 } })).topology.storage).toEqual({ kind: "none" });
+    expect(toRunInput(form({ storage: { kind: "postgres", poolSize: 4 } })).topology.storage).toMatchObject({ kind: "postgres", poolSize: 4 });
+  });
+
+  it("leaves out the log flush cost without logging and the queue limit without a pool", () => {
+    const service = toRunInput(form({ service: { logging: "none", logFlushMs: 5, workerPool: 0, queueLimit: 10 } })).topology.service;
+    expect(service).not.toHaveProperty("logFlushMs");
+    expect(service).not.toHaveProperty("queueLimit");
+    expect(toRunInput(form({ service: { logging: "blocking", logFlushMs: 5, workerPool: 4, queueLimit: 10 } })).topology.service).toMatchObject({
+      logFlushMs: 5,
+      queueLimit: 10,
     });
   });
 
-  it("treats an empty CPU field as unlimited", () => {
-    expect(toRunInput({ ...DEFAULT_FORM, cpus: " " }).topology.service.cpus).toBeUndefined();
+  it("sends a trimmed name, and none when it is blank", () => {
+    expect(toRunInput(form({ name: "  a run " })).name).toBe("a run");
+    expect(toRunInput(form({ name: "   " }))).not.toHaveProperty("name");
+  });
+});
+
+describe("checking the form with the shared schema", () => {
+  it("passes the body it would send", async () => {
+    const result = await resolve(DEFAULT_FORM);
+    expect(result.errors).toEqual({});
+    expect(result.values).toEqual(toRunInput(DEFAULT_FORM));
   });
 
-  it("sends the arrival rate, not the VUs, in the open model", () => {
-    const w = toRunInput({ ...DEFAULT_FORM, model: "open", arrivalRate: "250", maxVus: "50" }).workload;
-    expect(w).toMatchObject({ arrivalRate: 250, maxVus: 50, vus: undefined });
-  });
-
-  it("reports each bad field under its API path", () => {
-    const checked = checkRunForm({ ...DEFAULT_FORM, replicas: "99", durationSeconds: "", vus: "1.5" });
-    expect(checked.ok).toBe(false);
-    if (checked.ok) return;
-    expect(checked.issues).toEqual({
+  it("reports each bad field under its own name, which is its API path", async () => {
+    expect(await messagesOf(form({ service: { replicas: 99 }, workload: { vus: 1.5 } }))).toEqual({
       "topology.service.replicas": "service.replicas must be between 1 and 16",
       "workload.vus": "workload.vus must be a whole number between 1 and 1000",
     });
   });
 
-  it("names a field that is not a number", () => {
-    const checked = checkRunForm({ ...DEFAULT_FORM, memoryMb: "lots" });
-    expect(checked.ok ? {} : checked.issues).toEqual({ "topology.service.memoryMb": "service.memoryMb must be a number" });
+  it("names a field that is not a number", async () => {
+    expect(await messagesOf(form({ service: { memoryMb: Number.NaN } }))).toEqual({ "topology.service.memoryMb": "service.memoryMb must be a number" });
+  });
+
+  it("applies the cross-component rules: a store for the products endpoint, cassandra's memory", async () => {
+    expect(Object.keys(await messagesOf(form({ workload: { endpoint: "products" } })))).toEqual(["workload.endpoint"]);
+    expect(await messagesOf(form({ workload: { endpoint: "products" }, storage: { kind: "cassandra", memoryMb: 256 } }))).toEqual({
+      "topology.storage.memoryMb": expect.stringContaining("for cassandra"),
+    });
+  });
+
+  it("ignores what is hidden, however wrong", async () => {
+    expect(await messagesOf(form({ downstream: { mode: "none", replicas: 99 }, broker: { memoryMb: 1 }, workload: { arrivalRate: -1 } }))).toEqual({});
+  });
+});
+
+describe("fields", () => {
+  it("every field's path is in the schema, and every id is unique", () => {
+    const fields = SECTIONS.flatMap((s) => s.fields);
+    for (const f of fields) expect(() => infoOf(f.path), f.path).not.toThrow();
+    const ids = fields.map(fieldId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("every enum option has a label", () => {
+    for (const f of SECTIONS.flatMap((s) => s.fields)) {
+      const info = infoOf(f.path);
+      if (info.kind === "enum") expect(Object.keys(f.options ?? {}).sort(), f.path).toEqual([...info.options].sort());
+    }
+  });
+
+  it("shows the broker's fields only with async work, and the open model's fields only in it", () => {
+    const ids = (v: RunFormValues) => visibleFields(v).map(fieldId);
+    expect(ids(DEFAULT_FORM)).not.toContain("broker.memoryMb");
+    expect(ids(form({ downstream: { mode: "async" } }))).toEqual(expect.arrayContaining(["broker.kind", "broker.memoryMb", "downstream.replicas"]));
+    expect(ids(form({ model: "open" }))).toEqual(expect.arrayContaining(["arrivalRate", "maxVus"]));
+    expect(ids(form({ model: "open" }))).not.toContain("vus");
+  });
+
+  it("re-checks the fields a choice shows or hides, and the rules that depend on it", () => {
+    const field = (path: string) => SECTIONS.flatMap((s) => s.fields).find((f) => f.path === path)!;
+    expect(depsOf(field("topology.downstream.mode"))).toEqual(expect.arrayContaining(["topology.downstream.replicas", "topology.broker.memoryMb"]));
+    expect(depsOf(field("model"))).toEqual(["workload.vus", "workload.arrivalRate", "workload.maxVus"]);
+    expect(depsOf(field("topology.storage.kind"))).toEqual(expect.arrayContaining(["workload.endpoint", "topology.storage.poolSize"]));
+    expect(depsOf(field("topology.service.replicas"))).toEqual([]);
+  });
+});
+
+describe("numberFromInput", () => {
+  it("reads empty as not given and anything else as a number", () => {
+    expect(numberFromInput("")).toBeUndefined();
+    expect(numberFromInput("  ")).toBeUndefined();
+    expect(numberFromInput("0.2")).toBe(0.2);
+    expect(numberFromInput(3)).toBe(3);
+    expect(numberFromInput("lots")).toBeNaN();
+  });
+});
+
+describe("errorMessages", () => {
+  it("flattens a nested error tree, skipping element refs", () => {
+    const errors = {
+      topology: { service: { replicas: { type: "server", message: "too many", ref: { name: "x" } } }, broker: { type: "server", message: "no broker" } },
+      root: { server: { type: "server", message: "queue down" } },
+    };
+    expect(errorMessages(errors as never)).toEqual([
+      { path: "topology.service.replicas", message: "too many" },
+      { path: "topology.broker", message: "no broker" },
+      { path: "root.server", message: "queue down" },
+    ]);
   });
 });

@@ -1,97 +1,271 @@
-import { BALANCER_ALGORITHMS, ENDPOINTS, ZRunCreate, type TRunCreateInput } from "@scalelab/scenarios/schemas";
-import { issuesByPath, toFieldIssues } from "./issues";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { fieldInfo, type FieldInfo } from "@scalelab/scenarios/form";
+import {
+  ZBalancer,
+  ZBroker,
+  ZDownstream,
+  ZRunCreate,
+  ZService,
+  ZStorage,
+  type TRunCreateInput,
+  type TTopologyInput,
+  type TWorkloadInput,
+} from "@scalelab/scenarios/schemas";
+import { get, type FieldErrors, type Path, type Resolver, type ResolverOptions } from "react-hook-form";
+import type { FieldIssue } from "./issues";
 
-/** The new-run form as the user typed it: numbers stay strings until they are parsed. */
-export type RunForm = {
-  name: string;
-  replicas: string;
-  cpus: string;
-  memoryMb: string;
-  threads: string;
-  cpuIterations: string;
-  algorithm: (typeof BALANCER_ALGORITHMS)[number];
-  endpoint: (typeof ENDPOINTS)[number];
-  model: "closed" | "open";
-  vus: string;
-  arrivalRate: string;
-  maxVus: string;
-  durationSeconds: string;
-};
+/**
+ * The new-run form, bound to ZRunCreate: its values are the run body (every component present,
+ * shown or not) plus the load model, its field names are the body's paths, so the schema's issues
+ * and the server's land on the fields by name. Ranges, defaults and enum values are read from the
+ * schema; a new knob is one line in SECTIONS.
+ */
 
-export const DEFAULT_FORM: RunForm = {
+export const LOAD_MODELS = ["closed", "open"] as const;
+export type LoadModel = (typeof LOAD_MODELS)[number];
+
+type Components = { [K in keyof TTopologyInput]-?: NonNullable<TTopologyInput[K]> };
+export type RunFormValues = { name: string; model: LoadModel; topology: Components; workload: TWorkloadInput };
+export type FormPath = Path<RunFormValues>;
+
+export const DEFAULT_FORM: RunFormValues = {
   name: "",
-  replicas: "3",
-  cpus: "0.2",
-  memoryMb: "256",
-  threads: "",
-  cpuIterations: "1000",
-  algorithm: "round_robin",
-  endpoint: "cpu",
   model: "closed",
-  vus: "3",
-  arrivalRate: "100",
-  maxVus: "",
-  durationSeconds: "20",
+  topology: {
+    balancer: ZBalancer.parse({}),
+    service: { ...ZService.parse({}), replicas: 3, cpus: 0.2 },
+    downstream: ZDownstream.parse({}),
+    broker: ZBroker.parse({}),
+    storage: ZStorage.parse({}),
+  },
+  workload: { endpoint: "cpu", vus: 3, arrivalRate: 100, durationSeconds: 20 },
 };
 
-export type FormField = Exclude<keyof RunForm, "model">;
+/** A field or section is shown while the value at `path` is (or is not) one of the values. */
+export type Condition = { path: FormPath; in: readonly unknown[]; negate?: true };
+const when = (path: FormPath, ...values: unknown[]): Condition => ({ path, in: values });
+const unless = (path: FormPath, ...values: unknown[]): Condition => ({ path, in: values, negate: true });
 
-/** Where each form field lands in the API body; issues come back with these paths. */
-export const FIELD_PATHS: Record<FormField, string> = {
-  name: "name",
-  replicas: "topology.service.replicas",
-  cpus: "topology.service.cpus",
-  memoryMb: "topology.service.memoryMb",
-  threads: "topology.service.threads",
-  cpuIterations: "topology.service.cpuIterations",
-  algorithm: "topology.balancer.algorithm",
-  endpoint: "workload.endpoint",
-  vus: "workload.vus",
-  arrivalRate: "workload.arrivalRate",
-  maxVus: "workload.maxVus",
-  durationSeconds: "workload.durationSeconds",
+export type FieldSpec = {
+  path: FormPath;
+  label: string;
+  /** Suffix of the DOM id and the test ids (`field-<id>`, `error-<id>`); the path without `topology.` unless given. */
+  id?: string;
+  hint?: string;
+  placeholder?: string;
+  /** Labels of an enum's values (the value itself when missing). */
+  options?: Record<string, string>;
+  /** An enum shown as a row of buttons rather than a select. */
+  segmented?: true;
+  wide?: true;
+  when?: Condition;
+  /** Fields whose check depends on this one's value (cross-component rules), besides those it shows or hides. */
+  deps?: FormPath[];
 };
 
-/** "" is "not given"; anything else that is not a number stays NaN so the schema names the field. */
-function num(text: string): number | undefined {
-  const t = text.trim();
-  return t === "" ? undefined : Number(t);
-}
+export type SectionSpec = {
+  key: string;
+  title: string;
+  hint?: string;
+  when?: Condition;
+  /** The body's object for this section, left out while the section is hidden (the schema refuses it then). */
+  object?: FormPath;
+  fields: FieldSpec[];
+};
 
-export function toRunInput(f: RunForm): TRunCreateInput {
-  const open = f.model === "open";
-  return {
-    ...(f.name.trim() ? { name: f.name.trim() } : {}),
-    topology: {
-      balancer: { kind: "nginx", algorithm: f.algorithm },
-      service: {
-        replicas: num(f.replicas) as number,
-        cpus: num(f.cpus),
-        memoryMb: num(f.memoryMb),
-        threads: num(f.threads),
-        cpuIterations: num(f.cpuIterations),
+const DOWNSTREAM_ON = unless("topology.downstream.mode", "none");
+const STORE = unless("topology.storage.kind", "none");
+const SERVICE = "topology.service";
+
+export const SECTIONS: readonly SectionSpec[] = [
+  {
+    key: "run",
+    title: "Run",
+    fields: [{ path: "name", id: "name", label: "Name (optional)", wide: true, placeholder: "e.g. 3 replicas at 0.2 CPU", hint: "Shown in lists and comparisons." }],
+  },
+  {
+    key: "service",
+    title: "Service",
+    hint: "The testbed replicas behind the balancer.",
+    // The first fields keep the short ids the end-to-end tests have used from the start.
+    fields: [
+      { path: `${SERVICE}.replicas`, id: "replicas", label: "Replicas" },
+      { path: `${SERVICE}.cpus`, id: "cpus", label: "CPU per replica", placeholder: "unlimited", hint: "Empty = no limit." },
+      { path: `${SERVICE}.memoryMb`, id: "memoryMb", label: "Memory per replica (MB)" },
+      { path: `${SERVICE}.threads`, id: "threads", label: "Threads (GOMAXPROCS)", placeholder: "per CPU", hint: "Empty = one per CPU; 1 = single-threaded." },
+      { path: `${SERVICE}.cpuIterations`, id: "cpuIterations", label: "CPU work per request", hint: "JSON encodes per request of the cpu endpoint." },
+      { path: `${SERVICE}.workerPool`, label: "Worker pool", hint: "Requests worked on at once per replica; 0 = unbounded." },
+      { path: `${SERVICE}.queueLimit`, label: "Queue limit", hint: "Requests waiting for a worker, then 503; 0 = unbounded.", when: unless(`${SERVICE}.workerPool`, 0, undefined) },
+      {
+        path: `${SERVICE}.logging`,
+        label: "Logging (a line per request)",
+        wide: true,
+        options: { none: "none", async: "async — buffered, flushed in the background", blocking: "blocking — written and flushed by the request" },
       },
-    },
-    workload: {
-      endpoint: f.endpoint,
-      vus: open ? undefined : num(f.vus),
-      arrivalRate: open ? num(f.arrivalRate) : undefined,
-      maxVus: open ? num(f.maxVus) : undefined,
-      durationSeconds: num(f.durationSeconds),
-    },
-  };
+      { path: `${SERVICE}.logFlushMs`, label: "Flush cost (ms)", hint: "Added to every flush: a slow disk or a remote sink.", when: unless(`${SERVICE}.logging`, "none") },
+    ],
+  },
+  {
+    key: "balancer",
+    title: "Balancer (nginx)",
+    fields: [
+      { path: "topology.balancer.algorithm", id: "algorithm", label: "Algorithm", options: { round_robin: "Round robin", least_conn: "Least connections" } },
+      { path: "topology.balancer.cpus", label: "CPU", placeholder: "unlimited", hint: "Empty = no limit." },
+    ],
+  },
+  {
+    key: "downstream",
+    title: "Downstream",
+    hint: "Where each request hands its event after its own work.",
+    fields: [
+      {
+        path: "topology.downstream.mode",
+        label: "Hand-off",
+        wide: true,
+        options: {
+          none: "none — the request ends with its own work",
+          sync: "sync — calls the logs service and waits for it",
+          async: "async — hands the event to Kafka; consumers work it off later",
+        },
+      },
+      { path: "topology.downstream.replicas", label: "Replicas (logs or consumers)", when: DOWNSTREAM_ON },
+      { path: "topology.downstream.cpus", label: "CPU per replica", placeholder: "unlimited", hint: "Empty = no limit.", when: DOWNSTREAM_ON },
+      { path: "topology.downstream.memoryMb", label: "Memory per replica (MB)", when: DOWNSTREAM_ON },
+      { path: "topology.downstream.cpuIterations", label: "CPU work per event", hint: "JSON encodes per event.", when: DOWNSTREAM_ON },
+    ],
+  },
+  {
+    key: "broker",
+    title: "Broker",
+    hint: "Between the service and its consumers.",
+    when: when("topology.downstream.mode", "async"),
+    object: "topology.broker",
+    fields: [
+      { path: "topology.broker.kind", label: "Kind", options: { kafka: "Kafka (one node, KRaft)" } },
+      { path: "topology.broker.cpus", label: "CPU", placeholder: "unlimited", hint: "Empty = no limit." },
+      { path: "topology.broker.memoryMb", label: "Memory (MB)" },
+    ],
+  },
+  {
+    key: "storage",
+    title: "Store",
+    hint: "What the products and activity endpoints read and write.",
+    fields: [
+      {
+        path: "topology.storage.kind",
+        label: "Kind",
+        wide: true,
+        options: { none: "none", postgres: "Postgres", cassandra: "Cassandra (one node)" },
+        deps: ["workload.endpoint", "topology.storage.memoryMb"],
+      },
+      { path: "topology.storage.cpus", label: "CPU", placeholder: "unlimited", hint: "Empty = no limit.", when: STORE },
+      { path: "topology.storage.memoryMb", label: "Memory (MB)", when: STORE },
+      { path: "topology.storage.poolSize", label: "Connections per replica", when: STORE },
+      { path: "topology.storage.products", label: "Seeded products", when: STORE },
+    ],
+  },
+  {
+    key: "workload",
+    title: "Workload",
+    fields: [
+      {
+        path: "workload.endpoint",
+        id: "endpoint",
+        label: "Endpoint",
+        wide: true,
+        options: {
+          hostname: "hostname — returns the replica's host name",
+          cpu: "cpu — JSON-encodes a random string N times",
+          products: "products — reads products from the store",
+          activity: "activity — writes an activity row to the store",
+        },
+      },
+      { path: "model", id: "model", label: "Load model", wide: true, segmented: true, options: { closed: "Closed — fixed virtual users", open: "Open — fixed arrival rate" } },
+      { path: "workload.vus", id: "vus", label: "Virtual users", hint: "Connections looping.", when: when("model", "closed") },
+      // The schema names a missing load on workload.vus, hidden in the open model.
+      { path: "workload.arrivalRate", id: "arrivalRate", label: "Arrival rate (req/s)", when: when("model", "open"), deps: ["workload.vus"] },
+      { path: "workload.maxVus", id: "maxVus", label: "Max VUs", placeholder: "auto", hint: "Empty = chosen from the rate.", when: when("model", "open") },
+      { path: "workload.durationSeconds", id: "durationSeconds", label: "Duration (s)" },
+    ],
+  },
+];
+
+const ALL_FIELDS = SECTIONS.flatMap((s) => s.fields.map((field) => ({ section: s, field })));
+
+export const fieldId = (f: FieldSpec): string => f.id ?? f.path.replace(/^topology\./, "");
+
+const MODEL_INFO: FieldInfo = { kind: "enum", options: LOAD_MODELS, optional: false };
+
+/** The field's control, range and default, from the schema (the load model is the form's own). */
+export const infoOf = (path: FormPath): FieldInfo => (path === "model" ? MODEL_INFO : fieldInfo(ZRunCreate, path));
+
+/** "1–16", "0.05–64"; empty for fields without a range. */
+export function rangeOf(info: FieldInfo): string {
+  return info.kind === "number" && info.min !== null && info.max !== null ? `${info.min}–${info.max}` : "";
 }
 
-export type Checked = { ok: true; input: TRunCreateInput } | { ok: false; input: TRunCreateInput; issues: Record<string, string> };
+export const holds = (c: Condition | undefined, v: RunFormValues): boolean => !c || c.in.includes(get(v, c.path)) !== Boolean(c.negate);
 
-/** The same parse the server does, so the form can show each field's problem before submitting. */
-export function checkRunForm(f: RunForm): Checked {
-  const input = toRunInput(f);
-  const r = ZRunCreate.safeParse(input);
-  if (r.success) return { ok: true, input };
-  return {
-    ok: false,
-    input,
-    issues: issuesByPath(toFieldIssues(r.error.issues)),
-  };
+export const sectionShown = (s: SectionSpec, v: RunFormValues) => holds(s.when, v);
+
+/** The fields on screen for these values, in order. */
+export function visibleFields(v: RunFormValues): FieldSpec[] {
+  return ALL_FIELDS.filter(({ section, field }) => holds(section.when, v) && holds(field.when, v)).map(({ field }) => field);
 }
+
+/** The fields to re-check when this one changes: those it shows or hides, and its declared dependants. */
+export function depsOf(f: FieldSpec): FormPath[] {
+  const shown = ALL_FIELDS.filter(({ section, field }) => field.when?.path === f.path || section.when?.path === f.path).map(({ field }) => field.path);
+  return [...new Set([...(f.deps ?? []), ...shown])];
+}
+
+function unset(target: object, path: string): void {
+  const keys = path.split(".");
+  const last = keys.pop()!;
+  let at: unknown = target;
+  for (const k of keys) at = typeof at === "object" && at !== null ? (at as Record<string, unknown>)[k] : undefined;
+  if (typeof at === "object" && at !== null) delete (at as Record<string, unknown>)[last];
+}
+
+/** The API body of what is on screen: hidden fields and sections are left out, so the schema's defaults apply to them. */
+export function toRunInput(v: RunFormValues): TRunCreateInput {
+  const { model: _model, ...body } = structuredClone(v);
+  const visible = new Set(visibleFields(v).map((f) => f.path));
+  for (const s of SECTIONS) if (s.object && !sectionShown(s, v)) unset(body, s.object);
+  for (const { field } of ALL_FIELDS) if (!visible.has(field.path)) unset(body, field.path);
+  const name = v.name.trim();
+  if (name) body.name = name;
+  else unset(body, "name");
+  return body as TRunCreateInput;
+}
+
+const resolveBody = zodResolver(ZRunCreate, undefined, { raw: true });
+
+/** Checks the body the form would send with ZRunCreate; issues come back at the body's paths, which are the fields' names. */
+export const runFormResolver: Resolver<RunFormValues, unknown, TRunCreateInput> = async (values, context, options) => {
+  const result = await resolveBody(toRunInput(values), context, options as unknown as ResolverOptions<TRunCreateInput>);
+  return result as Awaited<ReturnType<Resolver<RunFormValues, unknown, TRunCreateInput>>>;
+};
+
+/** A number input's text as the API wants it: empty is "not given"; anything else a number (the schema names a NaN). */
+export function numberFromInput(value: unknown): number | undefined {
+  if (typeof value === "number") return value;
+  const text = String(value ?? "").trim();
+  return text === "" ? undefined : Number(text);
+}
+
+/** Every message in a react-hook-form error tree, with its dotted path (`root.server` for the form's own). */
+export function errorMessages(errors: FieldErrors, prefix = ""): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  for (const [key, value] of Object.entries(errors)) {
+    if (key === "ref" || typeof value !== "object" || value === null) continue;
+    const path = prefix ? `${prefix}.${key}` : key;
+    const message = (value as { message?: unknown }).message;
+    if (typeof message === "string" && message) out.push({ path, message });
+    else out.push(...errorMessages(value as FieldErrors, path));
+  }
+  return out;
+}
+
+/** Where a server issue goes: its field's name, or the form's own error when it names no path. */
+export const issueTarget = (path: string): FormPath | "root.server" => (path ? (path as FormPath) : "root.server");

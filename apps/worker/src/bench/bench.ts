@@ -7,72 +7,19 @@
  *   DATABASE_URL=… REDIS_URL=… pnpm --filter @scalelab/worker bench [--reps 3]
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { join } from "node:path";
-import { parseArgs } from "node:util";
 import Docker from "dockerode";
-import { createDb } from "@scalelab/db";
 import { ensureLabImages } from "@scalelab/images";
 import { ENDPOINT_PATHS } from "@scalelab/scenarios/k6";
 import { LB_PORT } from "@scalelab/scenarios/nginx";
 import { buildPlan, runLabels } from "@scalelab/scenarios/plan";
-import { isTerminal, ZRunCreate, type TRunCreateInput, type TRunStatus, type TRunSummary } from "@scalelab/scenarios/schemas";
+import { ZRunCreate, type TRunCreateInput } from "@scalelab/scenarios/schemas";
 import { median } from "@scalelab/scenarios/stats";
-import { parseEnv } from "../env";
+import { openBench } from "./lib";
 import { DockerProvisioner } from "../provisioner/docker";
+import type { StartedContainer } from "../provisioner/types";
 
-const { values } = parseArgs({
-  options: {
-    reps: { type: "string", default: "3" },
-    web: { type: "string", default: "http://127.0.0.1:3000" },
-    state: { type: "string", default: join(import.meta.dirname, "../../../../.scalelab") },
-  },
-});
-const REPS = Number(values.reps);
-const WEB = values.web!;
-const env = parseEnv();
-const db = createDb(env.DATABASE_URL);
-
-const fmt = (x: number, digits = 2) => x.toFixed(digits);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function api<T>(path: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(`${WEB}/api/v1${path}`, { ...init, headers: { "content-type": "application/json" } });
-  if (!res.ok) throw new Error(`${init?.method ?? "GET"} ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
-
-type RunView = { id: string; status: TRunStatus; error: string | null; summary: TRunSummary | null };
-
-async function startRun(body: TRunCreateInput): Promise<{ id: string; postedAt: number }> {
-  const postedAt = performance.now();
-  const { id } = await api<{ id: string }>("/runs", { method: "POST", body: JSON.stringify(body) });
-  return { id, postedAt };
-}
-
-async function waitDone(id: string, onTick?: () => Promise<void>): Promise<RunView> {
-  for (;;) {
-    const run = await api<RunView>(`/runs/${id}`);
-    if (isTerminal(run.status)) {
-      if (run.status !== "succeeded") throw new Error(`run ${id} ended ${run.status}: ${run.error}`);
-      return run;
-    }
-    await onTick?.();
-    await sleep(250);
-  }
-}
-
-/** Seconds each step took, from the worker's "<step> took X s" timeline entries. */
-async function stepSeconds(id: string): Promise<Record<string, number>> {
-  const events = await db.runEvent.findMany({ where: { runId: id }, orderBy: { id: "asc" } });
-  const out: Record<string, number> = {};
-  for (const e of events) {
-    const m = /^(\w+) took ([\d.]+) s$/.exec(e.message);
-    if (m) out[m[1]!] = Number(m[2]);
-  }
-  return out;
-}
+const { REPS, WEB, db, api, startRun, waitDone, stepSeconds, groupCpuSeconds, fmt, sleep, env } = await openBench();
 
 const small = (replicas: number, name: string): TRunCreateInput => ({
   name,
@@ -110,24 +57,6 @@ async function provisioning(replicas: number) {
   return { provisioning: pick("provisioning"), healthy: pick("waiting_healthy"), teardown: pick("tearing_down") };
 }
 
-/** CPU seconds used so far by every process in the process group recorded in `<state>/<name>.pid`. */
-function groupCpuSeconds(name: string): number {
-  const pgid = readFileSync(join(values.state!, `${name}.pid`), "utf8").trim();
-  const hz = Number(execFileSync("getconf", ["CLK_TCK"]).toString());
-  let ticks = 0;
-  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (f[2] === pgid) ticks += Number(f[11]) + Number(f[12]);
-  }
-  return ticks / hz;
-}
-
 const MAX_BODY = (vus: number): TRunCreateInput => ({
   name: `bench: hostname ${vus} VUs`,
   topology: { service: { replicas: 1, memoryMb: 256 } },
@@ -157,9 +86,12 @@ async function wrkMaxRps(vus: number) {
   const plan = buildPlan({ runId, run: ZRunCreate.parse(MAX_BODY(vus)), images });
   try {
     await provisioner.createNetwork(plan.network);
-    for (const app of plan.apps) await provisioner.startContainer(app, plan.network.name);
-    const lb = await provisioner.startContainer(plan.lb, plan.network.name);
-    const { ip } = await provisioner.inspect(lb.id, plan.network.name);
+    let lb: StartedContainer | undefined;
+    for (const c of plan.containers) {
+      const started = await provisioner.startContainer(c, plan.network.name);
+      if (c.role === plan.entry.role) lb = started;
+    }
+    const { ip } = await provisioner.inspect(lb!.id, plan.network.name);
     const url = `http://${ip}:${LB_PORT}${ENDPOINT_PATHS.hostname}`;
     for (let i = 0; i < 100 && spawnSync("curl", ["-fs", "-o", "/dev/null", url]).status !== 0; i++) await sleep(200);
     const results: Record<string, { rps: number; text: string }> = {};

@@ -1,12 +1,15 @@
+import { brokerSummary, poolSummary } from "@scalelab/scenarios/figures";
+import type { RunPlan } from "@scalelab/scenarios/plan";
 import type { THostFacts, TRunSummary } from "@scalelab/scenarios/schemas";
-import type { K6EventReader } from "@scalelab/scenarios/k6-events";
 import { LOADGEN_SATURATION, loadgenUse, roleUse } from "@scalelab/scenarios/stats";
 import type { RunContext } from "./context";
+import type { LoadResult } from "./load";
 
 /** Stores the whole-run summary and the facts of the host it was measured on, and flags a doubtful result. */
-export async function collect(ctx: RunContext, reader: K6EventReader, host: THostFacts): Promise<TRunSummary> {
+export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, host: THostFacts): Promise<TRunSummary> {
   const { deps, runId, report, run } = ctx;
-  const totals = reader.summary(run.workload.durationSeconds);
+  const seconds = run.workload.durationSeconds;
+  const totals = load.reader.summary(seconds);
   if (!totals) throw new Error("k6 reported no totals (no cumulative event in its stream)");
   const readings = await deps.db.containerSample.findMany({
     where: { runId },
@@ -16,12 +19,18 @@ export async function collect(ctx: RunContext, reader: K6EventReader, host: THos
     readings.filter((r) => r.role === "loadgen").map((r) => r.cpuPct),
     run.workload.loadgenCpus,
   );
-  const containers = roleUse(readings, {
-    app: run.topology.service.cpus,
-    lb: run.topology.balancer.cpus,
-    loadgen: run.workload.loadgenCpus,
-  });
-  const summary: TRunSummary = { ...totals, ...(loadgen && { loadgen }), ...(readings.length > 0 && { containers }) };
+  const limits: Record<string, number | undefined> = {};
+  for (const c of [...plan.containers, plan.loadgen]) limits[c.role] = c.cpus;
+  const containers = roleUse(readings, limits);
+  const pool = poolSummary(load.figures.series, seconds);
+  const broker = brokerSummary(load.figures.series, seconds, load.figures.totals());
+  const summary: TRunSummary = {
+    ...totals,
+    ...(loadgen && { loadgen }),
+    ...(readings.length > 0 && { containers }),
+    ...(pool && { pool }),
+    ...(broker && { broker }),
+  };
   await deps.db.run.update({ where: { id: runId }, data: { summary, host } });
 
   if (summary.droppedIterations) {

@@ -1,6 +1,9 @@
 import { containerUsage, type ContainerUsage, type DockerStatsReading } from "@scalelab/scenarios/stats";
 import { errorMessage, type Logger } from "../log";
 import type { Provisioner, StartedContainer } from "../provisioner/types";
+import { deadline } from "./context";
+
+const STOP_MS = 5_000;
 
 export type ContainerRow = { container: string; role: string } & ContainerUsage;
 
@@ -22,7 +25,7 @@ export function followContainerStats(opts: {
     try {
       for await (const reading of opts.provisioner.stats(c.id, ctl.signal)) latest.set(c, reading);
     } catch (err) {
-      opts.log.warn("docker stats stream ended", { container: c.name, error: errorMessage(err) });
+      if (!ctl.signal.aborted) opts.log.warn("docker stats stream ended", { container: c.name, error: errorMessage(err) });
     }
   });
   let timer: NodeJS.Timeout | undefined;
@@ -52,8 +55,9 @@ export function followContainerStats(opts: {
     async stop() {
       clearInterval(timer);
       ctl.abort();
-      await Promise.all(readers);
-      await writes;
+      // Bounded: a stats request the engine never answers must not hold the run.
+      await deadline(Promise.all(readers), STOP_MS, "the Docker stats streams").catch((err) => opts.log.warn(errorMessage(err)));
+      await deadline(writes, STOP_MS, "writing container stats").catch((err) => opts.log.warn(errorMessage(err)));
     },
   };
 }

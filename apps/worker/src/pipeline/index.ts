@@ -1,4 +1,5 @@
-import { LB_PORT } from "@scalelab/scenarios/nginx";
+import { setMaxListeners } from "node:events";
+import { K6_VERSION } from "@scalelab/images";
 import { buildPlan } from "@scalelab/scenarios/plan";
 import { ZRunCreate, type TRunStep } from "@scalelab/scenarios/schemas";
 import { z } from "zod";
@@ -8,10 +9,9 @@ import { collect } from "./collect";
 import { RunStopped, type PipelineDeps, type RunContext } from "./context";
 import { runLoad } from "./load";
 import { prepareImages } from "./prepare-images";
-import { provision } from "./provision";
+import { provision, waitHealthy } from "./provision";
 import { RunReporter } from "./reporter";
 import { teardown } from "./teardown";
-import { waitHealthy } from "./wait-healthy";
 import { warmup } from "./warmup";
 
 export type Outcome =
@@ -42,6 +42,8 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
   }
 
   const ctl = new AbortController();
+  // Every probe, poll and request of the run listens to this signal (through AbortSignal.any).
+  setMaxListeners(0, ctl.signal);
   const onShutdown = () => ctl.abort(new RunStopped("interrupted", "the worker shut down during the run"));
   shutdown.addEventListener("abort", onShutdown, { once: true });
   if (shutdown.aborted) onShutdown();
@@ -63,21 +65,19 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
     const plan = buildPlan({ runId, instance: deps.instance, run: ctx.run, images });
 
     await report.enter("provisioning");
-    const started = await provision(ctx, plan);
-    const lbIp = (await deps.provisioner.inspect(started.lb.id, plan.network.name)).ip;
-    const lbUrl = `http://${lbIp}:${LB_PORT}`;
+    const { started, last } = await provision(ctx, plan);
 
     await report.enter("waiting_healthy");
-    await waitHealthy(ctx, plan, started, lbUrl);
+    const topology = await waitHealthy(ctx, plan, last, started);
 
     await report.enter("warmup");
-    await warmup(ctx, lbUrl);
+    await warmup(ctx, topology.entryUrl);
 
     await report.enter("running");
-    const reader = await runLoad(ctx, plan, started);
+    const load = await runLoad(ctx, plan, topology.containers);
 
     await report.enter("collecting");
-    await collect(ctx, reader, { ...host, k6Version: images.k6Version });
+    await collect(ctx, plan, load, { ...host, k6Version: K6_VERSION });
     outcome = { status: "succeeded", error: null, detail: null };
     endStep = "done";
   } catch (err) {

@@ -2,23 +2,28 @@ import { gracefulStopSeconds, K6_DASHBOARD_PORT } from "@scalelab/scenarios/k6";
 import { K6EventReader } from "@scalelab/scenarios/k6-events";
 import type { RunPlan } from "@scalelab/scenarios/plan";
 import type { TSample } from "@scalelab/scenarios/schemas";
+import type { StartedContainer } from "../provisioner/types";
 import { sseEvents } from "../sse";
 import { followContainerStats, type ContainerRow } from "./container-stats";
-import { describeExit, type RunContext } from "./context";
-import type { Provisioned } from "./provision";
+import { describeExit, sleep, type RunContext } from "./context";
+import { followFigures, type FigureFollower } from "./figures";
+
+export type LoadResult = { reader: K6EventReader; figures: FigureFollower };
 
 /**
- * Runs k6 on the run network and records its per-second buckets and every container's Docker
- * stats until k6 reports the end; returns the reader holding the whole-run aggregates.
+ * Runs k6 on the run network and records its per-second buckets, every container's Docker stats
+ * and the components' figures until k6 reports the end; then, while a broker still holds work,
+ * keeps recording the figures for the drain window so a backlog is shown, not hidden.
  */
-export async function runLoad(ctx: RunContext, plan: RunPlan, started: Provisioned): Promise<K6EventReader> {
+export async function runLoad(ctx: RunContext, plan: RunPlan, containers: StartedContainer[]): Promise<LoadResult> {
   const { deps, report, runId, signal } = ctx;
   const network = plan.network.name;
+  const figures = await followFigures(ctx, plan, containers);
   const k6 = await deps.provisioner.startContainer(plan.loadgen, network);
   const { ip } = await deps.provisioner.inspect(k6.id, network);
   const stats = followContainerStats({
     provisioner: deps.provisioner,
-    containers: [...started.apps, started.lb, k6],
+    containers: [...containers, k6],
     onTick: (t, rows) => saveContainerRows(ctx, t, rows),
     log: deps.log,
   });
@@ -41,6 +46,7 @@ export async function runLoad(ctx: RunContext, plan: RunPlan, started: Provision
       const update = reader.push(event ?? "message", data);
       if (update?.type === "start") {
         stats.begin(update.at.getTime());
+        figures.begin(update.at.getTime());
         await deps.db.run.update({ where: { id: runId }, data: { loadStartedAt: update.at } });
         await report.detail(`load running for ${durationSeconds} s`);
       } else if (update?.type === "sample") {
@@ -52,11 +58,16 @@ export async function runLoad(ctx: RunContext, plan: RunPlan, started: Provision
       }
     }
   } catch (err) {
+    await Promise.all([stats.stop(), figures.stop()]);
     signal.throwIfAborted();
     if (overtime.aborted) throw new Error(`k6 did not finish within ${Math.round(limitMs / 1000)} s`);
     throw err;
+  }
+  await stats.stop();
+  try {
+    if (stopped) await drain(ctx, figures);
   } finally {
-    await stats.stop();
+    await figures.stop();
   }
   if (!stopped) {
     const logs = await deps.provisioner.logs(k6.id, 15).catch(() => "");
@@ -66,7 +77,23 @@ export async function runLoad(ctx: RunContext, plan: RunPlan, started: Provision
   const exitCode = await deps.provisioner.waitExit(k6.id, deps.timeouts.k6ExitMs);
   if (exitCode === undefined) throw new Error(`k6 (${k6.name}) did not exit within ${deps.timeouts.k6ExitMs / 1000} s after the test`);
   if (exitCode !== 0) throw new Error(await describeExit(deps, k6.id, `k6 (${k6.name})`, network));
-  return reader;
+  return { reader, figures };
+}
+
+/** Waits (bounded) for the consumers to work off what the broker still holds, while it is recorded. */
+async function drain(ctx: RunContext, figures: FigureFollower): Promise<void> {
+  const lag = figures.lag();
+  if (lag === undefined || lag === 0) return;
+  await ctx.report.detail(`load ended with ${lag} event(s) not yet consumed; following the consumers`);
+  const until = Date.now() + ctx.deps.timeouts.drainMs;
+  while (Date.now() < until && (figures.lag() ?? 0) > 0) await sleep(500, ctx.signal);
+  const left = figures.lag() ?? 0;
+  await ctx.report.event(
+    left > 0 ? "warn" : "info",
+    left > 0
+      ? `${left} event(s) were still waiting in the broker ${ctx.deps.timeouts.drainMs / 1000} s after the load ended`
+      : `the consumers worked off the broker's backlog after the load ended`,
+  );
 }
 
 async function saveSample({ deps, runId, report }: RunContext, s: TSample): Promise<void> {

@@ -1,5 +1,6 @@
+import { requiredImages, type LabImage } from "@scalelab/scenarios/plan";
 import { errorMessage } from "../log";
-import type { ImageProgress, LabImages, RunContext } from "./context";
+import type { ImageProgress, RunContext } from "./context";
 
 export function progressDetail(p: ImageProgress): string {
   const name = `scalelab/${p.image}`;
@@ -15,9 +16,11 @@ export function progressDetail(p: ImageProgress): string {
   }
 }
 
-export async function prepareImages({ deps, report, signal }: RunContext): Promise<LabImages> {
+/** Builds (first use) or finds the images this run's components need; Kafka and Cassandra only when used. */
+export async function prepareImages({ deps, report, signal, run }: RunContext): Promise<Partial<Record<LabImage, string>>> {
   let lastPhase = "";
-  const images = await deps.prepareImages(deps.docker, {
+  const names = requiredImages(run);
+  const images = await deps.prepareImages(deps.docker, names, {
     signal,
     onProgress: (p) => {
       const failed = (err: unknown) => deps.log.warn("could not record image progress", { error: errorMessage(err) });
@@ -27,6 +30,6 @@ export async function prepareImages({ deps, report, signal }: RunContext): Promi
       lastPhase = phase;
     },
   });
-  await report.detail(`images ready (k6 ${images.k6Version})`);
+  await report.detail(`images ready: ${names.join(", ")}`);
   return images;
 }

@@ -1,36 +1,82 @@
-import type { RunPlan } from "@scalelab/scenarios/plan";
-import type { PlannedContainer } from "@scalelab/scenarios/plan";
+import { tiers, type PlannedContainer, type RunPlan } from "@scalelab/scenarios/plan";
 import { errorMessage } from "../log";
 import type { StartedContainer } from "../provisioner/types";
 import type { RunContext } from "./context";
+import { waitReady } from "./probes";
 
-export type Provisioned = { apps: StartedContainer[]; lb: StartedContainer };
+export type Provisioned = {
+  /** Every container of the topology, in plan order. */
+  containers: StartedContainer[];
+  /** The balancer's address on the run network: the warm-up's target. */
+  entryUrl: string;
+};
 
-export async function provision({ deps, report, signal }: RunContext, plan: RunPlan): Promise<Provisioned> {
-  const { provisioner } = deps;
+/**
+ * Creates the run network and starts the topology tier by tier, each tier once the one before
+ * is ready (stores and brokers, then the service and its workers, then the balancer). The last
+ * tier's readiness is left to `waitHealthy`, the pipeline's own step.
+ */
+export async function provision(ctx: RunContext, plan: RunPlan): Promise<{ started: Map<string, StartedContainer>; last: PlannedContainer[] }> {
+  const { deps, report, signal } = ctx;
   const network = plan.network.name;
-  const start = async (spec: PlannedContainer, what: string) => {
-    try {
-      return await provisioner.startContainer(spec, network);
-    } catch (err) {
-      throw new Error(`could not start ${what} (${spec.name}, image ${spec.image}): ${dockerMessage(err)}`);
-    }
-  };
+  await deps.provisioner.createNetwork(plan.network);
+  const started = new Map<string, StartedContainer>();
+  const all = tiers(plan);
+  for (const [i, tier] of all.entries()) {
+    signal.throwIfAborted();
+    await report.detail(`starting ${describeTier(tier)}`);
+    await startTier(ctx, network, tier, started);
+    if (i < all.length - 1) await waitTier(ctx, plan, tier, started);
+  }
+  return { started, last: all.at(-1) ?? [] };
+}
 
-  await provisioner.createNetwork(plan.network);
-  signal.throwIfAborted();
-  await report.detail(`starting ${plan.apps.length} replica(s)`);
+/** Waits for the last tier (the balancer, seeing every replica through it); returns where to send load. */
+export async function waitHealthy(
+  ctx: RunContext,
+  plan: RunPlan,
+  tier: PlannedContainer[],
+  started: Map<string, StartedContainer>,
+): Promise<Provisioned> {
+  await waitTier(ctx, plan, tier, started);
+  const entry = plan.containers.find((c) => c.role === plan.entry.role);
+  const entryStarted = entry && started.get(entry.name);
+  if (!entryStarted) throw new Error(`the plan has no ${plan.entry.role} container to send the load to`);
+  const { ip } = await ctx.deps.provisioner.inspect(entryStarted.id, plan.network.name);
+  return { containers: [...started.values()], entryUrl: `http://${ip}:${plan.entry.port}` };
+}
+
+async function waitTier(ctx: RunContext, plan: RunPlan, tier: PlannedContainer[], started: Map<string, StartedContainer>) {
+  const network = plan.network.name;
+  const targets = await Promise.all(
+    tier.map(async (spec) => {
+      const s = started.get(spec.name)!;
+      return { spec, started: s, ip: (await ctx.deps.provisioner.inspect(s.id, network)).ip };
+    }),
+  );
+  await waitReady(ctx, network, targets);
+}
+
+async function startTier(ctx: RunContext, network: string, tier: PlannedContainer[], started: Map<string, StartedContainer>) {
   // allSettled: teardown lists the run's containers by label, so every create must have
   // finished (or failed) before a failure propagates, or a late one would outlive the run.
-  const settled = await Promise.allSettled(plan.apps.map((spec) => start(spec, `replica ${spec.hostname}`)));
+  const settled = await Promise.allSettled(
+    tier.map(async (spec) => {
+      try {
+        started.set(spec.name, await ctx.deps.provisioner.startContainer(spec, network));
+      } catch (err) {
+        throw new Error(`could not start ${spec.title} (${spec.name}, image ${spec.image}): ${dockerMessage(err)}`);
+      }
+    }),
+  );
   const failed = settled.find((r) => r.status === "rejected");
   if (failed) throw failed.reason;
-  const apps = settled.map((r) => (r as PromiseFulfilledResult<StartedContainer>).value);
-  signal.throwIfAborted();
-  // nginx resolves its upstreams when it starts, so it comes after the replicas are on the network.
-  await report.detail("starting the balancer");
-  const lb = await start(plan.lb, "the balancer");
-  return { apps, lb };
+}
+
+function describeTier(tier: PlannedContainer[]): string {
+  const counts = new Map<string, number>();
+  for (const c of tier) counts.set(c.role, (counts.get(c.role) ?? 0) + 1);
+  return [...counts].map(([role, n]) => `${n} ${role}`).join(", ");
 }
 
 /** dockerode's message without its "(HTTP code 404) no such container -" prefix. */

@@ -3,6 +3,7 @@ import type { TRunStatus, TRunStep } from "@scalelab/scenarios/schemas";
 import type { Redis } from "ioredis";
 import { errorMessage, type Logger } from "../log";
 import { runChannel } from "@scalelab/scenarios/channels";
+import { encodeChannelMessage, type TChannelMessage } from "@scalelab/scenarios/messages";
 
 type Level = "info" | "warn" | "error";
 
@@ -63,7 +64,7 @@ export class RunReporter {
   }
 
   private write(data: { status?: TRunStatus; step?: TRunStep; stepDetail?: string | null; error?: string | null; finishedAt?: Date }) {
-    const message = { type: "status", status: this.status, step: this.current, stepDetail: this.stepDetail, error: this.error };
+    const message: TChannelMessage = { type: "status", status: this.status, step: this.current, stepDetail: this.stepDetail, error: this.error };
     return this.enqueue(async () => {
       await this.db.run.update({ where: { id: this.runId }, data });
       await this.publish(message);
@@ -83,9 +84,11 @@ export class RunReporter {
     return result;
   }
 
-  async publish(message: object): Promise<void> {
+  /** Validated against the channel's schema before it is sent (a malformed message is a bug here, not in the reader). */
+  async publish(message: TChannelMessage): Promise<void> {
+    const wire = encodeChannelMessage(message);
     try {
-      await this.pub.publish(runChannel(this.runId), JSON.stringify(message));
+      await this.pub.publish(runChannel(this.runId), wire);
     } catch (err) {
       // Postgres is the record; a missed live message only delays the dashboard until it reloads.
       this.log.warn("publish failed", { runId: this.runId, error: errorMessage(err) });

@@ -72,8 +72,12 @@ export class DockerProvisioner implements Provisioner {
   }
 
   async *stats(containerId: string, signal: AbortSignal): AsyncIterable<DockerStatsReading> {
-    const stream = (await this.docker.getContainer(containerId).stats({ stream: true })) as Readable;
+    if (signal.aborted) return;
+    const options = { stream: true, abortSignal: signal } as { stream: true };
+    const stream = (await this.docker.getContainer(containerId).stats(options)) as unknown as Readable;
     const stop = () => stream.destroy();
+    // The abort may have come while the request was on its way: then nobody would destroy the stream.
+    if (signal.aborted) return stop();
     signal.addEventListener("abort", stop, { once: true });
     let buffered = "";
     try {

@@ -1,8 +1,8 @@
-import type { PlannedContainer, PlannedFile, Role } from "@scalelab/scenarios/plan";
+import type { PlannedContainer, PlannedFile } from "@scalelab/scenarios/plan";
 import type { THostFacts } from "@scalelab/scenarios/schemas";
 import type { DockerStatsReading } from "@scalelab/scenarios/stats";
 
-export type StartedContainer = { id: string; name: string; role: Role };
+export type StartedContainer = { id: string; name: string; role: string };
 
 export type ContainerState = {
   running: boolean;

@@ -1,26 +1,51 @@
-import { buildPlan, K6_SCRIPT_PATH, NGINX_CONF_PATH, type PlannedContainer } from "@scalelab/scenarios/plan";
+import { previewFiles, K6_SCRIPT_PATH, NGINX_CONF_PATH } from "@scalelab/scenarios/plan";
+import { topologyDiagram, type Diagram } from "@scalelab/scenarios/diagram";
 import { ZRunCreate, type TRunCreate } from "@scalelab/scenarios/schemas";
 import { z } from "zod";
+import { shownPlan } from "~/lib/plan";
 import { procedure, router } from "../trpc";
 
-export const ZPreview = z.object({ nginxConf: z.string(), k6Script: z.string() });
+export const ZPreviewFile = z.object({
+  title: z.string().describe("e.g. nginx.conf, k6 script, server.properties, cassandra.yaml, schema"),
+  container: z.string(),
+  path: z.string(),
+  content: z.string(),
+});
 
-const fileOf = (c: PlannedContainer, path: string) => c.files.find((f) => f.path === path)?.content ?? "";
+export const ZDiagram = z.object({
+  nodes: z.array(z.object({ id: z.string(), role: z.string(), label: z.string(), limits: z.string(), x: z.number(), y: z.number() })),
+  edges: z.array(z.object({ from: z.string(), to: z.string(), kind: z.enum(["http", "sync", "async", "query"]) })),
+  width: z.number(),
+  height: z.number(),
+}) satisfies z.ZodType<Diagram>;
 
-/** The files the worker will write into the balancer and the load generator, from the same plan. */
+export const ZPreview = z.object({
+  nginxConf: z.string(),
+  k6Script: z.string(),
+  /** Every file the worker writes into the run's containers. */
+  files: z.array(ZPreviewFile),
+  diagram: ZDiagram.describe("the topology laid out left to right along the request path"),
+});
+
+/** The files the worker will write into the run's containers and the topology's diagram, from the same plan. */
 export function renderPreview(run: TRunCreate): z.infer<typeof ZPreview> {
-  const plan = buildPlan({
-    runId: "preview-run",
-    run,
-    images: { testbed: "scalelab/testbed", nginx: "scalelab/nginx", k6: "scalelab/k6" },
-  });
-  return { nginxConf: fileOf(plan.lb, NGINX_CONF_PATH), k6Script: fileOf(plan.loadgen, K6_SCRIPT_PATH) };
+  const plan = shownPlan(run);
+  const files = previewFiles(plan);
+  const contentOf = (path: string) => files.find((f) => f.path === path)?.content ?? "";
+  return { nginxConf: contentOf(NGINX_CONF_PATH), k6Script: contentOf(K6_SCRIPT_PATH), files, diagram: topologyDiagram(plan) };
 }
 
 export const previewRouter = router({
   render: procedure
     .meta({
-      openapi: { method: "POST", path: "/preview", tags: ["runs"], protect: false, summary: "The nginx.conf and k6 script a run would use", errorResponses: [400] },
+      openapi: {
+        method: "POST",
+        path: "/preview",
+        tags: ["runs"],
+        protect: false,
+        summary: "Every file a run would write into its containers (nginx.conf, k6 script, broker and store configs) and its diagram",
+        errorResponses: [400],
+      },
     })
     .input(ZRunCreate)
     .output(ZPreview)

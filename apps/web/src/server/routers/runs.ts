@@ -1,8 +1,9 @@
+import { ZFigureSample } from "@scalelab/scenarios/messages";
 import { ZRunCreate, ZSample } from "@scalelab/scenarios/schemas";
 import { z } from "zod";
 import { ZCompareInput, ZCompareResult } from "../runs/compare-types";
 import { liveRun } from "../runs/live";
-import { assertRunExists, cancelRun, compare, createRun, getRun, getSamples, listRuns } from "../runs/service";
+import { assertRunExists, cancelRun, compare, createRun, getFigures, getRun, getSamples, listRuns } from "../runs/service";
 import { ZRunId, ZRunRef, ZRunView } from "../runs/types";
 import { procedure, router } from "../trpc";
 
@@ -23,12 +24,27 @@ export const runsRouter = router({
     .input(
       z
         .object({
-          limit: z.coerce
-            .number({ error: "limit must be a number" })
-            .int({ error: "limit must be a whole number between 1 and 500" })
-            .min(1, { error: "limit must be between 1 and 500" })
-            .max(500, { error: "limit must be between 1 and 500" })
-            .default(100),
+          // A JSON number, or decimal digits as a query string carries them (`?limit=5`);
+          // nothing else is coerced: not "0x10", "1e2", true or [5].
+          limit: z
+            .union([z.number(), z.string().regex(/^\d{1,9}$/, { error: "limit must be a whole number between 1 and 500" })], {
+              error: "limit must be a number",
+            })
+            .pipe(
+              z.coerce
+                .number<string | number>()
+                .int({ error: "limit must be a whole number between 1 and 500" })
+                .min(1, { error: "limit must be between 1 and 500" })
+                .max(500, { error: "limit must be between 1 and 500" }),
+            )
+            .default(100)
+            .meta({
+              // Documented as what it is in a query string: an integer.
+              override: ({ jsonSchema }) => {
+                delete jsonSchema.anyOf;
+                Object.assign(jsonSchema, { type: "integer", minimum: 1, maximum: 500, default: 100 });
+              },
+            }),
         })
         .prefault({}),
     )
@@ -48,6 +64,21 @@ export const runsRouter = router({
     .input(ZRunId)
     .output(z.array(ZSample))
     .query(({ ctx, input }) => getSamples(ctx.deps, input.id)),
+
+  figures: procedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/runs/{id}/figures",
+        tags,
+        protect: false,
+        summary: "Per-second figures of a run's components (worker pool, broker lag, downstream)",
+        errorResponses: [404],
+      },
+    })
+    .input(ZRunId)
+    .output(z.array(ZFigureSample))
+    .query(({ ctx, input }) => getFigures(ctx.deps, input.id)),
 
   cancel: procedure
     .meta({

@@ -1,13 +1,22 @@
 import { EventEmitter, on } from "node:events";
+import type { TFigureSample } from "@scalelab/scenarios/messages";
 import { isTerminal, type TSample } from "@scalelab/scenarios/schemas";
 import { runChannel } from "@scalelab/scenarios/channels";
 import type { Deps } from "../runtime";
 import { parseChannelMessage, type TChannelMessage } from "./messages";
-import { getRun, readContainerSeconds, readEvents, readSamples } from "./service";
+import { getRun, readContainerSeconds, readEvents, readFigures, readSamples } from "./service";
 import type { TContainerSeconds, TRunEventView, TRunView } from "./types";
 
 export type TLiveEvent =
-  | { type: "snapshot"; run: TRunView; samples: TSample[]; containers: TContainerSeconds[]; events: TRunEventView[] }
+  | {
+      type: "snapshot";
+      run: TRunView;
+      samples: TSample[];
+      containers: TContainerSeconds[];
+      /** The components' per-second figures so far, ordered by `t`. */
+      figures: TFigureSample[];
+      events: TRunEventView[];
+    }
   | TChannelMessage
   /** The run as stored once it reached a terminal status (with its summary). */
   | { type: "run"; run: TRunView };
@@ -30,12 +39,13 @@ export async function* liveRun(deps: Deps, runId: string, signal: AbortSignal | 
 
   try {
     const run = await getRun(deps, runId);
-    const [samples, containers, events] = await Promise.all([
+    const [samples, containers, figures, events] = await Promise.all([
       readSamples(deps, runId),
       readContainerSeconds(deps, runId),
+      readFigures(deps, runId),
       readEvents(deps, runId),
     ]);
-    yield { type: "snapshot", run, samples, containers, events };
+    yield { type: "snapshot", run, samples, containers, figures, events };
     if (isTerminal(run.status)) return;
 
     for await (const [raw] of inbox as AsyncIterable<[string | null]>) {

@@ -22,11 +22,17 @@ describe("parseChannelMessage", () => {
         }),
       )?.type,
     ).toBe("containers");
+    expect(parseChannelMessage(JSON.stringify({ type: "figures", t: 5, figures: { "broker.lag": 12, "pool.busy": 3 } }))).toEqual({
+      type: "figures",
+      t: 5,
+      figures: { "broker.lag": 12, "pool.busy": 3 },
+    });
   });
 
   it("skips anything else instead of failing the stream", () => {
     expect(parseChannelMessage("not json")).toBeNull();
     expect(parseChannelMessage(JSON.stringify({ type: "status", status: "exploded", step: "x" }))).toBeNull();
     expect(parseChannelMessage(JSON.stringify({ type: "unknown" }))).toBeNull();
+    expect(parseChannelMessage(JSON.stringify({ type: "figures", t: 1, figures: { "broker.lag": "many" } }))).toBeNull();
   });
 });

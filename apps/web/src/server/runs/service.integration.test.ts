@@ -10,7 +10,7 @@ import { runChannel } from "@scalelab/scenarios/channels";
 import { AppError } from "../errors";
 import type { Deps, RunQueue } from "../runtime";
 import { liveRun } from "./live";
-import { cancelRun, createRun, getRun, readHostBounds } from "./service";
+import { cancelRun, createRun, getFigures, getRun, readHostBounds } from "./service";
 
 // Real Postgres and Redis (DATABASE_URL, REDIS_URL); a queue of its own so no worker takes these jobs.
 const env = getEnv();
@@ -104,7 +104,7 @@ describe("liveRun", () => {
     const live = liveRun(deps, ref.id, abort.signal);
 
     const first = await live.next();
-    expect(first.value).toMatchObject({ type: "snapshot", run: { id: ref.id, status: "queued" }, samples: [] });
+    expect(first.value).toMatchObject({ type: "snapshot", run: { id: ref.id, status: "queued" }, samples: [], figures: [] });
 
     const sample = { t: 0, requests: 42, errors: 0, latencyMs: { avg: 1, p50: 1, p90: 2, p95: 2, p99: 3, max: 4 } };
     const publish = (m: object) => deps.redis.publish(runChannel(ref.id), JSON.stringify(m));
@@ -118,5 +118,29 @@ describe("liveRun", () => {
     expect((await status).value).toMatchObject({ type: "status", status: "succeeded" });
     expect((await live.next()).value).toMatchObject({ type: "run", run: { status: "succeeded" } });
     expect((await live.next()).done).toBe(true);
+  });
+});
+
+describe("figures", () => {
+  it("reads a run's component figures in order of the second, and 404s for an unknown run", async () => {
+    const ref = await createRun(deps, body());
+    created.push(ref.id);
+    await deps.queue.remove(ref.id);
+    await deps.db.figureSample.createMany({
+      data: [
+        { runId: ref.id, t: 1, figures: { "broker.lag": 7, "broker.produced": 40 } },
+        { runId: ref.id, t: 0, figures: { "broker.lag": 2, "broker.produced": 30 } },
+      ],
+    });
+    expect(await getFigures(deps, ref.id)).toEqual([
+      { t: 0, figures: { "broker.lag": 2, "broker.produced": 30 } },
+      { t: 1, figures: { "broker.lag": 7, "broker.produced": 40 } },
+    ]);
+    const live = liveRun(deps, ref.id, new AbortController().signal);
+    expect((await live.next()).value).toMatchObject({ type: "snapshot", figures: [{ t: 0 }, { t: 1 }] });
+    await live.return(undefined);
+
+    const err = await getFigures(deps, randomUUID()).catch((e: unknown) => e);
+    expect((err as AppError).kind).toBe("not_found");
   });
 });

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import type { Prisma, Run, RunSample } from "@scalelab/db";
+import type { FigureSample, Prisma, Run, RunSample } from "@scalelab/db";
 import { compareRuns, setupRows } from "@scalelab/scenarios/compare";
 import { validateAgainstHost } from "@scalelab/scenarios/host";
+import { ZFigureSample, type TFigureSample } from "@scalelab/scenarios/messages";
 import { ZHostFacts, ZRunSummary, ZSample, type THostFacts, type TRunCreate, type TSample } from "@scalelab/scenarios/schemas";
 import type { Redis } from "ioredis";
 import { AppError, invalidInput, runNotFound } from "../errors";
@@ -131,6 +132,24 @@ function toSample(s: RunSample): TSample {
         : { avg: s.latAvg, p50: s.latP50 ?? 0, p90: s.latP90 ?? 0, p95: s.latP95 ?? 0, p99: s.latP99 ?? 0, max: s.latMax ?? 0 },
     ...(backends.success && backends.data ? { backends: backends.data } : {}),
   };
+}
+
+export async function getFigures(deps: Deps, id: string): Promise<TFigureSample[]> {
+  await assertRunExists(deps, id);
+  return readFigures(deps, id);
+}
+
+/** The components' per-second figures (pool, broker, downstream), ordered by second. */
+export async function readFigures(deps: Deps, id: string): Promise<TFigureSample[]> {
+  const rows = await deps.db.figureSample.findMany({ where: { runId: id }, orderBy: { t: "asc" } });
+  return rows.map(toFigureSample);
+}
+
+const ZFigures = ZFigureSample.shape.figures;
+
+function toFigureSample(row: FigureSample): TFigureSample {
+  const figures = ZFigures.safeParse(row.figures);
+  return { t: row.t, figures: figures.success ? figures.data : {} };
 }
 
 export async function readContainerSeconds(deps: Deps, id: string): Promise<TContainerSeconds[]> {

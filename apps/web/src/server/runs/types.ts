@@ -6,6 +6,7 @@ import {
   ZTopology,
   ZWorkload,
 } from "@scalelab/scenarios/schemas";
+import { ZContainerStat, type TContainerStat } from "@scalelab/scenarios/messages";
 import { z } from "zod";
 
 /** Output schemas of the runs API: the REST document is generated from these. */
@@ -37,14 +38,7 @@ export type TRunRef = z.infer<typeof ZRunRef>;
 
 export const ZRunId = z.object({ id: z.string().min(1).max(64) });
 
-export const ZContainerStat = z.object({
-  container: z.string(),
-  role: z.string(),
-  cpuPct: z.number(),
-  memBytes: z.number(),
-  throttledPeriods: z.number(),
-});
-export type TContainerStat = z.infer<typeof ZContainerStat>;
+export { ZContainerStat, type TContainerStat };
 
 export const ZContainerSeconds = z.object({ t: z.number().int(), containers: z.array(ZContainerStat) });
 export type TContainerSeconds = z.infer<typeof ZContainerSeconds>;

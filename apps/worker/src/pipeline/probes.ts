@@ -1,0 +1,211 @@
+import { connect } from "node:net";
+import { productRow } from "@scalelab/scenarios/components/storage";
+import type { PlannedContainer, Probe } from "@scalelab/scenarios/plan";
+import cassandra from "cassandra-driver";
+import pg from "pg";
+import { errorMessage } from "../log";
+import type { StartedContainer } from "../provisioner/types";
+import { describeExit, sleep, type RunContext } from "./context";
+
+const POLL_MS = 250;
+/** One attempt of a probe may take this long; the whole wait has the run's readiness deadline. */
+const ATTEMPT_MS = 5_000;
+
+type Target = { spec: PlannedContainer; started: StartedContainer; ip: string };
+
+/** Thrown by an attempt that can never succeed (bad setup SQL): no point retrying until the deadline. */
+class ProbeFailed extends Error {}
+
+/**
+ * Waits until every container of a tier passes its probes, in order, polling each until it
+ * passes. A container that exits on the way fails the wait at once with its exit code and output.
+ */
+export async function waitReady(ctx: RunContext, network: string, targets: Target[]): Promise<void> {
+  const { deps, report, signal } = ctx;
+  const deadline = Date.now() + deps.timeouts.healthyMs;
+  await Promise.all(
+    targets.map(async (t) => {
+      const started = Date.now();
+      for (const probe of t.spec.ready) {
+        let last = "";
+        let attempts = 0;
+        for (;;) {
+          signal.throwIfAborted();
+          if (attempts++ % 4 === 0) await failIfExited(ctx, network, t);
+          try {
+            const progress = await attempt(ctx, t, probe);
+            if (progress === true) break;
+            last = progress;
+          } catch (err) {
+            signal.throwIfAborted();
+            if (err instanceof ProbeFailed) throw new Error(`${t.spec.title} (${t.spec.name}): ${err.message}`);
+            last = errorMessage(err);
+          }
+          if (Date.now() > deadline) {
+            await failIfExited(ctx, network, t);
+            const seconds = Math.round(deps.timeouts.healthyMs / 1000);
+            throw new Error(`${t.spec.title} (${t.spec.name}) not ready after ${seconds} s: ${describeProbe(probe)} did not pass${last ? ` (${last})` : ""}`);
+          }
+          await report.detail(`waiting for ${t.spec.title}: ${describeProbe(probe)}${last ? ` (${last})` : ""}`);
+          await sleep(POLL_MS, signal);
+        }
+      }
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      await report.event("info", `${t.spec.title} ready in ${seconds} s`);
+    }),
+  );
+}
+
+export function describeProbe(p: Probe): string {
+  switch (p.kind) {
+    case "http":
+      return `GET :${p.port}${p.path}`;
+    case "backends":
+      return `every replica answering GET :${p.port}${p.path} through it`;
+    case "log":
+      return `output line /${p.pattern}/`;
+    case "tcp":
+      return `TCP :${p.port}`;
+    case "query":
+      return `${p.engine} query on :${p.port}`;
+  }
+}
+
+async function failIfExited(ctx: RunContext, network: string, t: Target): Promise<void> {
+  const state = await ctx.deps.provisioner.inspect(t.started.id, network);
+  if (!state.running) throw new Error(await describeExit(ctx.deps, t.started.id, `${t.spec.title} (${t.spec.name})`, network));
+}
+
+/** One try: true when the probe passed, otherwise what it saw. */
+async function attempt(ctx: RunContext, t: Target, probe: Probe): Promise<true | string> {
+  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ATTEMPT_MS)]);
+  switch (probe.kind) {
+    case "http": {
+      const res = await fetch(`http://${t.ip}:${probe.port}${probe.path}`, { signal });
+      const body = await res.text();
+      return res.ok ? true : `HTTP ${res.status} ${body.slice(0, 200).trim()}`;
+    }
+    case "backends":
+      return backends(ctx, t, probe, signal);
+    case "log": {
+      const output = await ctx.deps.provisioner.logs(t.started.id, 100_000);
+      return new RegExp(probe.pattern).test(output) ? true : "not yet";
+    }
+    case "tcp":
+      return tcp(t.ip, probe.port, signal);
+    case "query":
+      return probe.engine === "postgres" ? postgresQuery(t.ip, probe) : cassandraQuery(t.ip, probe);
+  }
+}
+
+const seenThrough = new WeakMap<Target, Set<string>>();
+
+async function backends(ctx: RunContext, t: Target, probe: Extract<Probe, { kind: "backends" }>, signal: AbortSignal): Promise<true | string> {
+  let seen = seenThrough.get(t);
+  if (!seen) seenThrough.set(t, (seen = new Set()));
+  // A few requests per attempt: a round-robin balancer shows each replica within one round.
+  for (let i = 0; i < probe.backends.length * 2; i++) {
+    const res = await fetch(`http://${t.ip}:${probe.port}${probe.path}`, { signal });
+    await res.arrayBuffer();
+    const backend = res.headers.get("x-backend");
+    if (res.ok && backend) seen.add(backend);
+    if (probe.backends.every((b) => seen.has(b))) {
+      await ctx.report.detail(`all ${probe.backends.length} replica(s) answer through the balancer`);
+      return true;
+    }
+  }
+  const missing = probe.backends.filter((b) => !seen.has(b));
+  return `${seen.size}/${probe.backends.length} replica(s) answering; not yet seen: ${missing.join(", ")}`;
+}
+
+function tcp(host: string, port: number, signal: AbortSignal): Promise<true | string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port });
+    const done = (v: true | string) => {
+      socket.destroy();
+      signal.removeEventListener("abort", onAbort);
+      resolve(v);
+    };
+    const onAbort = () => {
+      socket.destroy();
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    socket.once("connect", () => done(true));
+    socket.once("error", (err) => done(errorMessage(err)));
+  });
+}
+
+type QueryProbe = Extract<Probe, { kind: "query" }>;
+
+async function postgresQuery(host: string, probe: QueryProbe): Promise<true | string> {
+  const client = new pg.Client({
+    host,
+    port: probe.port,
+    user: probe.user,
+    password: probe.password,
+    database: probe.database,
+    connectionTimeoutMillis: ATTEMPT_MS,
+    statement_timeout: 60_000,
+    query_timeout: 60_000,
+  });
+  // An idle error after a failed connect must not crash the worker.
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    return errorMessage(err);
+  }
+  try {
+    for (const statement of probe.setup) await runSetup(() => client.query(statement), statement);
+    const r = await client.query(probe.check);
+    return r.rows.length > 0 ? true : "the check query returned no row";
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function cassandraQuery(host: string, probe: QueryProbe): Promise<true | string> {
+  const client = new cassandra.Client({
+    contactPoints: [`${host}:${probe.port}`],
+    localDataCenter: "datacenter1",
+    socketOptions: { connectTimeout: ATTEMPT_MS, readTimeout: 30_000 },
+    policies: { reconnection: new cassandra.policies.reconnection.ConstantReconnectionPolicy(1_000) },
+  });
+  try {
+    await client.connect();
+  } catch (err) {
+    await client.shutdown().catch(() => undefined);
+    return errorMessage(err);
+  }
+  try {
+    for (const statement of probe.setup) await runSetup(() => client.execute(statement), statement);
+    if (probe.seed) {
+      const { statement, rows } = probe.seed;
+      const params = Array.from({ length: rows }, (_, i) => {
+        const [id, name, price] = productRow(i + 1);
+        return [id, name, cassandra.types.BigDecimal.fromString(price)];
+      });
+      await runSetup(() => cassandra.concurrent.executeConcurrent(client, statement, params, { concurrencyLevel: 32 }), statement);
+    }
+    const r = await client.execute(probe.check);
+    return r.rows.length > 0 ? true : "the check query returned no row";
+  } finally {
+    await client.shutdown().catch(() => undefined);
+  }
+}
+
+/** A setup statement that the server refuses (syntax, types) will never pass: fail at once. */
+async function runSetup(run: () => Promise<unknown>, statement: string): Promise<void> {
+  try {
+    await run();
+  } catch (err) {
+    const e = err as { code?: unknown };
+    const refused = typeof e.code === "string" && /^(42|22)/.test(e.code);
+    if (refused || e.code === 0x2000 || e.code === 0x2200) {
+      throw new ProbeFailed(`setup statement refused: ${errorMessage(err)}\n${statement.split("\n")[0]}`);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,24 @@
+import { deadline } from "../pipeline/context";
+import type { Provisioner } from "./types";
+
+/**
+ * The provisioner with a deadline on every call but the stats stream (which ends on its own
+ * signal): a Docker engine that stops answering fails the step instead of hanging the worker.
+ * Removal gets three times as long, since a teardown must finish whenever it can.
+ */
+export function withDeadlines(p: Provisioner, ms: number): Provisioner {
+  const d = <T>(what: string, promise: Promise<T>, factor = 1) => deadline(promise, ms * factor, `the Docker engine (${what})`);
+  return {
+    createNetwork: (spec) => d("create network", p.createNetwork(spec)),
+    startContainer: (spec, network) => d(`start ${spec.name}`, p.startContainer(spec, network), 2),
+    putFiles: (id, files) => d("copy files", p.putFiles(id, files)),
+    inspect: (id, network) => d("inspect", p.inspect(id, network)),
+    logs: (id, lines) => d("logs", p.logs(id, lines)),
+    stats: (id, signal) => p.stats(id, signal),
+    waitExit: (id, timeoutMs) => d("wait", p.waitExit(id, timeoutMs), 1 + timeoutMs / ms),
+    stop: (id, timeoutSeconds) => d("stop", p.stop(id, timeoutSeconds), 1 + (timeoutSeconds * 1000) / ms),
+    removeByLabel: (labels) => d("remove", p.removeByLabel(labels), 3),
+    labelValues: (label, where) => d("list", p.labelValues(label, where)),
+    hostFacts: () => d("info", p.hostFacts()),
+  };
+}

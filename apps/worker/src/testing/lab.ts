@@ -1,0 +1,78 @@
+import { randomUUID } from "node:crypto";
+import { createDb, type Db } from "@scalelab/db";
+import { migrate } from "@scalelab/db/migrate";
+import { RUN_QUEUE } from "@scalelab/scenarios/channels";
+import { LABELS } from "@scalelab/scenarios/plan";
+import { isTerminal, ZRunCreate, type TRunCreateInput, type TRunStatus } from "@scalelab/scenarios/schemas";
+import { Queue } from "bullmq";
+import type Docker from "dockerode";
+import { Redis } from "ioredis";
+import type { Env } from "../env";
+
+/**
+ * What the worker's integration tests share: the real Postgres (migrated here), Redis and Docker
+ * engine of the test control plane. A missing service fails the suite with the reason; nothing is
+ * skipped.
+ */
+export type Lab = Awaited<ReturnType<typeof openLab>>;
+
+async function reach(what: string, check: () => Promise<unknown>) {
+  try {
+    await check();
+  } catch (err) {
+    throw new Error(`integration tests need ${what}: ${(err as Error).message}`);
+  }
+}
+
+export async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function openLab(env: Env, docker: Docker) {
+  await reach(`Docker at ${env.SCALELAB_DOCKER_SOCKET}`, () => docker.ping());
+  await reach("Postgres at DATABASE_URL", () => migrate(env.DATABASE_URL));
+  const redis = new Redis(env.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await reach("Redis at REDIS_URL", () => redis.connect());
+  const db: Db = createDb(env.DATABASE_URL);
+  const queue = new Queue(RUN_QUEUE, { connection: redis.duplicate({ lazyConnect: false, maxRetriesPerRequest: 20 }) });
+
+  const createRun = async (body: TRunCreateInput, opts: { enqueue?: boolean; status?: string } = {}): Promise<string> => {
+    const id = randomUUID();
+    const run = ZRunCreate.parse(body);
+    await db.run.create({ data: { id, name: run.name, topology: run.topology, workload: run.workload, status: opts.status ?? "queued" } });
+    if (opts.enqueue !== false) await queue.add("run", { runId: id }, { jobId: id });
+    return id;
+  };
+
+  const finished = (id: string, timeoutMs = 240_000) =>
+    waitFor(`run ${id} to finish`, timeoutMs, async () => {
+      const run = await db.run.findUniqueOrThrow({ where: { id } });
+      return isTerminal(run.status as TRunStatus) ? run : undefined;
+    });
+
+  const leftovers = async (runId: string): Promise<string[]> => {
+    const filters = { label: [`${LABELS.run}=${runId}`] };
+    const [containers, networks] = await Promise.all([docker.listContainers({ all: true, filters }), docker.listNetworks({ filters })]);
+    return [...containers.map((c) => `container ${c.Names[0]}`), ...networks.map((n) => `network ${n.Name}`)];
+  };
+
+  return {
+    db,
+    redis,
+    queue,
+    createRun,
+    finished,
+    leftovers,
+    async close() {
+      await queue.close();
+      redis.disconnect();
+      await db.$disconnect();
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { buildPlan } from "../plan";
+import { ZRunCreate, type TRunCreateInput } from "../schemas";
+import { topologyDiagram } from "../diagram";
+import { encodeChannelMessage, parseChannelMessage } from "../messages";
+import { renderCassandraYaml } from "./cassandra";
+import { jvmHeapMb, renderServerProperties } from "./kafka";
+import { postgresSetup } from "./postgres";
+import { productRow } from "./storage";
+
+const images = { testbed: "t", nginx: "n", k6: "k", kafka: "kf", cassandra: "c", postgres: "p" };
+const planOf = (run: TRunCreateInput) => buildPlan({ runId: "cm3x9k2abc0001", run: ZRunCreate.parse(run), images });
+
+const props = (text: string) =>
+  Object.fromEntries(
+    text
+      .split("\n")
+      .filter((l) => l && !l.startsWith("#"))
+      .map((l) => l.split("=") as [string, string]),
+  );
+
+describe("server.properties", () => {
+  it("is a single-node KRaft broker whose every replication factor is 1", () => {
+    const p = props(renderServerProperties({ partitions: 3 }));
+    expect(p["process.roles"]).toBe("broker,controller");
+    expect(p["num.partitions"]).toBe("3");
+    for (const [k, v] of Object.entries(p)) if (/replication\.factor|min\.isr|insync/.test(k)) expect(v, k).toBe("1");
+    expect(p["advertised.listeners"]).toBe("INTERNAL://kafka:29092");
+    expect(Number(p["log.cleaner.dedupe.buffer.size"])).toBeLessThan(128 * 1024 * 1024);
+  });
+
+  it.each([0, 65, 1.5])("refuses %s partitions", (n) => {
+    expect(() => renderServerProperties({ partitions: n })).toThrow(/partitions/);
+  });
+
+  it("gives the JVM half the container's memory, at least 128 MB", () => {
+    expect([jvmHeapMb(512), jvmHeapMb(2048), jvmHeapMb(200)]).toEqual([256, 1024, 128]);
+  });
+});
+
+describe("stores", () => {
+  it("cassandra.yaml names its own host as the seed", () => {
+    expect(renderCassandraYaml()).toMatch(/seeds: "db:7000"/);
+    expect(renderCassandraYaml()).not.toMatch(/listen_address|rpc_address/);
+  });
+
+  it("seeds products deterministically with the same prices in both stores", () => {
+    expect(productRow(1)).toEqual([1, "product-1", "79.19"]);
+    expect(postgresSetup(5).at(-1)).toContain("((i * 7919) % 100000) / 100.0");
+    expect(() => postgresSetup(0)).toThrow();
+  });
+});
+
+describe("topologyDiagram", () => {
+  it("draws the request path with sync, async and query edges", () => {
+    const d = topologyDiagram(
+      planOf({
+        topology: { service: { replicas: 2, cpus: 0.2 }, downstream: { mode: "async", replicas: 1 }, storage: { kind: "postgres" } },
+        workload: { endpoint: "activity", vus: 1 },
+      }),
+    );
+    expect(d.nodes.map((n) => n.role).sort()).toEqual(["app", "app", "consumer", "db", "kafka", "lb", "loadgen"]);
+    const kinds = (k: string) => d.edges.filter((e) => e.kind === k).length;
+    expect([kinds("http"), kinds("async"), kinds("query"), kinds("sync")]).toEqual([3, 3, 2, 0]);
+    expect(d.nodes.find((n) => n.role === "app")!.limits).toBe("0.2 CPU · 256 MB");
+    const xs = (role: string) => d.nodes.find((n) => n.role === role)!.x;
+    expect(xs("loadgen") < xs("lb") && xs("lb") < xs("app") && xs("app") < xs("kafka") && xs("kafka") < xs("consumer")).toBe(true);
+    for (const n of d.nodes) expect(n.x + 150).toBeLessThanOrEqual(d.width);
+  });
+});
+
+describe("channel messages", () => {
+  it("round-trips a figures message and refuses a malformed one at the publisher", () => {
+    const wire = encodeChannelMessage({ type: "figures", t: 3, figures: { "broker.lag": 12 } });
+    expect(parseChannelMessage(wire)).toEqual({ type: "figures", t: 3, figures: { "broker.lag": 12 } });
+    expect(() => encodeChannelMessage({ type: "figures", t: 1.5, figures: {} })).toThrow();
+    expect(parseChannelMessage('{"type":"sample"}')).toBeNull();
+    expect(parseChannelMessage("not json")).toBeNull();
+  });
+});

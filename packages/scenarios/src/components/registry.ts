@@ -1,0 +1,17 @@
+import { nginx } from "./balancer";
+import { cassandra } from "./cassandra";
+import { consumer, logs } from "./downstream";
+import { k6 } from "./k6";
+import { kafka } from "./kafka";
+import { postgres } from "./postgres";
+import { service } from "./service";
+import type { TRunCreate } from "../schemas";
+import type { ComponentModule, FigureInput } from "./types";
+
+/** Every component kind. A new kind is one module in this folder, listed here, plus its image context. */
+export const COMPONENTS: readonly ComponentModule[] = [postgres, cassandra, kafka, service, logs, consumer, nginx, k6];
+
+/** Every component's figures for one second, merged. */
+export function componentFigures(input: FigureInput, run: TRunCreate): Record<string, number> {
+  return Object.assign({}, ...COMPONENTS.map((c) => c.figures?.(input, run) ?? {}));
+}

@@ -1,0 +1,103 @@
+import type { TRunCreate } from "../schemas";
+import type { TTestbedStats } from "../figures";
+
+/** The images a plan can use; each is built from packages/images/contexts/<name>. */
+export type LabImage = "testbed" | "nginx" | "k6" | "kafka" | "cassandra" | "postgres";
+
+export type PlannedFile = { path: string; content: string };
+
+/**
+ * How the pipeline knows a container is ready, after the testcontainers wait strategies. A
+ * container lists one or more; they are checked in order, each until it passes or the deadline.
+ * Every probe is a real request, query or output line, never a fixed sleep.
+ */
+export type Probe =
+  /** A 2xx answer from the container's own address. */
+  | { kind: "http"; port: number; path: string }
+  /** Through a balancer: every one of `backends` answered at least once (its name in X-Backend). */
+  | { kind: "backends"; port: number; path: string; backends: string[] }
+  /** A line of the container's output matches `pattern` (a regular expression source). */
+  | { kind: "log"; pattern: string }
+  | { kind: "tcp"; port: number }
+  /**
+   * A database session: runs `setup` once (idempotent statements), inserts `seed.rows` rows with
+   * `seed.statement` (parameters from `productRow`), then `check` must return a row.
+   */
+  | {
+      kind: "query";
+      engine: "postgres" | "cassandra";
+      port: number;
+      user?: string;
+      password?: string;
+      database?: string;
+      setup: string[];
+      seed?: { statement: string; rows: number };
+      check: string;
+    };
+
+export type PlannedContainer = {
+  name: string;
+  /** What it is in the run (`app`, `lb`, `loadgen`, `logs`, `consumer`, `kafka`, `db`); a Docker label. */
+  role: string;
+  /** The component kind that planned it. */
+  component: string;
+  /** How the timeline and errors call it, e.g. "replica app-0", "the Kafka broker". */
+  title: string;
+  image: string;
+  hostname: string;
+  /** DNS names on the run network. */
+  aliases: string[];
+  env: Record<string, string>;
+  cmd?: string[];
+  /** CPU limit in CPUs (for reports) and billionths of a CPU (for Docker); absent = no limit. */
+  cpus?: number;
+  nanoCpus?: number;
+  memoryBytes?: number;
+  labels: Record<string, string>;
+  /** Written into the container before it starts. */
+  files: PlannedFile[];
+  /** Start order: a tier starts once every container of the earlier tiers is ready. */
+  tier: number;
+  ready: Probe[];
+  /** The testbed's figures endpoint, polled every second during the load. */
+  stats?: { port: number; path: string };
+};
+
+/** A whole-run figure group that a component adds to the summary (e.g. `broker`, `pool`). */
+export type FigureSeries = { t: number; figures: Record<string, number> }[];
+
+export type StatsReading = { container: string; role: string; stats: TTestbedStats };
+
+/** Readings of every polled container in one second, with the previous second's for deltas. */
+export type FigureInput = { current: StatsReading[]; previous: StatsReading[] | undefined; baseline: StatsReading[] };
+
+export type PlanContext = {
+  run: TRunCreate;
+  images: Partial<Record<LabImage, string>>;
+  /** Builds a container with the run's name, labels and defaults filled in. */
+  container: (spec: ContainerSpec) => PlannedContainer;
+};
+
+export type ContainerSpec = Omit<PlannedContainer, "name" | "labels" | "nanoCpus" | "image" | "aliases" | "files" | "env"> & {
+  index: number;
+  image: LabImage;
+  aliases?: string[];
+  files?: PlannedFile[];
+  env?: Record<string, string>;
+  memoryMb?: number;
+};
+
+/**
+ * One kind of part of a topology. Adding a component is one module like this plus its image
+ * context (docs/ARCHITECTURE.md). Its config schema lives beside it and is composed into
+ * ZTopology in ../schemas.ts.
+ */
+export type ComponentModule = {
+  kind: string;
+  /** Images this component needs for the run; empty when the run does not use it. */
+  images: (run: TRunCreate) => LabImage[];
+  /** The containers it adds; empty when the run does not use it. */
+  plan: (ctx: PlanContext) => PlannedContainer[];
+  /** Per-second figures from the testbed stats of the run's containers. */
+  figures?: (input: FigureInput, run: TRunCreate) => Record<string, number>;
+};

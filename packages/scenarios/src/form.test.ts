@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { fieldInfo } from "./form";
+import { ZRunCreate } from "./schemas";
+
+describe("fieldInfo", () => {
+  it("reads a whole number's range and default through the nested component schemas", () => {
+    expect(fieldInfo(ZRunCreate, "topology.service.replicas")).toEqual({ kind: "number", int: true, min: 1, max: 16, default: 1, optional: true });
+  });
+
+  it("marks a fractional number without a default as optional", () => {
+    expect(fieldInfo(ZRunCreate, "topology.service.cpus")).toEqual({ kind: "number", int: false, min: 0.05, max: 64, optional: true });
+  });
+
+  it("reads through a component that has a default object (balancer, storage)", () => {
+    expect(fieldInfo(ZRunCreate, "topology.storage.memoryMb")).toMatchObject({ min: 128, default: 1024 });
+    expect(fieldInfo(ZRunCreate, "topology.balancer.algorithm")).toEqual({
+      kind: "enum",
+      options: ["round_robin", "least_conn"],
+      default: "round_robin",
+      optional: true,
+    });
+  });
+
+  it("reads an optional component (the broker) and required enums", () => {
+    expect(fieldInfo(ZRunCreate, "topology.broker.memoryMb")).toMatchObject({ min: 384, default: 512 });
+    expect(fieldInfo(ZRunCreate, "workload.endpoint")).toMatchObject({ kind: "enum", optional: false });
+  });
+
+  it("reads text fields", () => {
+    expect(fieldInfo(ZRunCreate, "name")).toEqual({ kind: "text", maxLength: 200, optional: true });
+  });
+
+  it("refuses a path the schema does not have", () => {
+    expect(() => fieldInfo(ZRunCreate, "topology.service.replica")).toThrow("no field topology.service.replica");
+    expect(() => fieldInfo(ZRunCreate, "topology.service.replicas.x")).toThrow();
+  });
+});
