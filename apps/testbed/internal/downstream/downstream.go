@@ -25,8 +25,14 @@ func NewHTTP(url string) *HTTP {
 	return &HTTP{url: url, client: &http.Client{Transport: t, Timeout: 10 * time.Second}}
 }
 
-// Send posts the JSON event.
-func (h *HTTP) Send(ctx context.Context, event []byte) error {
+// Send posts the JSON event and waits for the answer; done gets the same outcome.
+func (h *HTTP) Send(ctx context.Context, event []byte, done func(error)) error {
+	err := h.post(ctx, event)
+	done(err)
+	return err
+}
+
+func (h *HTTP) post(ctx context.Context, event []byte) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(event))
 	if err != nil {
 		return err

@@ -42,17 +42,18 @@ func EnsureTopic(ctx context.Context, brokers []string, topic string, partitions
 // Producer publishes events to one topic.
 type Producer struct{ cl *kgo.Client }
 
-// NewProducer returns a producer whose sends complete once the partition leader
-// has the record.
+// NewProducer returns a producer that queues records in its client and reports each
+// one's acknowledgement by the partition leader later.
 func NewProducer(brokers []string, topic string) (*Producer, error) {
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(brokers...),
 		kgo.DefaultProduceTopic(topic),
 		kgo.RequiredAcks(kgo.LeaderAck()),
 		kgo.DisableIdempotentWrite(), // idempotent writes require acks from all in-sync replicas
-		// Every caller waits for its own record: lingering would only add latency, and
-		// records arriving while a request is in flight are batched anyway.
+		// No lingering: records that arrive while a produce request is in flight are
+		// batched into the next one anyway.
 		kgo.ProducerLinger(0),
+		kgo.ProducerBatchCompression(kgo.NoCompression()),
 		kgo.RecordDeliveryTimeout(10*time.Second),
 	)
 	if err != nil {
@@ -61,13 +62,22 @@ func NewProducer(brokers []string, topic string) (*Producer, error) {
 	return &Producer{cl: cl}, nil
 }
 
-// Send publishes event and waits for the broker's acknowledgement.
-func (p *Producer) Send(ctx context.Context, event []byte) error {
-	return p.cl.ProduceSync(ctx, &kgo.Record{Value: event}).FirstErr()
+// Send queues event and returns at once: the request does not wait for the broker.
+// done gets the broker's acknowledgement or the failure (after at most the delivery
+// timeout). The record outlives the request, so it is not bound to ctx; a full buffer
+// blocks the caller, which is the producer's back-pressure.
+func (p *Producer) Send(_ context.Context, event []byte, done func(error)) error {
+	p.cl.Produce(context.Background(), &kgo.Record{Value: event}, func(_ *kgo.Record, err error) { done(err) })
+	return nil
 }
 
-// Close flushes nothing (every Send waited) and closes the connections.
-func (p *Producer) Close() { p.cl.Close() }
+// Close waits (bounded) for queued records to be acknowledged, then closes the connections.
+func (p *Producer) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = p.cl.Flush(ctx)
+	p.cl.Close()
+}
 
 // Consumer reads a topic as a member of a consumer group, committing automatically.
 type Consumer struct{ cl *kgo.Client }

@@ -9,19 +9,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
-)
 
-// eventually polls cond; it waits for a state, it does not assert timing.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
+	"scalelab/testbed/internal/testutil"
+)
 
 func fakeCluster(t *testing.T) []string {
 	t.Helper()
@@ -82,10 +72,22 @@ func TestProduceThenConsumeFromTheStart(t *testing.T) {
 	}
 	defer p.Close()
 	const n = 20
+	var acked, failed atomic.Int64
 	for range n {
-		if err := p.Send(ctx, []byte(`{"payload":"x"}`)); err != nil {
+		err := p.Send(ctx, []byte(`{"payload":"x"}`), func(err error) {
+			if err != nil {
+				failed.Add(1)
+			} else {
+				acked.Add(1)
+			}
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
+	}
+	testutil.Eventually(t, "every record acknowledged", func() bool { return acked.Load()+failed.Load() == n })
+	if failed.Load() != 0 {
+		t.Fatalf("%d records failed", failed.Load())
 	}
 
 	// Two members of one group share the records, which were produced before they joined.
@@ -102,8 +104,8 @@ func TestProduceThenConsumeFromTheStart(t *testing.T) {
 			done <- struct{}{}
 		}()
 	}
-	eventually(t, "both members joined", func() bool { return joined.Load() == 2 })
-	eventually(t, "all records consumed", func() bool { return consumed.Load() >= n })
+	testutil.Eventually(t, "both members joined", func() bool { return joined.Load() == 2 })
+	testutil.Eventually(t, "all records consumed", func() bool { return consumed.Load() >= n })
 	cancel()
 	<-done
 	<-done

@@ -5,20 +5,9 @@ import (
 	"errors"
 	"sync"
 	"testing"
-	"time"
-)
 
-// eventually polls cond; it waits for a state, it does not assert timing.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
+	"scalelab/testbed/internal/testutil"
+)
 
 func TestBoundedConcurrencyAndQueue(t *testing.T) {
 	const size, queue = 3, 2
@@ -47,7 +36,7 @@ func TestBoundedConcurrencyAndQueue(t *testing.T) {
 			mu.Unlock()
 		}()
 	}
-	eventually(t, "3 busy and 2 queued", func() bool {
+	testutil.Eventually(t, "3 busy and 2 queued", func() bool {
 		s := p.Stats()
 		return s.Busy == size && s.Queued == queue
 	})
@@ -90,7 +79,7 @@ func TestUnboundedQueue(t *testing.T) {
 			p.Release()
 		}()
 	}
-	eventually(t, "100 queued", func() bool { return p.Stats().Queued == 100 })
+	testutil.Eventually(t, "100 queued", func() bool { return p.Stats().Queued == 100 })
 	p.Release()
 	wg.Wait()
 	if got := p.Stats(); got != (Stats{Size: 1}) {
@@ -124,7 +113,7 @@ func TestAcquireGivesUpWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- p.Acquire(ctx) }()
-	eventually(t, "1 queued", func() bool { return p.Stats().Queued == 1 })
+	testutil.Eventually(t, "1 queued", func() bool { return p.Stats().Queued == 1 })
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Acquire = %v, want context.Canceled", err)

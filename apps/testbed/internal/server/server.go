@@ -19,15 +19,18 @@ import (
 	"scalelab/testbed/internal/store"
 )
 
-// Sender hands an event downstream and returns once it is accepted.
+// Sender hands an event downstream. A synchronous sender returns once the event is
+// handled; an asynchronous one (Kafka) once it is queued in its client, so the request
+// answers at once. Either calls done exactly once with the event's outcome: handled, or
+// acknowledged by the broker.
 type Sender interface {
-	Send(ctx context.Context, event []byte) error
+	Send(ctx context.Context, event []byte, done func(error)) error
 }
 
 // Metrics are the counters of /stats that other parts of the process also feed.
 type Metrics struct {
 	Requests      atomic.Int64 // work requests received, rejected ones included
-	Sent          atomic.Int64 // events accepted downstream
+	Sent          atomic.Int64 // events handled downstream (sync) or acknowledged by the broker (async)
 	SendErrors    atomic.Int64 // events that could not be handed downstream
 	Consumed      atomic.Int64 // events processed (logs and consumer roles)
 	ConsumeErrors atomic.Int64 // events or fetches that failed (logs and consumer roles)
@@ -243,12 +246,19 @@ func (s *server) handOff(ctx context.Context) (int, any) {
 	if !ok {
 		return http.StatusServiceUnavailable, errorBody("downstream (" + mode + ") not ready")
 	}
-	if err := sender.Send(ctx, NewEvent()); err != nil {
-		s.Metrics.SendErrors.Add(1)
+	if err := sender.Send(ctx, NewEvent(), s.sent); err != nil {
 		return http.StatusBadGateway, errorBody("downstream: " + err.Error())
 	}
-	s.Metrics.Sent.Add(1)
 	return 0, nil
+}
+
+// sent counts one event's outcome.
+func (s *server) sent(err error) {
+	if err != nil {
+		s.Metrics.SendErrors.Add(1)
+	} else {
+		s.Metrics.Sent.Add(1)
+	}
 }
 
 func errorBody(msg string) map[string]string { return map[string]string{"error": msg} }

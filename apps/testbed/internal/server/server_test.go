@@ -23,6 +23,7 @@ import (
 	"scalelab/testbed/internal/ready"
 	"scalelab/testbed/internal/reqlog"
 	"scalelab/testbed/internal/store"
+	"scalelab/testbed/internal/testutil"
 )
 
 const host = "sut-1"
@@ -55,18 +56,6 @@ func object(t *testing.T, v any) map[string]any {
 		t.Fatalf("body %v is not a JSON object", v)
 	}
 	return m
-}
-
-// eventually polls cond; it waits for a state, it does not assert timing.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 func TestEndpoints(t *testing.T) {
@@ -245,7 +234,7 @@ func TestPoolQueueAndGauges(t *testing.T) {
 			codes <- rec.Code
 		}()
 	}
-	eventually(t, "2 busy and 1 queued", func() bool {
+	testutil.Eventually(t, "2 busy and 1 queued", func() bool {
 		s := getStats(t, h)
 		return field(t, s, "pool.busy") == float64(2) && field(t, s, "pool.queued") == float64(1)
 	})
@@ -292,7 +281,7 @@ func TestUnboundedPoolCountsInFlight(t *testing.T) {
 			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/products", nil))
 		}()
 	}
-	eventually(t, "5 busy", func() bool { return field(t, getStats(t, h), "pool.busy") == float64(5) })
+	testutil.Eventually(t, "5 busy", func() bool { return field(t, getStats(t, h), "pool.busy") == float64(5) })
 	if got := field(t, getStats(t, h), "pool.size"); got != float64(0) {
 		t.Errorf("pool.size = %v, want 0", got)
 	}
