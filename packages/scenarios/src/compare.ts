@@ -142,13 +142,14 @@ const SETUP_FIELDS: { key: string; label: string; show: (s: Setup) => string }[]
   { key: "replicas", label: "Replicas", show: (s) => String(s.topology.service.replicas) },
   { key: "cpus", label: "CPU per replica", show: (s) => (s.topology.service.cpus === undefined ? "unlimited" : String(s.topology.service.cpus)) },
   { key: "memoryMb", label: "Memory per replica", show: (s) => `${s.topology.service.memoryMb} MB` },
-  { key: "threads", label: "Threads", show: (s) => (s.topology.service.threads === undefined ? "per CPU" : String(s.topology.service.threads)) },
+  { key: "threads", label: "Threads", show: (s) => (s.topology.service.threads === undefined ? "per CPU of the limit" : String(s.topology.service.threads)) },
   { key: "balancer", label: "Balancer", show: (s) => `${s.topology.balancer.kind} ${s.topology.balancer.algorithm}` },
   { key: "workerPool", label: "Worker pool", show: (s) => (s.topology.service.workerPool ? `${s.topology.service.workerPool} (queue ${s.topology.service.queueLimit || "unbounded"})` : "unbounded") },
   {
     key: "logging",
     label: "Logging",
-    show: (s) => (s.topology.service.logging === "none" ? "none" : `${s.topology.service.logging}, flush ${s.topology.service.logFlushMs} ms`),
+    show: (s) =>
+      s.topology.service.logging === "none" ? "none" : `${s.topology.service.logging}, each flush + ${s.topology.service.logFlushMs} ms modelled (slow disk or remote sink)`,
   },
   {
     key: "downstream",

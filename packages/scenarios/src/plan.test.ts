@@ -82,6 +82,13 @@ describe("buildPlan", () => {
     expect(byRole(q, "lb")[0]!.nanoCpus).toBeUndefined();
   });
 
+  it("sizes the runtime to the CPU limit when no thread count is given, as container-aware runtimes do", () => {
+    const threadsOf = (cpus: number) => byRole(plan({ topology: { service: { cpus } }, workload: { endpoint: "hostname", vus: 1 } }), "app")[0]!.env.TESTBED_THREADS;
+    expect([threadsOf(0.2), threadsOf(1), threadsOf(1.5)]).toEqual(["1", "1", "2"]);
+    const async = plan({ topology: { service: {}, downstream: { mode: "async", cpus: 0.2 } }, workload: { endpoint: "cpu", vus: 1 } });
+    expect(byRole(async, "consumer")[0]!.env.TESTBED_THREADS).toBe("1");
+  });
+
   it("passes the runtime model to every replica", () => {
     const q = plan({
       topology: { service: { replicas: 2, workerPool: 16, queueLimit: 100, logging: "blocking", logFlushMs: 20 } },

@@ -92,7 +92,7 @@ export const SECTIONS: readonly SectionSpec[] = [
       { path: `${SERVICE}.replicas`, id: "replicas", label: "Replicas" },
       { path: `${SERVICE}.cpus`, id: "cpus", label: "CPU per replica", placeholder: "unlimited", hint: "Empty = no limit." },
       { path: `${SERVICE}.memoryMb`, id: "memoryMb", label: "Memory per replica (MB)" },
-      { path: `${SERVICE}.threads`, id: "threads", label: "Threads (GOMAXPROCS)", placeholder: "per CPU", hint: "Empty = one per CPU; 1 = single-threaded." },
+      { path: `${SERVICE}.threads`, id: "threads", label: "Threads (GOMAXPROCS)", placeholder: "per CPU", hint: "Empty = one per CPU of the limit, rounded up (per host CPU without one); 1 = single-threaded." },
       { path: `${SERVICE}.cpuIterations`, id: "cpuIterations", label: "CPU work per request", hint: "JSON encodes per request of the cpu endpoint." },
       { path: `${SERVICE}.workerPool`, label: "Worker pool", hint: "Requests worked on at once per replica; 0 = unbounded." },
       { path: `${SERVICE}.queueLimit`, label: "Queue limit", hint: "Requests waiting for a worker, then 503; 0 = unbounded.", when: unless(`${SERVICE}.workerPool`, 0, undefined) },

@@ -3,6 +3,7 @@ import { int, LIMITS, num, oneOf, strict } from "../fields";
 import { APP_PORT } from "../nginx";
 import type { TRunCreate } from "../schemas";
 import { BROKER_HOST, BROKER_PORT, KAFKA_TOPIC, brokerPartitions } from "./kafka";
+import { runtimeThreads } from "./runtime";
 import type { ComponentModule, PlannedContainer, PlanContext } from "./types";
 
 export const DOWNSTREAM_MODES = ["none", "sync", "async"] as const;
@@ -61,6 +62,7 @@ function workers(ctx: PlanContext, role: string, kind: string): PlannedContainer
         TESTBED_ROLE: role,
         TESTBED_PORT: String(APP_PORT),
         TESTBED_DOWNSTREAM_CPU_ITERATIONS: String(d.cpuIterations),
+        ...runtimeThreads(undefined, d.cpus),
         ...(role === CONSUMER_ROLE && kafkaClientEnv(ctx.run)),
       },
       cpus: d.cpus,

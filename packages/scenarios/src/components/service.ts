@@ -1,6 +1,7 @@
 import { growth, total } from "../figures";
 import { int, LIMITS, num, oneOf, strict } from "../fields";
 import { APP_PORT } from "../nginx";
+import { runtimeThreads } from "./runtime";
 import type { ComponentModule } from "./types";
 import { downstreamEnv } from "./downstream";
 import { storageEnv } from "./storage";
@@ -13,7 +14,11 @@ export const ZService = strict("service", {
   /** CPU limit per replica (fractional, e.g. 0.2); omitted = no CPU limit. */
   cpus: num("service.cpus", LIMITS.cpus).optional(),
   memoryMb: int("service.memoryMb", LIMITS.memoryMb).default(256),
-  /** OS threads of the runtime (GOMAXPROCS); omitted = one per visible CPU. 1 behaves like a single-threaded runtime. */
+  /**
+   * OS threads of the runtime (GOMAXPROCS); 1 behaves like a single-threaded runtime. Omitted = as
+   * a container-aware runtime chooses: one per CPU of the limit, rounded up (one per host CPU
+   * without a limit).
+   */
   threads: int("service.threads", LIMITS.threads).optional(),
   /** Work per request of the `cpu` endpoint: N × JSON-encode a random 10-character string. */
   cpuIterations: int("service.cpuIterations", LIMITS.cpuIterations).default(1000),
@@ -51,7 +56,7 @@ export const service: ComponentModule = {
           TESTBED_ROLE: "service",
           TESTBED_PORT: String(APP_PORT),
           TESTBED_CPU_ITERATIONS: String(s.cpuIterations),
-          ...(s.threads !== undefined && { TESTBED_THREADS: String(s.threads) }),
+          ...runtimeThreads(s.threads, s.cpus),
           TESTBED_WORKER_POOL: String(s.workerPool),
           TESTBED_QUEUE_LIMIT: String(s.queueLimit),
           TESTBED_LOGGING: s.logging,
