@@ -2,6 +2,9 @@ import type { Db } from "@scalelab/db";
 import type { Redis } from "ioredis";
 import { errorMessage, type Logger } from "../log";
 import { cancelChannel } from "@scalelab/scenarios/channels";
+import { deadline } from "./context";
+
+const REDIS_MS = 5_000;
 
 /**
  * Calls `onCancel` when the web asks to cancel the run: a message on the run's cancel channel,
@@ -20,7 +23,10 @@ export async function watchCancel(opts: {
     if (ch === channel) opts.onCancel();
   };
   opts.sub.on("message", onMessage);
-  await opts.sub.subscribe(channel);
+  // Bounded: while Redis is away the subscriber queues commands; the database poll still works.
+  await deadline(opts.sub.subscribe(channel), REDIS_MS, "Redis (subscribe)").catch((err) =>
+    opts.log.warn("cancel channel not subscribed; polling only", { runId: opts.runId, error: errorMessage(err) }),
+  );
   const timer = setInterval(() => {
     opts.db.run
       .findUnique({ where: { id: opts.runId }, select: { cancelRequested: true } })
@@ -30,6 +36,6 @@ export async function watchCancel(opts: {
   return async () => {
     clearInterval(timer);
     opts.sub.off("message", onMessage);
-    await opts.sub.unsubscribe(channel).catch(() => undefined);
+    await deadline(opts.sub.unsubscribe(channel), REDIS_MS, "Redis (unsubscribe)").catch(() => undefined);
   };
 }
