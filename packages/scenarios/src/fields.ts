@@ -21,6 +21,8 @@ export const LIMITS = {
   storeMemoryMb: { min: 128, max: 65536 },
   cassandraMemoryMb: { min: 512, max: 65536 },
   poolSize: { min: 1, max: 1000 },
+  /** Postgres connections of all replicas' pools together (its max_connections). */
+  postgresConnections: { max: 1000 },
   products: { min: 1, max: 10_000 },
   vus: { min: 1, max: 1000 },
   arrivalRate: { min: 1, max: 100_000 },

@@ -129,6 +129,16 @@ describe("cross-component rules", () => {
     ]);
   });
 
+  it("bounds Postgres connections over every replica's pool", () => {
+    const body = (replicas: number, poolSize: number) => ({
+      topology: { service: { replicas }, storage: { kind: "postgres", poolSize } },
+      workload: { endpoint: "activity", vus: 1 },
+    });
+    expect(issuesOf(body(16, 62))).toEqual([]);
+    expect(issuesOf(body(16, 63))).toEqual([{ path: "topology.storage.poolSize", message: expect.stringContaining("between 1 and 62 with 16 replica(s)") }]);
+    expect(issuesOf({ ...body(16, 1000), topology: { service: { replicas: 16 }, storage: { kind: "cassandra", poolSize: 1000 } } })).toEqual([]);
+  });
+
   it("needs at least 512 MB for Cassandra but lets Postgres run smaller", () => {
     const body = (kind: string) => ({ topology: { service: {}, storage: { kind, memoryMb: 256 } }, workload: { endpoint: "products", vus: 1 } });
     expect(issuesOf(body("cassandra"))).toEqual([{ path: "topology.storage.memoryMb", message: expect.stringContaining("512") }]);

@@ -101,6 +101,14 @@ export const ZRunCreate = strict("", {
       message: "topology.broker applies only with topology.downstream.mode async",
     });
   }
+  if (t.storage.kind === "postgres" && t.storage.poolSize * t.service.replicas > LIMITS.postgresConnections.max) {
+    const most = Math.floor(LIMITS.postgresConnections.max / t.service.replicas);
+    ctx.addIssue({
+      code: "custom",
+      path: ["topology", "storage", "poolSize"],
+      message: `storage.poolSize must be between 1 and ${most} with ${t.service.replicas} replica(s): Postgres takes at most ${LIMITS.postgresConnections.max} connections from the replicas' pools together`,
+    });
+  }
   if (t.storage.kind === "cassandra" && t.storage.memoryMb < LIMITS.cassandraMemoryMb.min) {
     ctx.addIssue({
       code: "custom",

@@ -146,7 +146,8 @@ describe("fields", () => {
     expect(depsOf(field("topology.downstream.mode"))).toEqual(expect.arrayContaining(["topology.downstream.replicas", "topology.broker.memoryMb"]));
     expect(depsOf(field("model"))).toEqual(["workload.vus", "workload.arrivalRate", "workload.maxVus"]);
     expect(depsOf(field("topology.storage.kind"))).toEqual(expect.arrayContaining(["workload.endpoint", "topology.storage.poolSize"]));
-    expect(depsOf(field("topology.service.replicas"))).toEqual([]);
+    expect(depsOf(field("topology.service.replicas"))).toEqual(["topology.storage.poolSize"]);
+    expect(depsOf(field("topology.service.cpus"))).toEqual([]);
   });
 });
 

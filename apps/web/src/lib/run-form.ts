@@ -89,7 +89,7 @@ export const SECTIONS: readonly SectionSpec[] = [
     hint: "The testbed replicas behind the balancer.",
     // The first fields keep the short ids the end-to-end tests have used from the start.
     fields: [
-      { path: `${SERVICE}.replicas`, id: "replicas", label: "Replicas" },
+      { path: `${SERVICE}.replicas`, id: "replicas", label: "Replicas", deps: ["topology.storage.poolSize"] },
       { path: `${SERVICE}.cpus`, id: "cpus", label: "CPU per replica", placeholder: "unlimited", hint: "Empty = no limit." },
       { path: `${SERVICE}.memoryMb`, id: "memoryMb", label: "Memory per replica (MB)" },
       { path: `${SERVICE}.threads`, id: "threads", label: "Threads (GOMAXPROCS)", placeholder: "per CPU", hint: "Empty = one per CPU of the limit, rounded up (per host CPU without one); 1 = single-threaded." },
@@ -156,7 +156,7 @@ export const SECTIONS: readonly SectionSpec[] = [
         label: "Kind",
         wide: true,
         options: { none: "none", postgres: "Postgres", cassandra: "Cassandra (one node)" },
-        deps: ["workload.endpoint", "topology.storage.memoryMb"],
+        deps: ["workload.endpoint", "topology.storage.memoryMb", "topology.storage.poolSize"],
       },
       { path: "topology.storage.cpus", label: "CPU", placeholder: "unlimited", hint: "Empty = no limit.", when: STORE },
       { path: "topology.storage.memoryMb", label: "Memory (MB)", when: STORE },
