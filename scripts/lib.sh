@@ -114,7 +114,7 @@ control_plane() {
 
 build_lab_images() {
   log "core lab images: testbed, nginx, k6 (first time: bootstraps a Debian base and compiles k6, several minutes)"
-  log "the Kafka and Cassandra images are built the first time a run needs them (about 30 s each; the run page shows it)"
+  log "the HAProxy, Kafka and Cassandra images are built the first time a run needs them (Kafka and Cassandra about 30 s each; the run page shows it)"
   pnpm --silent images --lab || die "building the lab images failed"
 }
 

@@ -97,8 +97,10 @@ describe("downstream work", () => {
     expect(r.summary.errors).toBe(0);
     const broker = r.summary.broker!;
     expect(broker.produced).toBeGreaterThan(0);
-    expect(broker.produced).toBeCloseTo(r.summary.requests, -1);
+    // Acknowledgements are counted from the load's start; a late one of the warm-up may land in it.
+    expect(Math.abs(broker.produced - r.summary.requests)).toBeLessThanOrEqual(Math.max(10, r.summary.requests * 0.02));
     expect(broker.consumed).toBeGreaterThan(0);
+    expect(broker.consumed).toBeLessThanOrEqual(broker.produced + broker.backlogAtStart! + 10);
     expect(broker.maxLag).toBeGreaterThan(0);
     expect(r.figures.some((f) => "broker.lag" in f)).toBe(true);
     expect(r.events).toContainEqual(expect.stringMatching(/^the Kafka broker ready in/));

@@ -217,7 +217,7 @@ describe("lab images on the real Docker engine", () => {
 
 describe("dependency images (Kafka, Cassandra) on the real Docker engine", () => {
   it("builds both, reuses them on the second call, and runs them as their own users", async () => {
-    const first = await ensureImages(docker, DEPENDENCY_IMAGES, { onProgress: recorder().onProgress });
+    const first = await ensureImages(docker, ["kafka", "cassandra"], { onProgress: recorder().onProgress });
     expect(first.kafka).toMatch(/^scalelab\/kafka:[0-9a-f]{12}$/);
     expect(first.cassandra).toMatch(/^scalelab\/cassandra:[0-9a-f]{12}$/);
 

@@ -19,8 +19,8 @@ export type ControlPlaneImages = { postgres: string; redis: string };
 /** The images every run needs: the service under test, its balancer and the load generator. */
 export const CORE_LAB_IMAGES = ["testbed", "nginx", "k6"] as const satisfies readonly BuildableImage[];
 export const CONTROL_PLANE_IMAGES = ["postgres", "redis"] as const satisfies readonly BuildableImage[];
-/** Dependencies a topology may add; built when a run uses them. */
-export const DEPENDENCY_IMAGES = ["kafka", "cassandra"] as const satisfies readonly BuildableImage[];
+/** Images a topology may add (the HAProxy balancer, brokers, stores); built when a run uses them. */
+export const DEPENDENCY_IMAGES = ["haproxy", "kafka", "cassandra"] as const satisfies readonly BuildableImage[];
 export const ALL_IMAGES = [...CORE_LAB_IMAGES, ...DEPENDENCY_IMAGES, ...CONTROL_PLANE_IMAGES] as const;
 
 // The Go version is left out of the hash on purpose: finding an existing image must not need Go.
@@ -70,6 +70,7 @@ function jarImage(name: "kafka" | "cassandra", set: JarSet): ImageSpec {
 const SPECS: Record<BuildableImage, ImageSpec> = {
   testbed,
   nginx: { name: "nginx" },
+  haproxy: { name: "haproxy" },
   k6,
   kafka: jarImage("kafka", KAFKA_JARS),
   cassandra: jarImage("cassandra", CASSANDRA_JARS),

@@ -1,3 +1,4 @@
+import { balancerLabel } from "./components/balancer";
 import type { TRunSummary, TSample, TTopology, TWorkload } from "./schemas";
 
 /**
@@ -143,7 +144,7 @@ const SETUP_FIELDS: { key: string; label: string; show: (s: Setup) => string }[]
   { key: "cpus", label: "CPU per replica", show: (s) => (s.topology.service.cpus === undefined ? "unlimited" : String(s.topology.service.cpus)) },
   { key: "memoryMb", label: "Memory per replica", show: (s) => `${s.topology.service.memoryMb} MB` },
   { key: "threads", label: "Threads", show: (s) => (s.topology.service.threads === undefined ? "per CPU of the limit" : String(s.topology.service.threads)) },
-  { key: "balancer", label: "Balancer", show: (s) => `${s.topology.balancer.kind} ${s.topology.balancer.algorithm}` },
+  { key: "balancer", label: "Balancer", show: (s) => balancerLabel(s.topology.balancer) },
   { key: "workerPool", label: "Worker pool", show: (s) => (s.topology.service.workerPool ? `${s.topology.service.workerPool} (queue ${s.topology.service.queueLimit || "unbounded"})` : "unbounded") },
   {
     key: "logging",

@@ -32,8 +32,10 @@ const limitsOf = (c: PlannedContainer) =>
 export function topologyDiagram(plan: RunPlan): Diagram {
   const all = [plan.loadgen, ...plan.containers];
   const columns = new Map<number, PlannedContainer[]>();
+  // Columns the plan does not use (the balancer's, with kind none) are closed up.
+  const used = [...new Set(all.map((c) => COLUMN[c.role] ?? 3))].sort((a, b) => a - b);
   for (const c of all) {
-    const col = COLUMN[c.role] ?? 3;
+    const col = used.indexOf(COLUMN[c.role] ?? 3);
     columns.set(col, [...(columns.get(col) ?? []), c]);
   }
   const nodes: DiagramNode[] = [];
@@ -57,7 +59,8 @@ export function topologyDiagram(plan: RunPlan): Diagram {
   const link = (from: string[], to: string[], kind: DiagramEdge["kind"]) => {
     for (const f of from) for (const t of to) edges.push({ from: f, to: t, kind });
   };
-  link(ids("loadgen"), ids("lb"), "http");
+  // Without a balancer the load generator reaches the replicas directly (Docker's DNS spreads it).
+  link(ids("loadgen"), ids("lb").length > 0 ? ids("lb") : ids("app"), "http");
   link(ids("lb"), ids("app"), "http");
   link(ids("app"), ids("logs"), "sync");
   link(ids("app"), ids("kafka"), "async");

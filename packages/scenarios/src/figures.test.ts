@@ -84,14 +84,15 @@ describe("summaries", () => {
   });
 
   it("gives the lag when the load ended and how long the consumers took to catch up", () => {
-    expect(brokerSummary(series, 3, { produced: 500, consumed: 475 })).toEqual({
+    expect(brokerSummary(series, 3, { produced: 500, consumed: 475, backlogAtStart: 5 })).toEqual({
       produced: 500,
       consumed: 475,
+      backlogAtStart: 5,
       maxLag: 30,
       lagAtEnd: 25,
       drainSeconds: 2,
     });
-    expect(brokerSummary(series.slice(0, 4), 3, { produced: 1, consumed: 1 })?.drainSeconds).toBeNull();
-    expect(brokerSummary([{ t: 0, figures: { "pool.busy": 1 } }], 3, { produced: 0, consumed: 0 })).toBeUndefined();
+    expect(brokerSummary(series.slice(0, 4), 3, { produced: 1, consumed: 1, backlogAtStart: 0 })?.drainSeconds).toBeNull();
+    expect(brokerSummary([{ t: 0, figures: { "pool.busy": 1 } }], 3, { produced: 0, consumed: 0, backlogAtStart: 0 })).toBeUndefined();
   });
 });

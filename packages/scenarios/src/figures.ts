@@ -34,6 +34,7 @@ export const FIGURE_DEFS: readonly FigureDef[] = [
   { key: "pool.queued", label: "Queued requests", unit: "", kind: "gauge", chart: "pool" },
   { key: "pool.size", label: "Pool size", unit: "", kind: "gauge", chart: "pool" },
   { key: "pool.rejected", label: "Rejected (queue full)", unit: "/s", kind: "rate", chart: "pool" },
+  { key: "log.dropped", label: "Log lines dropped (async buffer full)", unit: "/s", kind: "rate", chart: "pool" },
   { key: "broker.produced", label: "Produced", unit: "/s", kind: "rate", chart: "broker" },
   { key: "broker.consumed", label: "Consumed", unit: "/s", kind: "rate", chart: "broker" },
   { key: "broker.lag", label: "Consumer lag (events)", unit: "", kind: "gauge", chart: "broker" },
@@ -66,7 +67,14 @@ export function growth(input: FigureInput, role: string, pick: (s: TTestbedStats
 }
 
 export type TPoolSummary = { size: number; maxBusy: number; medianBusy: number; maxQueued: number; medianQueued: number; rejected: number };
-export type TBrokerSummary = { produced: number; consumed: number; maxLag: number; lagAtEnd: number; drainSeconds: number | null };
+export type TBrokerSummary = {
+  produced: number;
+  consumed: number;
+  backlogAtStart: number;
+  maxLag: number;
+  lagAtEnd: number;
+  drainSeconds: number | null;
+};
 
 const values = (series: FigureSeries, key: string) => series.flatMap((s) => (key in s.figures ? [s.figures[key]!] : []));
 
@@ -87,15 +95,16 @@ export function poolSummary(series: FigureSeries, loadSeconds: number): TPoolSum
 }
 
 /**
- * The broker over the run: events produced and consumed during the load (from the cumulative
- * counters, so nothing depends on every second being polled), the largest lag, the lag when the
- * load ended, and how long the consumers took to catch up after it (null: not within the drain
- * window). Undefined when the run has no broker figures.
+ * The broker over the run: events produced from the load's start and consumed from then on (to
+ * the end of the drain), the backlog already waiting when the load started (the warm-up's events:
+ * consumed ≤ produced + backlogAtStart), the largest lag, the lag when the load ended, and how long
+ * the consumers took to catch up after it (null: not within the drain window). Counts come from the
+ * cumulative counters, so nothing depends on every second being polled. Undefined without a broker.
  */
 export function brokerSummary(
   series: FigureSeries,
   loadSeconds: number,
-  totals: { produced: number; consumed: number },
+  totals: { produced: number; consumed: number; backlogAtStart: number },
 ): TBrokerSummary | undefined {
   const lags = series.filter((s) => "broker.lag" in s.figures);
   if (lags.length === 0) return undefined;
@@ -106,6 +115,7 @@ export function brokerSummary(
   return {
     produced: totals.produced,
     consumed: totals.consumed,
+    backlogAtStart: totals.backlogAtStart,
     maxLag: Math.max(...lags.map((s) => s.figures["broker.lag"]!)),
     lagAtEnd,
     drainSeconds: lagAtEnd === 0 ? 0 : drained ? drained.t - loadSeconds + 1 : null,

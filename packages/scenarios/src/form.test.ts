@@ -15,8 +15,8 @@ describe("fieldInfo", () => {
     expect(fieldInfo(ZRunCreate, "topology.storage.memoryMb")).toMatchObject({ min: 128, default: 1024 });
     expect(fieldInfo(ZRunCreate, "topology.balancer.algorithm")).toEqual({
       kind: "enum",
-      options: ["round_robin", "least_conn"],
-      default: "round_robin",
+      // Every kind's names: which ones a kind takes is checked by ZBalancer (and the form shows them per kind).
+      options: ["round_robin", "least_conn", "ip_hash", "hash", "random", "roundrobin", "leastconn", "source", "first"],
       optional: true,
     });
   });
@@ -24,6 +24,10 @@ describe("fieldInfo", () => {
   it("reads an optional component (the broker) and required enums", () => {
     expect(fieldInfo(ZRunCreate, "topology.broker.memoryMb")).toMatchObject({ min: 384, default: 512 });
     expect(fieldInfo(ZRunCreate, "workload.endpoint")).toMatchObject({ kind: "enum", optional: false });
+  });
+
+  it("reads booleans", () => {
+    expect(fieldInfo(ZRunCreate, "topology.balancer.retryNextUpstream")).toEqual({ kind: "boolean", optional: true });
   });
 
   it("reads text fields", () => {

@@ -8,7 +8,8 @@ import { z } from "zod";
 export type FieldInfo =
   | { kind: "number"; int: boolean; min: number | null; max: number | null; default?: number; optional: boolean }
   | { kind: "enum"; options: readonly string[]; default?: string; optional: boolean }
-  | { kind: "text"; maxLength: number | null; default?: string; optional: boolean };
+  | { kind: "text"; maxLength: number | null; default?: string; optional: boolean }
+  | { kind: "boolean"; default?: boolean; optional: boolean };
 
 type Unwrapped = { schema: z.ZodType; optional: boolean; default?: unknown };
 
@@ -47,7 +48,8 @@ export function fieldInfo(schema: z.ZodType, path: string): FieldInfo {
   }
   if (s instanceof z.ZodEnum) return { kind: "enum", options: s.options as string[], optional, ...defaultOf(at, "string") };
   if (s instanceof z.ZodString) return { kind: "text", maxLength: s.maxLength, optional, ...defaultOf(at, "string") };
-  throw new Error(`field ${path} is not a number, an enum or a string`);
+  if (s instanceof z.ZodBoolean) return { kind: "boolean", optional, ...(typeof at.default === "boolean" && { default: at.default }) };
+  throw new Error(`field ${path} is not a number, an enum, a string or a boolean`);
 }
 
 const finite = (n: number | null) => (n !== null && Number.isFinite(n) ? n : null);

@@ -1,4 +1,5 @@
-import { LB_PORT } from "./nginx";
+import type { BalancerKind } from "./components/balancer";
+import { APP_PORT, LB_PORT } from "./nginx";
 import { LIMITS, type TWorkload } from "./schemas";
 
 export const ENDPOINT_PATHS: Record<TWorkload["endpoint"], string> = {
@@ -16,8 +17,11 @@ export const ENDPOINT_METHODS: Record<TWorkload["endpoint"], "GET" | "POST"> = {
   activity: "POST",
 };
 
-/** The balancer, by its network alias on the run network. */
-export const LOAD_TARGET = `http://lb:${LB_PORT}`;
+/**
+ * Where the load goes, by network alias on the run network: the balancer, or without one the
+ * service's shared alias (Docker's DNS answers it with every replica, in random order).
+ */
+export const loadTarget = (kind: BalancerKind): string => (kind === "none" ? `http://app:${APP_PORT}` : `http://lb:${LB_PORT}`);
 export const K6_DASHBOARD_PORT = 5665;
 export const BACKEND_HITS_METRIC = "backend_hits";
 export const BACKEND_TAG = "backend";
@@ -75,9 +79,10 @@ export const END_TAIL_SECONDS = 0.5;
  * The k6 script. Everything variable is a validated number or comes from a fixed map and is
  * written with JSON.stringify, so no user text reaches the script.
  */
-export function renderK6Script(w: TWorkload): string {
+export function renderK6Script(w: TWorkload, target: string = loadTarget("nginx")): string {
   const options = { discardResponseBodies: true, scenarios: { load: k6Scenario(w) } };
-  const url = LOAD_TARGET + ENDPOINT_PATHS[w.endpoint];
+  if (!/^http:\/\/(lb|app):\d{1,5}$/.test(target)) throw new Error(`invalid load target ${JSON.stringify(target)}`);
+  const url = target + ENDPOINT_PATHS[w.endpoint];
   const params = { timeout: `${w.requestTimeoutMs}ms` };
   return `import { sleep } from "k6";
 import http from "k6/http";

@@ -31,3 +31,35 @@ describe("renderNginxConf", () => {
     expect(() => renderNginxConf({ algorithm: "round_robin", upstreams })).toThrow();
   });
 });
+
+describe("renderNginxConf algorithms and health knobs", () => {
+  const upstreams = ["app-0", "app-1"];
+  it.each([
+    ["round_robin", undefined],
+    ["least_conn", "least_conn;"],
+    ["ip_hash", "ip_hash;"],
+    ["hash", "hash $request_id;"],
+    ["random", "random two least_conn;"],
+  ] as const)("writes %s as %s", (algorithm, directive) => {
+    const conf = renderNginxConf({ algorithm, upstreams });
+    const block = conf.slice(conf.indexOf("upstream app {"), conf.indexOf("keepalive"));
+    const lines = block.split("\n").slice(1).map((l) => l.trim()).filter((l) => l && !l.startsWith("server "));
+    expect(lines).toEqual(directive ? [directive] : []);
+  });
+
+  it("writes max_fails, fail_timeout and proxy_next_upstream from the knobs", () => {
+    const conf = renderNginxConf({ algorithm: "round_robin", upstreams, maxFails: 0, failTimeoutSeconds: 3600, retryNextUpstream: false });
+    expect(conf.match(/^ {4}server app-\d:8080 max_fails=0 fail_timeout=3600s;$/gm)).toHaveLength(2);
+    expect(conf).toContain("proxy_next_upstream off;");
+    expect(conf).not.toContain("proxy_next_upstream error timeout;");
+  });
+
+  it.each([
+    { maxFails: 101 },
+    { maxFails: 1.5 },
+    { failTimeoutSeconds: 0 },
+    { algorithm: "roundrobin" },
+  ])("refuses %j", (bad) => {
+    expect(() => renderNginxConf({ algorithm: "round_robin", upstreams, ...(bad as object) })).toThrow();
+  });
+});

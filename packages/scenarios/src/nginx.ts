@@ -1,32 +1,50 @@
-import type { TBalancer } from "./schemas";
+import type { NginxAlgorithm } from "./components/balancer";
 
 export const APP_PORT = 8080;
 export const LB_PORT = 8080;
 export const NGINX_CONF_PATH = "/etc/nginx/nginx.conf";
 
 export type NginxConfInput = {
-  algorithm: TBalancer["algorithm"];
+  algorithm: NginxAlgorithm;
   /** Host names of the replicas on the run network (network aliases), e.g. `app-0`. */
   upstreams: readonly string[];
+  /** Passive health checks: `max_fails` (0 = never skipped), `fail_timeout`; defaults 1 and 10 s. */
+  maxFails?: number;
+  failTimeoutSeconds?: number;
+  /** `proxy_next_upstream error timeout` (true, the default) or `off`. */
+  retryNextUpstream?: boolean;
 };
 
 const UPSTREAM_HOST = /^app-\d{1,2}$/;
 
-const ALGORITHM_DIRECTIVE: Record<TBalancer["algorithm"], string | undefined> = {
+const ALGORITHM_DIRECTIVE: Record<NginxAlgorithm, string | undefined> = {
   round_robin: undefined,
   least_conn: "least_conn;",
+  // ip_hash keys on the client's address: one load-generator container lands on one replica.
+  ip_hash: "ip_hash;",
+  // Keyed on a per-request id, so one client still spreads over the replicas.
+  hash: "hash $request_id;",
+  random: "random two least_conn;",
+};
+
+const boundedInt = (name: string, n: number, min: number, max: number) => {
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number between ${min} and ${max}`);
+  return n;
 };
 
 /**
  * nginx.conf for the balancer. Every directive that changes what the experiment measures is
  * written out even where it equals nginx's default, so the config is the documentation.
  */
-export function renderNginxConf({ algorithm, upstreams }: NginxConfInput): string {
+export function renderNginxConf({ algorithm, upstreams, maxFails = 1, failTimeoutSeconds = 10, retryNextUpstream = true }: NginxConfInput): string {
   if (upstreams.length === 0) throw new Error("nginx needs at least one upstream");
   for (const host of upstreams) {
     if (!UPSTREAM_HOST.test(host)) throw new Error(`invalid upstream host name: ${JSON.stringify(host)}`);
   }
+  if (!Object.hasOwn(ALGORITHM_DIRECTIVE, algorithm)) throw new Error(`unknown nginx algorithm ${JSON.stringify(algorithm)}`);
   const algo = ALGORITHM_DIRECTIVE[algorithm];
+  const fails = boundedInt("maxFails", maxFails, 0, 100);
+  const timeout = boundedInt("failTimeoutSeconds", failTimeoutSeconds, 1, 3600);
   return [
     "worker_processes auto;",
     "worker_rlimit_nofile 16384;",
@@ -41,7 +59,7 @@ export function renderNginxConf({ algorithm, upstreams }: NginxConfInput): strin
     "",
     "  upstream app {",
     ...(algo ? [`    ${algo}`] : []),
-    ...upstreams.map((host) => `    server ${host}:${APP_PORT} max_fails=1 fail_timeout=10s;`),
+    ...upstreams.map((host) => `    server ${host}:${APP_PORT} max_fails=${fails} fail_timeout=${timeout}s;`),
     "    keepalive 64;",
     "  }",
     "",
@@ -51,7 +69,7 @@ export function renderNginxConf({ algorithm, upstreams }: NginxConfInput): strin
     "      proxy_pass http://app;",
     "      proxy_http_version 1.1;",
     '      proxy_set_header Connection "";',
-    "      proxy_next_upstream error timeout;",
+    `      proxy_next_upstream ${retryNextUpstream ? "error timeout" : "off"};`,
     "      add_header X-Upstream $upstream_addr always;",
     "    }",
     "  }",

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { buildPlan, K6_SCRIPT_PATH, NGINX_CONF_PATH, previewFiles, requiredImages, tiers, type PlanInput } from "./plan";
+import { buildPlan, HAPROXY_CFG_PATH, K6_SCRIPT_PATH, NGINX_CONF_PATH, previewFiles, requiredImages, tiers, type PlanInput } from "./plan";
 import { ZRunCreate, type TRunCreateInput } from "./schemas";
 
 const images = {
   testbed: "scalelab/testbed:aaa",
   nginx: "scalelab/nginx:bbb",
+  haproxy: "scalelab/haproxy:ggg",
   k6: "scalelab/k6:ccc",
   kafka: "scalelab/kafka:ddd",
   cassandra: "scalelab/cassandra:eee",
@@ -39,9 +40,9 @@ describe("buildPlan", () => {
 
   it("plans replicas with CPU and memory limits, reachable names, a health probe and a stats endpoint", () => {
     expect(apps.map((a) => [a.name, a.hostname, a.aliases])).toEqual([
-      ["sl-cm3x9k2a-app-0", "app-0", ["app-0"]],
-      ["sl-cm3x9k2a-app-1", "app-1", ["app-1"]],
-      ["sl-cm3x9k2a-app-2", "app-2", ["app-2"]],
+      ["sl-cm3x9k2a-app-0", "app-0", ["app-0", "app"]],
+      ["sl-cm3x9k2a-app-1", "app-1", ["app-1", "app"]],
+      ["sl-cm3x9k2a-app-2", "app-2", ["app-2", "app"]],
     ]);
     expect(apps[0]).toMatchObject({
       role: "app",
@@ -197,5 +198,60 @@ describe("previewFiles", () => {
       workload: { endpoint: "activity", vus: 1 },
     });
     expect(previewFiles(p).map((f) => f.title).sort()).toEqual(["cassandra.yaml", "k6 script", "nginx.conf", "schema", "server.properties"]);
+  });
+});
+
+describe("balancer kinds", () => {
+  const run = (balancer: object) => ({ topology: { balancer, service: { replicas: 4 } }, workload: { endpoint: "hostname" as const, vus: 4 } });
+  const script = (p: ReturnType<typeof plan>) => p.loadgen.files[0]!.content;
+
+  it("without a balancer: no lb container, k6 aimed at the service's shared alias, the warm-up at a replica", () => {
+    const p = plan(run({ kind: "none" }));
+    expect(byRole(p, "lb")).toEqual([]);
+    expect(p.containers.every((c) => c.role === "app")).toBe(true);
+    expect(p.entry).toEqual({ role: "app", port: 8080 });
+    expect(script(p)).toContain('"http://app:8080/hostname"');
+    expect(script(p)).not.toContain("http://lb:");
+    // Readiness is every replica's own /health.
+    for (const c of p.containers) expect(c.ready).toEqual([{ kind: "http", port: 8080, path: "/health" }]);
+    expect(requiredImages(ZRunCreate.parse(run({ kind: "none" }))).sort()).toEqual(["k6", "testbed"]);
+  });
+
+  it("with nginx or haproxy: the lb is the entry and k6's target", () => {
+    for (const kind of ["nginx", "haproxy"]) {
+      const p = plan(run({ kind }));
+      expect(p.entry).toEqual({ role: "lb", port: 8080 });
+      expect(script(p)).toContain('"http://lb:8080/hostname"');
+    }
+  });
+
+  it("plans HAProxy with its image, its haproxy.cfg and the through-the-balancer probe", () => {
+    const p = plan(run({ kind: "haproxy", algorithm: "leastconn", cpus: 0.5 }));
+    const [lb, ...more] = byRole(p, "lb");
+    expect(more).toEqual([]);
+    expect(lb).toMatchObject({ component: "haproxy", image: images.haproxy, hostname: "lb", aliases: ["lb"], tier: 2, nanoCpus: 500_000_000 });
+    expect(lb!.files.map((f) => f.path)).toEqual([HAPROXY_CFG_PATH]);
+    expect(lb!.files[0]!.content).toContain("balance leastconn");
+    expect(lb!.files[0]!.content).toContain("server-template app 4 app:8080 check resolvers docker init-addr libc,none");
+    expect(lb!.ready).toEqual([{ kind: "backends", port: 8080, path: "/health", backends: ["app-0", "app-1", "app-2", "app-3"] }]);
+    expect(requiredImages(ZRunCreate.parse(run({ kind: "haproxy" }))).sort()).toEqual(["haproxy", "k6", "testbed"]);
+    expect(previewFiles(p).map((f) => f.title)).toContain("haproxy.cfg");
+  });
+
+  it("passes nginx's algorithm and health knobs into nginx.conf", () => {
+    const p = plan(run({ kind: "nginx", algorithm: "ip_hash", maxFails: 3, failTimeoutSeconds: 30, retryNextUpstream: false }));
+    const conf = byRole(p, "lb")[0]!.files[0]!.content;
+    expect(conf).toContain("ip_hash;");
+    expect(conf).toContain("server app-3:8080 max_fails=3 fail_timeout=30s;");
+    expect(conf).toContain("proxy_next_upstream off;");
+  });
+
+  it("waits for one answer through a sticky balancer (one client sees one replica), for every replica otherwise", () => {
+    for (const [kind, algorithm] of [["nginx", "ip_hash"], ["haproxy", "source"], ["haproxy", "first"]]) {
+      expect(byRole(plan(run({ kind, algorithm })), "lb")[0]!.ready, algorithm).toEqual([{ kind: "http", port: 8080, path: "/health" }]);
+    }
+    for (const [kind, algorithm] of [["nginx", "hash"], ["nginx", "random"], ["haproxy", "random"]]) {
+      expect(byRole(plan(run({ kind, algorithm })), "lb")[0]!.ready[0], algorithm).toMatchObject({ kind: "backends" });
+    }
   });
 });

@@ -1,12 +1,14 @@
 import { BALANCER_ROLE } from "./components/balancer";
+import { SERVICE_ROLE } from "./components/service";
 import { planK6 } from "./components/k6";
-import { LB_PORT } from "./nginx";
+import { APP_PORT, LB_PORT } from "./nginx";
 import { COMPONENTS } from "./components/registry";
 import type { ContainerSpec, LabImage, PlanContext, PlannedContainer } from "./components/types";
 import type { TRunCreate } from "./schemas";
 
 export type { LabImage, PlannedContainer, PlannedFile, Probe } from "./components/types";
 export { NGINX_CONF_PATH } from "./nginx";
+export { HAPROXY_CFG_PATH } from "./haproxy";
 export { K6_SCRIPT_PATH } from "./components/k6";
 
 export const LABELS = {
@@ -35,7 +37,10 @@ export type RunPlan = {
   loadgen: PlannedContainer;
   /** The X-Backend values the service replicas answer with (their host names). */
   backends: string[];
-  /** Where the load and the warm-up go: the balancer, by role. */
+  /**
+   * Where the warm-up goes (the first container of the role): the balancer, or without one the
+   * first replica (the load generator then goes to the service's shared alias).
+   */
   entry: { role: string; port: number };
 };
 
@@ -89,7 +94,7 @@ export function buildPlan({ runId, instance, run, images }: PlanInput): RunPlan 
     containers,
     loadgen: planK6(ctx),
     backends,
-    entry: { role: BALANCER_ROLE, port: LB_PORT },
+    entry: run.topology.balancer.kind === "none" ? { role: SERVICE_ROLE, port: APP_PORT } : { role: BALANCER_ROLE, port: LB_PORT },
   };
 }
 
@@ -104,6 +109,7 @@ export type PreviewFile = { title: string; container: string; path: string; cont
 
 const FILE_TITLES: [RegExp, string][] = [
   [/nginx\.conf$/, "nginx.conf"],
+  [/haproxy\.cfg$/, "haproxy.cfg"],
   [/load\.js$/, "k6 script"],
   [/server\.properties$/, "server.properties"],
   [/cassandra\.yaml$/, "cassandra.yaml"],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ZRunCreate, ZWorkload, isTerminal } from "./schemas";
+import { ZBalancer, ZRunCreate, ZWorkload, balancerLabel, balancerSettings, isTerminal } from "./schemas";
 
 const contractBody = {
   name: "3 replicas",
@@ -35,7 +35,10 @@ describe("ZRunCreate", () => {
   it("treats an omitted cpus as no CPU limit and an omitted balancer as nginx round robin", () => {
     const run = ZRunCreate.parse({ topology: { service: { replicas: 1 } }, workload: { endpoint: "hostname", vus: 1 } });
     expect(run.topology.service.cpus).toBeUndefined();
-    expect(run.topology.balancer).toEqual({ kind: "nginx", algorithm: "round_robin" });
+    // The kind-dependent algorithm and the health knobs stay out of the parsed value; balancerSettings fills them.
+    expect(run.topology.balancer).toEqual({ kind: "nginx" });
+    expect(balancerSettings(run.topology.balancer)).toEqual({ kind: "nginx", algorithm: "round_robin", maxFails: 1, failTimeoutSeconds: 10, retryNextUpstream: true });
+    expect(balancerLabel(run.topology.balancer)).toBe("nginx round_robin");
   });
 
   it.each([
@@ -53,7 +56,7 @@ describe("ZRunCreate", () => {
 
   it("rejects an unknown algorithm and endpoint with the allowed values", () => {
     const issues = issuesOf({
-      topology: { balancer: { kind: "nginx", algorithm: "random" }, service: { replicas: 1 } },
+      topology: { balancer: { kind: "nginx", algorithm: "fastest" }, service: { replicas: 1 } },
       workload: { endpoint: "orders", vus: 1 },
     });
     expect(issues.map((i) => i.path).sort()).toEqual(["topology.balancer.algorithm", "workload.endpoint"]);
@@ -139,9 +142,9 @@ describe("cross-component rules", () => {
     expect(issuesOf({ ...body(16, 1000), topology: { service: { replicas: 16 }, storage: { kind: "cassandra", poolSize: 1000 } } })).toEqual([]);
   });
 
-  it("needs at least 512 MB for Cassandra but lets Postgres run smaller", () => {
+  it("needs at least 1024 MB for Cassandra but lets Postgres run smaller", () => {
     const body = (kind: string) => ({ topology: { service: {}, storage: { kind, memoryMb: 256 } }, workload: { endpoint: "products", vus: 1 } });
-    expect(issuesOf(body("cassandra"))).toEqual([{ path: "topology.storage.memoryMb", message: expect.stringContaining("512") }]);
+    expect(issuesOf(body("cassandra"))).toEqual([{ path: "topology.storage.memoryMb", message: expect.stringContaining("between 1024 and") }]);
     expect(issuesOf(body("postgres"))).toEqual([]);
   });
 
@@ -172,5 +175,84 @@ describe("isTerminal", () => {
   it("knows which statuses end a run", () => {
     expect(["queued", "running"].map((s) => isTerminal(s as never))).toEqual([false, false]);
     expect(["succeeded", "failed", "cancelled", "interrupted"].every((s) => isTerminal(s as never))).toBe(true);
+  });
+});
+
+describe("ZBalancer", () => {
+  const balancerIssues = (balancer: unknown) =>
+    issuesOf({ topology: { balancer, service: { replicas: 2 } }, workload: { endpoint: "hostname", vus: 1 } });
+
+  it("parses {} (the form's defaults) as nginx, and fills each kind's default algorithm", () => {
+    expect(ZBalancer.parse({})).toEqual({ kind: "nginx" });
+    expect(balancerSettings(ZBalancer.parse({ kind: "haproxy" }))).toMatchObject({ kind: "haproxy", algorithm: "roundrobin", maxFails: 1 });
+    expect(balancerSettings(ZBalancer.parse({ kind: "none" }))).toBeUndefined();
+    expect(balancerLabel(ZBalancer.parse({ kind: "none" }))).toBe("none (Docker DNS)");
+  });
+
+  it.each([
+    ["nginx", ["round_robin", "least_conn", "ip_hash", "hash", "random"]],
+    ["haproxy", ["roundrobin", "leastconn", "source", "random", "first"]],
+  ])("accepts every %s algorithm", (kind, algorithms) => {
+    for (const algorithm of algorithms) expect(balancerIssues({ kind, algorithm }), algorithm).toEqual([]);
+  });
+
+  it("refuses nginx's algorithm names for haproxy, naming haproxy's", () => {
+    expect(balancerIssues({ kind: "haproxy", algorithm: "round_robin" })).toEqual([
+      {
+        path: "topology.balancer.algorithm",
+        message: "balancer.algorithm must be one of: roundrobin, leastconn, source, random, first for kind haproxy (round_robin is nginx's name)",
+      },
+    ]);
+  });
+
+  it("refuses haproxy's algorithm names for nginx, naming nginx's", () => {
+    const [issue, ...rest] = balancerIssues({ kind: "nginx", algorithm: "leastconn" });
+    expect(rest).toEqual([]);
+    expect(issue).toEqual({
+      path: "topology.balancer.algorithm",
+      message: "balancer.algorithm must be one of: round_robin, least_conn, ip_hash, hash, random for kind nginx (leastconn is haproxy's name)",
+    });
+  });
+
+  it("names every kind's algorithms for a name no kind has", () => {
+    const [issue] = balancerIssues({ kind: "haproxy", algorithm: "fastest" });
+    expect(issue!.path).toBe("topology.balancer.algorithm");
+    expect(issue!.message).toBe(
+      "balancer.algorithm must be one of: round_robin, least_conn, ip_hash, hash, random (nginx); roundrobin, leastconn, source, random, first (haproxy)",
+    );
+  });
+
+  it("refuses the health knobs, the algorithm and a CPU limit without a balancer", () => {
+    const issues = balancerIssues({ kind: "none", maxFails: 3, failTimeoutSeconds: 5, retryNextUpstream: false, algorithm: "random" });
+    expect(issues.map((i) => i.path).sort()).toEqual([
+      "topology.balancer.algorithm",
+      "topology.balancer.failTimeoutSeconds",
+      "topology.balancer.maxFails",
+      "topology.balancer.retryNextUpstream",
+    ]);
+    expect(issues.find((i) => i.path === "topology.balancer.maxFails")!.message).toBe(
+      "balancer.maxFails applies only with a balancer (kind nginx or haproxy), not with kind none",
+    );
+    expect(balancerIssues({ kind: "none" })).toEqual([]);
+  });
+
+  it.each([
+    [{ maxFails: 101 }, "topology.balancer.maxFails", "between 0 and 100"],
+    [{ maxFails: -1 }, "topology.balancer.maxFails", "between 0 and 100"],
+    [{ failTimeoutSeconds: 0 }, "topology.balancer.failTimeoutSeconds", "between 1 and 3600"],
+    [{ retryNextUpstream: "yes" }, "topology.balancer.retryNextUpstream", "true or false"],
+    [{ kind: "traefik" }, "topology.balancer.kind", "nginx, haproxy, none"],
+  ])("bounds %j", (balancer, path, text) => {
+    const issues = balancerIssues(balancer);
+    expect(issues.map((i) => i.path)).toEqual([path]);
+    expect(issues[0]!.message).toContain(text);
+  });
+
+  it("keeps the health knobs given", () => {
+    expect(balancerSettings(ZBalancer.parse({ kind: "haproxy", maxFails: 0, failTimeoutSeconds: 30, retryNextUpstream: false }))).toMatchObject({
+      maxFails: 0,
+      failTimeoutSeconds: 30,
+      retryNextUpstream: false,
+    });
   });
 });

@@ -14,7 +14,7 @@ import { int, LIMITS, num, oneOf, strict, text } from "./fields";
  */
 
 export { LIMITS } from "./fields";
-export { BALANCER_ALGORITHMS, BALANCER_KINDS, ZBalancer } from "./components/balancer";
+export { BALANCER_ALGORITHMS, BALANCER_KINDS, HAPROXY_ALGORITHMS, NGINX_ALGORITHMS, ZBalancer, balancerLabel, balancerSettings } from "./components/balancer";
 export { LOGGING_MODES, ZService } from "./components/service";
 export { DOWNSTREAM_MODES, ZDownstream } from "./components/downstream";
 export { BROKER_KINDS, ZBroker } from "./components/kafka";
@@ -190,12 +190,20 @@ export const ZRunSummary = z.object({
     .object({ size: z.number(), maxBusy: z.number(), medianBusy: z.number(), maxQueued: z.number(), medianQueued: z.number(), rejected: z.number() })
     .optional(),
   /**
-   * The broker of an async topology: events produced and consumed during the load, the largest
-   * consumer lag, the lag when the load ended, and the seconds the consumers took to catch up
-   * after it (null: not within the drain window).
+   * The broker of an async topology: events produced from the load's start and consumed from then
+   * on, the backlog already waiting at the start, the largest consumer lag, the lag when the load
+   * ended, and the seconds the consumers took to catch up after it (null: not within the drain window).
    */
   broker: z
-    .object({ produced: z.number(), consumed: z.number(), maxLag: z.number(), lagAtEnd: z.number(), drainSeconds: z.number().nullable() })
+    .object({
+      produced: z.number(),
+      consumed: z.number(),
+      /** Events already waiting when the load started (the warm-up's); absent in runs before it was recorded. */
+      backlogAtStart: z.number().optional(),
+      maxLag: z.number(),
+      lagAtEnd: z.number(),
+      drainSeconds: z.number().nullable(),
+    })
     .optional(),
   containers: z
     .record(

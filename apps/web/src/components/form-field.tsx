@@ -45,10 +45,11 @@ function Control({ spec, info, id, invalid, described }: ControlProps) {
   if (info.kind === "enum") {
     const field = register(spec.path, { deps });
     const label = (value: string) => spec.options?.[value] ?? value;
+    const options = spec.subset ? info.options.filter((value) => spec.options !== undefined && Object.hasOwn(spec.options, value)) : info.options;
     if (spec.segmented) {
       return (
         <div className="segmented" role="radiogroup" aria-labelledby={`f-${id}`}>
-          {info.options.map((value) => (
+          {options.map((value) => (
             <label key={value} data-testid={`${id}-${value}`}>
               <input type="radio" value={value} {...field} />
               {label(value)}
@@ -59,7 +60,7 @@ function Control({ spec, info, id, invalid, described }: ControlProps) {
     }
     return (
       <select id={`f-${id}`} data-testid={`field-${id}`} {...aria} {...field}>
-        {info.options.map((value) => (
+        {options.map((value) => (
           <option key={value} value={value}>
             {label(value)}
           </option>
@@ -69,6 +70,9 @@ function Control({ spec, info, id, invalid, described }: ControlProps) {
   }
 
   const placeholder = spec.placeholder ?? (info.default !== undefined ? String(info.default) : undefined);
+  if (info.kind === "boolean") {
+    return <input id={`f-${id}`} data-testid={`field-${id}`} type="checkbox" {...aria} {...register(spec.path, { deps })} />;
+  }
   if (info.kind === "number") {
     return (
       <input

@@ -1,6 +1,6 @@
 "use client";
 
-import { isTerminal } from "@scalelab/scenarios/schemas";
+import { balancerLabel, isTerminal } from "@scalelab/scenarios/schemas";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
@@ -87,7 +87,7 @@ export function RunsList() {
                       {r.status === "succeeded" ? "" : isTerminal(r.status) ? `stopped in ${stepLabel(r.step).toLowerCase()}` : stepLabel(r.step)}
                     </td>
                     <td className="muted">
-                      {s.replicas}× {s.cpus === undefined ? "unlimited" : `${s.cpus} CPU`} · {r.topology.balancer.algorithm} ·{" "}
+                      {s.replicas}× {s.cpus === undefined ? "unlimited" : `${s.cpus} CPU`} · {balancerLabel(r.topology.balancer)} ·{" "}
                       {r.workload.endpoint} ·{" "}
                       {r.workload.arrivalRate !== undefined ? `${r.workload.arrivalRate} req/s` : `${r.workload.vus} VUs`}
                     </td>

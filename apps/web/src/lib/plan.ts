@@ -9,6 +9,7 @@ export const PREVIEW_RUN_ID = "preview-run";
 const PLACEHOLDER_IMAGES: Record<LabImage, string> = {
   testbed: "scalelab/testbed",
   nginx: "scalelab/nginx",
+  haproxy: "scalelab/haproxy",
   k6: "scalelab/k6",
   kafka: "scalelab/kafka",
   cassandra: "scalelab/cassandra",

@@ -129,8 +129,23 @@ describe("fields", () => {
   it("every enum option has a label", () => {
     for (const f of SECTIONS.flatMap((s) => s.fields)) {
       const info = infoOf(f.path);
-      if (info.kind === "enum") expect(Object.keys(f.options ?? {}).sort(), f.path).toEqual([...info.options].sort());
+      if (info.kind !== "enum") continue;
+      if (f.subset) expect(info.options, f.path).toEqual(expect.arrayContaining(Object.keys(f.options ?? {})));
+      else expect(Object.keys(f.options ?? {}).sort(), f.path).toEqual([...info.options].sort());
     }
+    // The per-kind algorithm fields together offer every algorithm.
+    const algorithms = SECTIONS.flatMap((s) => s.fields).filter((f) => f.path === "topology.balancer.algorithm");
+    expect(new Set(algorithms.flatMap((f) => Object.keys(f.options ?? {}))).size).toBe((infoOf("topology.balancer.algorithm") as { options: readonly string[] }).options.length);
+  });
+
+  it("offers each balancer kind its own algorithms and drops the balancer's knobs without one", () => {
+    const ids = (v: RunFormValues) => visibleFields(v).map(fieldId);
+    expect(ids(DEFAULT_FORM)).toEqual(expect.arrayContaining(["algorithm", "balancer.maxFails", "balancer.retryNextUpstream"]));
+    expect(ids(DEFAULT_FORM)).not.toContain("haproxyAlgorithm");
+    expect(ids(form({ balancer: { kind: "haproxy", algorithm: "leastconn" } }))).toContain("haproxyAlgorithm");
+    const none = toRunInput(form({ balancer: { kind: "none" } }));
+    expect(none.topology?.balancer).toEqual({ kind: "none" });
+    expect(ZRunCreate.safeParse(none).success).toBe(true);
   });
 
   it("shows the broker's fields only with async work, and the open model's fields only in it", () => {

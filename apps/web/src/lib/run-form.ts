@@ -1,6 +1,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { fieldInfo, type FieldInfo } from "@scalelab/scenarios/form";
 import {
+  balancerSettings,
   ZBalancer,
   ZBroker,
   ZDownstream,
@@ -32,7 +33,8 @@ export const DEFAULT_FORM: RunFormValues = {
   name: "",
   model: "closed",
   topology: {
-    balancer: ZBalancer.parse({}),
+    // The schema leaves the kind-dependent algorithm and the health knobs out; the form shows their defaults.
+    balancer: { ...ZBalancer.parse({}), ...balancerSettings(ZBalancer.parse({})) },
     service: { ...ZService.parse({}), replicas: 3, cpus: 0.2 },
     downstream: ZDownstream.parse({}),
     broker: ZBroker.parse({}),
@@ -55,6 +57,8 @@ export type FieldSpec = {
   placeholder?: string;
   /** Labels of an enum's values (the value itself when missing). */
   options?: Record<string, string>;
+  /** Only the values in `options` are offered (an enum whose allowed values depend on another field, e.g. the balancer's kind). */
+  subset?: true;
   /** An enum shown as a row of buttons rather than a select. */
   segmented?: true;
   wide?: true;
@@ -76,6 +80,7 @@ export type SectionSpec = {
 const DOWNSTREAM_ON = unless("topology.downstream.mode", "none");
 const STORE = unless("topology.storage.kind", "none");
 const SERVICE = "topology.service";
+const BALANCER_ON = unless("topology.balancer.kind", "none");
 
 export const SECTIONS: readonly SectionSpec[] = [
   {
@@ -107,10 +112,36 @@ export const SECTIONS: readonly SectionSpec[] = [
   },
   {
     key: "balancer",
-    title: "Balancer (nginx)",
+    title: "Balancer",
     fields: [
-      { path: "topology.balancer.algorithm", id: "algorithm", label: "Algorithm", options: { round_robin: "Round robin", least_conn: "Least connections" } },
-      { path: "topology.balancer.cpus", label: "CPU", placeholder: "unlimited", hint: "Empty = no limit." },
+      {
+        path: "topology.balancer.kind",
+        id: "balancer.kind",
+        label: "Kind",
+        wide: true,
+        options: { nginx: "nginx", haproxy: "HAProxy", none: "none — the load goes to the replicas through Docker's DNS" },
+        deps: ["topology.balancer.algorithm"],
+      },
+      {
+        path: "topology.balancer.algorithm",
+        id: "algorithm",
+        label: "Algorithm",
+        subset: true,
+        options: { round_robin: "Round robin", least_conn: "Least connections", ip_hash: "IP hash (per client)", hash: "Hash (per request)", random: "Random (two, least conn)" },
+        when: when("topology.balancer.kind", "nginx"),
+      },
+      {
+        path: "topology.balancer.algorithm",
+        id: "haproxyAlgorithm",
+        label: "Algorithm",
+        subset: true,
+        options: { roundrobin: "roundrobin", leastconn: "leastconn", source: "source (per client)", random: "random", first: "first" },
+        when: when("topology.balancer.kind", "haproxy"),
+      },
+      { path: "topology.balancer.cpus", label: "CPU", placeholder: "unlimited", hint: "Empty = no limit.", when: BALANCER_ON },
+      { path: "topology.balancer.maxFails", label: "Max fails", hint: "Failures before a replica is skipped; 0 = never.", when: BALANCER_ON },
+      { path: "topology.balancer.failTimeoutSeconds", label: "Fail timeout (s)", hint: "How long a failed replica is skipped.", when: BALANCER_ON },
+      { path: "topology.balancer.retryNextUpstream", label: "Retry on another replica", hint: "Hides connection failures from the client.", when: BALANCER_ON },
     ],
   },
   {

@@ -1,9 +1,12 @@
 import { brokerSummary, poolSummary } from "@scalelab/scenarios/figures";
 import type { RunPlan } from "@scalelab/scenarios/plan";
 import type { THostFacts, TRunSummary } from "@scalelab/scenarios/schemas";
-import { LOADGEN_SATURATION, loadgenUse, roleUse } from "@scalelab/scenarios/stats";
+import { LOADGEN_SATURATION, loadgenUse, roleUse, round } from "@scalelab/scenarios/stats";
 import type { RunContext } from "./context";
 import type { LoadResult } from "./load";
+
+/** A run with this share of failed requests or more says so on its timeline. */
+const ERROR_WARNING = 0.01;
 
 /** Stores the whole-run summary and the facts of the host it was measured on, and flags a doubtful result. */
 export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, host: THostFacts): Promise<TRunSummary> {
@@ -23,7 +26,8 @@ export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, 
   for (const c of [...plan.containers, plan.loadgen]) limits[c.role] = c.cpus;
   const containers = roleUse(readings, limits);
   const pool = poolSummary(load.figures.series, seconds);
-  const broker = brokerSummary(load.figures.series, seconds, load.figures.totals());
+  const figureTotals = load.figures.totals();
+  const broker = brokerSummary(load.figures.series, seconds, figureTotals);
   const summary: TRunSummary = {
     ...totals,
     ...(loadgen && { loadgen }),
@@ -33,6 +37,15 @@ export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, 
   };
   await deps.db.run.update({ where: { id: runId }, data: { summary, host } });
 
+  if (summary.errorRate >= ERROR_WARNING) {
+    await report.event(
+      "warn",
+      `${round(summary.errorRate * 100, 1)} % of the requests failed (${summary.errors} of ${summary.requests}): the figures describe a failing system; the timeline and the per-container CPU and memory say where`,
+    );
+  }
+  if (figureTotals.logDropped > 0) {
+    await report.event("warn", `${figureTotals.logDropped} log lines were dropped by the async writer (its buffer was full): logging did less work than asked`);
+  }
   if (summary.droppedIterations) {
     await report.event("warn", `${summary.droppedIterations} iterations were dropped: the arrival rate was not reached (maxVUs or the system under test saturated)`);
   }

@@ -1,6 +1,6 @@
 import { componentFigures } from "@scalelab/scenarios/components/registry";
 import type { StatsReading } from "@scalelab/scenarios/components/types";
-import { total, ZTestbedStats } from "@scalelab/scenarios/figures";
+import { FIGURE_DEFS, total, ZTestbedStats } from "@scalelab/scenarios/figures";
 import type { RunPlan } from "@scalelab/scenarios/plan";
 import type { FigureSeries } from "@scalelab/scenarios/components/types";
 import { errorMessage } from "../log";
@@ -8,6 +8,7 @@ import type { StartedContainer } from "../provisioner/types";
 import { deadline, type RunContext } from "./context";
 
 const POLL_TIMEOUT_MS = 900;
+const RATES = new Set(FIGURE_DEFS.filter((d) => d.kind === "rate").map((d) => d.key));
 
 type Source = { name: string; role: string; url: string };
 
@@ -55,15 +56,21 @@ export async function followFigures(ctx: RunContext, plan: RunPlan, started: Sta
   let lastT = -1;
   let ticking = false;
 
+  let previousT: number | undefined;
   const tick = async (startMs: number) => {
     if (ticking) return;
     ticking = true;
     try {
-      const current = await poll();
+      // The second this reading belongs to is when the poll began, whatever the poll took.
       const t = Math.max(lastT + 1, Math.round((Date.now() - startMs) / 1000) - 1);
       lastT = t;
-      const figures = componentFigures({ current, previous, baseline }, ctx.run);
+      const current = await poll();
+      const raw = componentFigures({ current, previous, baseline }, ctx.run);
+      // After a skipped second (a slow poll), a count's growth covers several seconds: keep it per second.
+      const seconds = previousT === undefined ? 1 : t - previousT;
+      const figures = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, RATES.has(k) && seconds > 1 ? v / seconds : v]));
       previous = current;
+      previousT = t;
       if (Object.keys(figures).length === 0) return;
       series.push({ t, figures });
       writes = writes.then(() => save(ctx, t, figures)).catch((err) => ctx.deps.log.warn("could not record figures", { t, error: errorMessage(err) }));
@@ -76,7 +83,13 @@ export async function followFigures(ctx: RunContext, plan: RunPlan, started: Sta
   const totals = () => {
     const now = [...latest.values()];
     const grew = (role: string, pick: (s: StatsReading["stats"]) => number) => total(now, role, pick) - total(baseline, role, pick);
-    return { produced: grew("app", (s) => s.downstream.sent), consumed: grew("consumer", (s) => s.consumed) };
+    const sentAtStart = total(baseline, "app", (s) => s.downstream.sent);
+    return {
+      produced: grew("app", (s) => s.downstream.sent),
+      consumed: grew("consumer", (s) => s.consumed),
+      backlogAtStart: Math.max(0, sentAtStart - total(baseline, "consumer", (s) => s.consumed)),
+      logDropped: grew("app", (s) => s.log.dropped),
+    };
   };
 
   return {

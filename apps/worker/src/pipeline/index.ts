@@ -78,7 +78,11 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
 
     await report.enter("collecting");
     await collect(ctx, plan, load, { ...host, k6Version: K6_VERSION });
-    outcome = { status: "succeeded", error: null, detail: null };
+    // A stop that came after the load (while following the broker's drain) keeps the summary.
+    const late = ctl.signal.aborted && ctl.signal.reason instanceof RunStopped ? ctl.signal.reason : undefined;
+    outcome = late
+      ? { status: late.status, error: null, detail: `${late.message} after the load; its summary is kept` }
+      : { status: "succeeded", error: null, detail: null };
     endStep = "done";
   } catch (err) {
     endStep = report.step;

@@ -3,6 +3,7 @@ import { K6EventReader } from "@scalelab/scenarios/k6-events";
 import type { RunPlan } from "@scalelab/scenarios/plan";
 import type { TSample } from "@scalelab/scenarios/schemas";
 import type { StartedContainer } from "../provisioner/types";
+import { errorMessage } from "../log";
 import { sseEvents } from "../sse";
 import { followContainerStats, type ContainerRow } from "./container-stats";
 import { describeExit, sleep, type RunContext } from "./context";
@@ -86,7 +87,14 @@ async function drain(ctx: RunContext, figures: FigureFollower): Promise<void> {
   if (lag === undefined || lag === 0) return;
   await ctx.report.detail(`load ended with ${lag} event(s) not yet consumed; following the consumers`);
   const until = Date.now() + ctx.deps.timeouts.drainMs;
-  while (Date.now() < until && (figures.lag() ?? 0) > 0) await sleep(500, ctx.signal);
+  try {
+    while (Date.now() < until && (figures.lag() ?? 0) > 0) await sleep(500, ctx.signal);
+  } catch (err) {
+    if (!ctx.signal.aborted) throw err;
+    // The load itself is complete: stop following and let the run keep its summary.
+    await ctx.report.event("warn", `stopped following the consumers after the load with ${figures.lag() ?? 0} event(s) left: ${errorMessage(ctx.signal.reason)}`);
+    return;
+  }
   const left = figures.lag() ?? 0;
   await ctx.report.event(
     left > 0 ? "warn" : "info",

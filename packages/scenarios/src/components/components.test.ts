@@ -8,7 +8,7 @@ import { jvmHeapMb, renderServerProperties } from "./kafka";
 import { postgresSetup } from "./postgres";
 import { productRow } from "./storage";
 
-const images = { testbed: "t", nginx: "n", k6: "k", kafka: "kf", cassandra: "c", postgres: "p" };
+const images = { testbed: "t", nginx: "n", haproxy: "h", k6: "k", kafka: "kf", cassandra: "c", postgres: "p" };
 const planOf = (run: TRunCreateInput) => buildPlan({ runId: "cm3x9k2abc0001", run: ZRunCreate.parse(run), images });
 
 const props = (text: string) =>
@@ -67,6 +67,25 @@ describe("topologyDiagram", () => {
     expect(xs("loadgen") < xs("lb") && xs("lb") < xs("app") && xs("app") < xs("kafka") && xs("kafka") < xs("consumer")).toBe(true);
     for (const n of d.nodes) expect(n.x + 150).toBeLessThanOrEqual(d.width);
   });
+
+  it("draws the load generator straight to the replicas without a balancer, closing up the balancer's column", () => {
+    const d = topologyDiagram(planOf({ topology: { balancer: { kind: "none" }, service: { replicas: 3 } }, workload: { endpoint: "hostname", vus: 1 } }));
+    expect(d.nodes.map((n) => n.role).sort()).toEqual(["app", "app", "app", "loadgen"]);
+    expect(d.edges).toHaveLength(3);
+    for (const e of d.edges) expect(e).toMatchObject({ from: "sl-cm3x9k2a-loadgen-0", kind: "http" });
+    expect(new Set(d.edges.map((e) => e.to)).size).toBe(3);
+    const app = d.nodes.find((n) => n.role === "app")!;
+    expect(app.x).toBe(12 + 150 + 56);
+    expect(d.width).toBe(12 * 2 + 2 * 150 + 56);
+  });
+
+  it("draws an haproxy balancer box between the load generator and the replicas", () => {
+    const d = topologyDiagram(planOf({ topology: { balancer: { kind: "haproxy" }, service: { replicas: 2 } }, workload: { endpoint: "hostname", vus: 1 } }));
+    const lb = d.nodes.find((n) => n.role === "lb")!;
+    expect(lb.label).toBe("balancer");
+    expect(d.edges.filter((e) => e.from === lb.id).map((e) => e.to)).toEqual(["sl-cm3x9k2a-app-0", "sl-cm3x9k2a-app-1"]);
+    expect(d.edges.filter((e) => e.to === lb.id).map((e) => e.from)).toEqual(["sl-cm3x9k2a-loadgen-0"]);
+  });
 });
 
 describe("channel messages", () => {
@@ -76,5 +95,16 @@ describe("channel messages", () => {
     expect(() => encodeChannelMessage({ type: "figures", t: 1.5, figures: {} })).toThrow();
     expect(parseChannelMessage('{"type":"sample"}')).toBeNull();
     expect(parseChannelMessage("not json")).toBeNull();
+  });
+});
+
+describe("explicitBalancer", () => {
+  it("writes out the kind's defaults, so a stored run names its algorithm, and parses back unchanged", async () => {
+    const { explicitBalancer, ZBalancer } = await import("./balancer");
+    const nginx = explicitBalancer(ZBalancer.parse({}));
+    expect(nginx).toEqual({ kind: "nginx", algorithm: "round_robin", maxFails: 1, failTimeoutSeconds: 10, retryNextUpstream: true });
+    expect(ZBalancer.parse(nginx)).toEqual(nginx);
+    expect(explicitBalancer(ZBalancer.parse({ kind: "haproxy", cpus: 1 }))).toMatchObject({ kind: "haproxy", algorithm: "roundrobin", cpus: 1 });
+    expect(explicitBalancer(ZBalancer.parse({ kind: "none" }))).toEqual({ kind: "none" });
   });
 });

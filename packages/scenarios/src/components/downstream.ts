@@ -10,8 +10,9 @@ export const DOWNSTREAM_MODES = ["none", "sync", "async"] as const;
 
 /**
  * Where each request hands its event after its own work: nowhere, to the `logs` service over HTTP
- * (the request waits), or to Kafka (the request answers once the broker has it; `consumer`
- * replicas do the work later).
+ * (the request waits for it), or to Kafka (the request answers once the event is queued in the
+ * service's Kafka client, without waiting for the broker; acknowledgements are counted as they
+ * come, and `consumer` replicas do the work later).
  */
 export const ZDownstream = strict("downstream", {
   mode: oneOf("downstream.mode", DOWNSTREAM_MODES).default("none"),

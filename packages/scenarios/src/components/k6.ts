@@ -1,10 +1,10 @@
-import { K6_ENV, renderK6Script } from "../k6";
+import { K6_ENV, loadTarget, renderK6Script } from "../k6";
 import type { ComponentModule, PlanContext, PlannedContainer } from "./types";
 
 export const LOADGEN_ROLE = "loadgen";
 export const K6_SCRIPT_PATH = "/scalelab/load.js";
 
-/** k6 on the run network, aimed at the balancer; started by the load step, not with the topology. */
+/** k6 on the run network, aimed at the balancer (or the service's shared alias without one); started by the load step, not with the topology. */
 export function planK6({ run, container }: PlanContext): PlannedContainer {
   return container({
     index: 0,
@@ -16,7 +16,7 @@ export function planK6({ run, container }: PlanContext): PlannedContainer {
     env: { ...K6_ENV },
     cmd: ["run", "--no-color", "--quiet", K6_SCRIPT_PATH],
     cpus: run.workload.loadgenCpus,
-    files: [{ path: K6_SCRIPT_PATH, content: renderK6Script(run.workload) }],
+    files: [{ path: K6_SCRIPT_PATH, content: renderK6Script(run.workload, loadTarget(run.topology.balancer.kind)) }],
     tier: 3,
     ready: [],
   });

@@ -1,4 +1,5 @@
 import { nginx } from "./balancer";
+import { haproxy } from "./haproxy";
 import { cassandra } from "./cassandra";
 import { consumer, logs } from "./downstream";
 import { k6 } from "./k6";
@@ -9,7 +10,7 @@ import type { TRunCreate } from "../schemas";
 import type { ComponentModule, FigureInput } from "./types";
 
 /** Every component kind. A new kind is one module in this folder, listed here, plus its image context. */
-export const COMPONENTS: readonly ComponentModule[] = [postgres, cassandra, kafka, service, logs, consumer, nginx, k6];
+export const COMPONENTS: readonly ComponentModule[] = [postgres, cassandra, kafka, service, logs, consumer, nginx, haproxy, k6];
 
 /** Every component's figures for one second, merged. */
 export function componentFigures(input: FigureInput, run: TRunCreate): Record<string, number> {

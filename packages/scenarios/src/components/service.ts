@@ -1,5 +1,6 @@
 import { growth, total } from "../figures";
 import { int, LIMITS, num, oneOf, strict } from "../fields";
+import { SERVICE_ALIAS } from "../haproxy";
 import { APP_PORT } from "../nginx";
 import { runtimeThreads } from "./runtime";
 import type { ComponentModule } from "./types";
@@ -52,6 +53,8 @@ export const service: ComponentModule = {
         title: `replica ${replicaHost(i)}`,
         image: "testbed",
         hostname: replicaHost(i),
+        // `app` is shared by every replica: HAProxy's server-template and the balancer-less runs resolve it to all of them.
+        aliases: [replicaHost(i), SERVICE_ALIAS],
         env: {
           TESTBED_ROLE: "service",
           TESTBED_PORT: String(APP_PORT),
@@ -80,6 +83,7 @@ export const service: ComponentModule = {
     out["pool.busy"] = total(input.current, SERVICE_ROLE, (x) => x.pool.busy);
     out["pool.queued"] = total(input.current, SERVICE_ROLE, (x) => x.pool.queued);
     out["pool.rejected"] = growth(input, SERVICE_ROLE, (x) => x.pool.rejected);
+    if (s.logging === "async") out["log.dropped"] = growth(input, SERVICE_ROLE, (x) => x.log.dropped);
     if (run.topology.downstream.mode !== "none") {
       out["downstream.sent"] = growth(input, SERVICE_ROLE, (x) => x.downstream.sent);
       out["downstream.errors"] = growth(input, SERVICE_ROLE, (x) => x.downstream.errors);

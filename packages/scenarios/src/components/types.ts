@@ -2,7 +2,7 @@ import type { TRunCreate } from "../schemas";
 import type { TTestbedStats } from "../figures";
 
 /** The images a plan can use; each is built from packages/images/contexts/<name>. */
-export type LabImage = "testbed" | "nginx" | "k6" | "kafka" | "cassandra" | "postgres";
+export type LabImage = "testbed" | "nginx" | "haproxy" | "k6" | "kafka" | "cassandra" | "postgres";
 
 export type PlannedFile = { path: string; content: string };
 

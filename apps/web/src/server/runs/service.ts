@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { FigureSample, Prisma, Run, RunSample } from "@scalelab/db";
 import { compareRuns, setupRows } from "@scalelab/scenarios/compare";
+import { explicitBalancer } from "@scalelab/scenarios/components/balancer";
 import { validateAgainstHost } from "@scalelab/scenarios/host";
 import { ZFigureSample, type TFigureSample } from "@scalelab/scenarios/messages";
 import { ZHostFacts, ZRunSummary, ZSample, type THostFacts, type TRunCreate, type TSample } from "@scalelab/scenarios/schemas";
@@ -53,7 +54,8 @@ export async function createRun(deps: Deps, input: TRunCreate): Promise<TRunRef>
       name: input.name ? input.name : null,
       status: "queued",
       step: "queued",
-      topology: json(input.topology),
+      // Stored with the balancer's defaults written out, so a run's view always names its algorithm.
+      topology: json({ ...input.topology, balancer: explicitBalancer(input.topology.balancer) }),
       workload: json(input.workload),
     },
   });
