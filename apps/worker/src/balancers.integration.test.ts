@@ -1,45 +1,29 @@
 import { ZRunSummary, type TRunCreateInput } from "@scalelab/scenarios/schemas";
-import Docker from "dockerode";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseEnv } from "./env";
-import { createLogger } from "./log";
-import { openLab, type Lab } from "./testing/lab";
-import { start, type WorkerHandle } from "./worker";
+import { describe, expect, it } from "vitest";
+import { useLabWorker } from "./testing/lab";
 
 /*
  * The balancer kinds for real, through the queue and the worker, against the real Docker engine,
  * Postgres and Redis: 4 replicas answering their host name, 4 VUs for 5 s, and the per-backend
  * counts k6 took from X-Backend.
  */
-const env = parseEnv();
-const docker = new Docker({ socketPath: env.SCALELAB_DOCKER_SOCKET });
-let lab: Lab;
-let worker: WorkerHandle | undefined;
+const ctx = useLabWorker("balancers");
 
-beforeAll(async () => {
-  lab = await openLab(env, docker);
-  worker = await start({ env, log: createLogger("worker:balancers") });
-});
-
-afterAll(async () => {
-  await worker?.close();
-  await lab?.close();
-});
 
 const REPLICAS = 4;
 const BACKENDS = Array.from({ length: REPLICAS }, (_, i) => `app-${i}`);
 
 async function run(balancer: NonNullable<TRunCreateInput["topology"]["balancer"]>) {
-  const id = await lab.createRun({
+  const id = await ctx.lab.createRun({
     name: `balancer ${JSON.stringify(balancer)}`,
     topology: { balancer, service: { replicas: REPLICAS, memoryMb: 64 } },
     workload: { endpoint: "hostname", vus: 4, durationSeconds: 5 },
   });
-  const row = await lab.finished(id);
-  const events = await lab.db.runEvent.findMany({ where: { runId: id }, orderBy: { id: "asc" } });
+  const row = await ctx.lab.finished(id);
+  const events = await ctx.lab.db.runEvent.findMany({ where: { runId: id }, orderBy: { id: "asc" } });
   expect(row.error, events.map((e) => e.message).join("\n")).toBeNull();
   expect(row.status).toBe("succeeded");
-  expect(await lab.leftovers(id)).toEqual([]);
+  expect(await ctx.lab.leftovers(id)).toEqual([]);
   const summary = ZRunSummary.parse(row.summary);
   expect(summary.requests).toBeGreaterThan(100);
   expect(summary.errors).toBe(0);

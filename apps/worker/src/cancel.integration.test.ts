@@ -2,39 +2,23 @@ import { ensureImages } from "@scalelab/images";
 import { cancelChannel, runChannel } from "@scalelab/scenarios/channels";
 import { parseChannelMessage } from "@scalelab/scenarios/messages";
 import type { TRunCreateInput, TRunStep } from "@scalelab/scenarios/schemas";
-import Docker from "dockerode";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseEnv } from "./env";
-import { createLogger } from "./log";
+import { describe, expect, it } from "vitest";
 import { sleep, type PrepareImages } from "./pipeline/context";
-import { openLab, waitFor, type Lab } from "./testing/lab";
-import { start, type WorkerHandle } from "./worker";
+import { useLabWorker, waitFor } from "./testing/lab";
 
 /*
  * A cancel at any moment of any step ends the run within 10 s, tears down everything, and leaves
  * the worker free for the next run. The moments include the one that used to hang the worker for
  * good: 1.9 s into a 2 s warm-up.
  */
-const env = parseEnv();
-const docker = new Docker({ socketPath: env.SCALELAB_DOCKER_SOCKET });
-let lab: Lab;
-let worker: WorkerHandle | undefined;
 /** Image preparation as slow as a cold build (and as abortable), so a cancel can land in it. */
 let slowImages = false;
 const prepareImages: PrepareImages = async (d, names, opts) => {
   if (slowImages) await sleep(3_000, opts.signal!);
   return ensureImages(d, names, opts);
 };
+const ctx = useLabWorker("cancel", { prepareImages });
 
-beforeAll(async () => {
-  lab = await openLab(env, docker);
-  worker = await start({ env, log: createLogger("worker:cancel"), prepareImages });
-});
-
-afterAll(async () => {
-  await worker?.close();
-  await lab?.close();
-});
 
 const body = (storage: boolean): TRunCreateInput => ({
   name: "integration: cancel",
@@ -61,8 +45,8 @@ describe("cancel", () => {
   it.each(MOMENTS)("during %s, %i ms in (store: %s): ends within 10 s and leaves nothing", async (step, afterMs, storage) => {
     slowImages = step === "preparing_images";
     // The worker's own status messages say when a step begins, even one that lasts a few ms.
-    const sub = lab.redis.duplicate();
-    const id = await lab.createRun(body(storage), { enqueue: false });
+    const sub = ctx.lab.redis.duplicate();
+    const id = await ctx.lab.createRun(body(storage), { enqueue: false });
     let seen: TRunStep | undefined;
     const entered = new Promise<void>((resolve) => {
       sub.on("message", (_ch, raw) => {
@@ -73,24 +57,24 @@ describe("cancel", () => {
       });
     });
     await sub.subscribe(runChannel(id));
-    await lab.queue.add("run", { runId: id }, { jobId: id });
+    await ctx.lab.queue.add("run", { runId: id }, { jobId: id });
     if (step === "queued") seen = "queued";
     else await Promise.race([entered, waitFor(`step ${step}`, 120_000, async () => undefined)]);
     sub.disconnect();
     await new Promise((r) => setTimeout(r, afterMs));
     const asked = Date.now();
-    await lab.db.run.update({ where: { id }, data: { cancelRequested: true } });
-    await lab.redis.publish(cancelChannel(id), "cancel");
-    const run = await lab.finished(id, 10_000);
+    await ctx.lab.db.run.update({ where: { id }, data: { cancelRequested: true } });
+    await ctx.lab.redis.publish(cancelChannel(id), "cancel");
+    const run = await ctx.lab.finished(id, 10_000);
     console.log(`cancel during ${seen} +${afterMs} ms → ${run.status} at ${run.step} in ${Date.now() - asked} ms`);
     // A cancel that lands while the results are being stored may let the run finish instead.
     expect(run.status === "cancelled" || (run.status === "succeeded" && ["running", "collecting"].includes(step)), `${run.status} at ${run.step}`).toBe(true);
-    expect(await lab.leftovers(id)).toEqual([]);
+    expect(await ctx.lab.leftovers(id)).toEqual([]);
   });
 
   it("leaves the worker free: the next run succeeds", async () => {
-    const id = await lab.createRun(body(false));
-    const run = await lab.finished(id, 60_000);
+    const id = await ctx.lab.createRun(body(false));
+    const run = await ctx.lab.finished(id, 60_000);
     expect(run.status).toBe("succeeded");
   });
 });

@@ -1,40 +1,24 @@
 import { FIGURE_DEFS } from "@scalelab/scenarios/figures";
 import { ZRunSummary, type TRunCreateInput } from "@scalelab/scenarios/schemas";
-import Docker from "dockerode";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseEnv } from "./env";
-import { createLogger } from "./log";
-import { openLab, type Lab } from "./testing/lab";
-import { start, type WorkerHandle } from "./worker";
+import { describe, expect, it } from "vitest";
+import { useLabWorker } from "./testing/lab";
 
 /*
  * Every new component for real, through the queue and the worker, against the real Docker engine,
  * Postgres and Redis: a blocking worker pool, sync and async (Kafka) downstream work, Postgres and
  * Cassandra writes and reads. Each test asserts the figures the run stored.
  */
-const env = parseEnv();
-const docker = new Docker({ socketPath: env.SCALELAB_DOCKER_SOCKET });
-let lab: Lab;
-let worker: WorkerHandle | undefined;
+const ctx = useLabWorker("components");
 
-beforeAll(async () => {
-  lab = await openLab(env, docker);
-  worker = await start({ env, log: createLogger("worker:components") });
-});
-
-afterAll(async () => {
-  await worker?.close();
-  await lab?.close();
-});
 
 async function run(body: TRunCreateInput, timeoutMs?: number) {
-  const id = await lab.createRun(body);
-  const row = await lab.finished(id, timeoutMs);
-  const events = await lab.db.runEvent.findMany({ where: { runId: id }, orderBy: { id: "asc" } });
+  const id = await ctx.lab.createRun(body);
+  const row = await ctx.lab.finished(id, timeoutMs);
+  const events = await ctx.lab.db.runEvent.findMany({ where: { runId: id }, orderBy: { id: "asc" } });
   expect(row.error, events.map((e) => e.message).join("\n")).toBeNull();
   expect(row.status).toBe("succeeded");
-  expect(await lab.leftovers(id)).toEqual([]);
-  const figures = await lab.db.figureSample.findMany({ where: { runId: id }, orderBy: { t: "asc" } });
+  expect(await ctx.lab.leftovers(id)).toEqual([]);
+  const figures = await ctx.lab.db.figureSample.findMany({ where: { runId: id }, orderBy: { t: "asc" } });
   return {
     id,
     summary: ZRunSummary.parse(row.summary),

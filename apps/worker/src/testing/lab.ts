@@ -5,9 +5,12 @@ import { RUN_QUEUE } from "@scalelab/scenarios/channels";
 import { LABELS } from "@scalelab/scenarios/plan";
 import { isTerminal, ZRunCreate, type TRunCreateInput, type TRunStatus } from "@scalelab/scenarios/schemas";
 import { Queue } from "bullmq";
-import type Docker from "dockerode";
+import Docker from "dockerode";
 import { Redis } from "ioredis";
-import type { Env } from "../env";
+import { afterAll, beforeAll } from "vitest";
+import { parseEnv, type Env } from "../env";
+import { createLogger } from "../log";
+import { start, type StartOptions, type WorkerHandle } from "../worker";
 
 /**
  * What the worker's integration tests share: the real Postgres (migrated here), Redis and Docker
@@ -73,6 +76,33 @@ export async function openLab(env: Env, docker: Docker) {
       await queue.close();
       redis.disconnect();
       await db.$disconnect();
+    },
+  };
+}
+
+/**
+ * For a test file: opens the lab and starts a worker (labelled `worker:<name>` in the log) before
+ * its tests, and closes both after them. `lab` is there once the tests run.
+ */
+export function useLabWorker(name: string, opts: Omit<StartOptions, "env" | "log"> = {}) {
+  const env = parseEnv();
+  const docker = new Docker({ socketPath: env.SCALELAB_DOCKER_SOCKET });
+  let lab: Lab | undefined;
+  let worker: WorkerHandle | undefined;
+  beforeAll(async () => {
+    lab = await openLab(env, docker);
+    worker = await start({ env, log: createLogger(`worker:${name}`), ...opts });
+  });
+  afterAll(async () => {
+    await worker?.close();
+    await lab?.close();
+  });
+  return {
+    env,
+    docker,
+    get lab(): Lab {
+      if (!lab) throw new Error("the lab is open only while the tests run");
+      return lab;
     },
   };
 }

@@ -125,35 +125,49 @@ export function balancerReady(algorithm: BalancerAlgorithm, backends: string[]):
 export const BALANCER_ROLE = "lb";
 export const BALANCER_HOST = "lb";
 
+/**
+ * A balancer kind as a component: its image (named after the kind) and its config file, rendered
+ * from the balancer's settings and the replicas' host names. The container is the same for every
+ * kind: started after the replicas are on the network and healthy (nginx resolves its upstreams
+ * when it starts, HAProxy's first DNS answer then has them all), ready once it serves them.
+ */
+export function balancerComponent(
+  kind: Exclude<BalancerKind, "none">,
+  configPath: string,
+  render: (b: BalancerSettings, backends: string[]) => string,
+): ComponentModule {
+  return {
+    kind,
+    images: (run) => (run.topology.balancer.kind === kind ? [kind] : []),
+    plan: ({ run, container }) => {
+      const b = balancerSettings(run.topology.balancer);
+      if (b?.kind !== kind) return [];
+      const backends = Array.from({ length: run.topology.service.replicas }, (_, i) => replicaHost(i));
+      return [
+        container({
+          index: 0,
+          role: BALANCER_ROLE,
+          component: kind,
+          title: "the balancer",
+          image: kind,
+          hostname: BALANCER_HOST,
+          cpus: b.cpus,
+          files: [{ path: configPath, content: render(b, backends) }],
+          tier: 2,
+          ready: balancerReady(b.algorithm, backends),
+        }),
+      ];
+    },
+  };
+}
+
 /** nginx in front of the service replicas; the load generator's only target. */
-export const nginx: ComponentModule = {
-  kind: "nginx",
-  images: (run) => (run.topology.balancer.kind === "nginx" ? ["nginx"] : []),
-  plan: ({ run, container }) => {
-    const b = balancerSettings(run.topology.balancer);
-    if (b?.kind !== "nginx") return [];
-    const backends = Array.from({ length: run.topology.service.replicas }, (_, i) => replicaHost(i));
-    const conf = renderNginxConf({
-      algorithm: b.algorithm as NginxAlgorithm,
-      upstreams: backends,
-      maxFails: b.maxFails,
-      failTimeoutSeconds: b.failTimeoutSeconds,
-      retryNextUpstream: b.retryNextUpstream,
-    });
-    return [
-      container({
-        index: 0,
-        role: BALANCER_ROLE,
-        component: "nginx",
-        title: "the balancer",
-        image: "nginx",
-        hostname: BALANCER_HOST,
-        cpus: b.cpus,
-        files: [{ path: NGINX_CONF_PATH, content: conf }],
-        // nginx resolves its upstreams when it starts: after the replicas are on the network.
-        tier: 2,
-        ready: balancerReady(b.algorithm, backends),
-      }),
-    ];
-  },
-};
+export const nginx = balancerComponent("nginx", NGINX_CONF_PATH, (b, upstreams) =>
+  renderNginxConf({
+    algorithm: b.algorithm as NginxAlgorithm,
+    upstreams,
+    maxFails: b.maxFails,
+    failTimeoutSeconds: b.failTimeoutSeconds,
+    retryNextUpstream: b.retryNextUpstream,
+  }),
+);
