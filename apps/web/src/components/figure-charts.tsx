@@ -6,6 +6,9 @@ import type { TTopology } from "@scalelab/scenarios/schemas";
 import { figureRows } from "~/lib/live";
 import { PALETTE, TimeChart, type Series } from "./charts";
 
+/** A runtime model worth charting and summarising: a bounded pool, or a log writer to wait on. */
+export const hasPoolModel = (t: TTopology) => t.service.workerPool > 0 || t.service.logging !== "none";
+
 type FigureChart = { testId: string; title: string; shown: (t: TTopology) => boolean; keys: (t: TTopology) => string[] };
 
 /** The charts of the components' figures, each shown when the run has the component it describes. */
@@ -19,12 +22,13 @@ const FIGURE_CHARTS: readonly FigureChart[] = [
   {
     testId: "chart-pool",
     title: "Worker pool (all replicas)",
-    shown: (t) => t.service.workerPool > 0 || t.service.logging !== "none",
+    shown: hasPoolModel,
     keys: (t) => [
       "pool.busy",
       "pool.queued",
       ...(t.service.workerPool > 0 ? ["pool.size"] : []),
       ...(t.service.queueLimit > 0 ? ["pool.rejected"] : []),
+      ...(t.service.logging === "async" ? ["log.dropped"] : []),
     ],
   },
   {

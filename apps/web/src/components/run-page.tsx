@@ -19,7 +19,7 @@ import {
 import { runDiagram } from "~/lib/plan";
 import { useTRPC } from "~/trpc/client";
 import { PALETTE, TimeChart } from "./charts";
-import { FigureCharts } from "./figure-charts";
+import { FigureCharts, hasPoolModel } from "./figure-charts";
 import { StatusBadge, StepProgress, stepLabel } from "./status";
 import { BackendsTable, BrokerSummary, HostFacts, PoolSummary, SetupFacts, SummaryTable } from "./summary";
 import { TopologyDiagram } from "./topology-diagram";
@@ -239,7 +239,7 @@ export function RunPage({ id }: { id: string }) {
           {summary ? (
             <>
               <SummaryTable summary={summary} />
-              {summary.pool && (
+              {summary.pool && hasPoolModel(run.topology) && (
                 <div style={{ marginTop: 16 }}>
                   <h3>Worker pool</h3>
                   <PoolSummary summary={summary} pool={summary.pool} />
