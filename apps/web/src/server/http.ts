@@ -1,3 +1,5 @@
+import type { AnyRouter } from "@trpc/server";
+import type { Context } from "./trpc";
 /**
  * What /api/v1 (REST) and /api/trpc agree on about request bodies: the size limit, which media
  * type is JSON, reading a body without ever holding more than the limit, and telling a browser's
@@ -134,3 +136,13 @@ export function isCrossSiteBrowserRequest(req: Request): boolean {
     return true;
   }
 }
+
+/** What the REST and the tRPC handlers are built from. */
+export type ApiHandlerOptions = {
+  router: AnyRouter;
+  createContext: () => Context | Promise<Context>;
+  /** Default MAX_BODY_BYTES (1 MiB). */
+  maxBodyBytes?: number;
+  /** Where unexpected errors go; clients only ever get a generic message. Default console.error. */
+  log?: (message: string, error: unknown) => void;
+};

@@ -1,20 +1,11 @@
 import { getErrorShape, TRPCError, transformTRPCResponse, type AnyRouter } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
-import { MAX_BODY_BYTES, declaredLength, isJsonContentType, withBodyLimit } from "./http";
-import type { Context } from "./trpc";
+import { MAX_BODY_BYTES, declaredLength, isJsonContentType, withBodyLimit, type ApiHandlerOptions } from "./http";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
-export type TrpcHandlerOptions = {
-  router: AnyRouter;
-  createContext: () => Context | Promise<Context>;
-  endpoint?: string;
-  /** Default MAX_BODY_BYTES (1 MiB). */
-  maxBodyBytes?: number;
-  /** Where unexpected errors go (clients get a generic message, see trpc.ts). Default console.error. */
-  log?: (message: string, error: unknown) => void;
-};
+export type TrpcHandlerOptions = ApiHandlerOptions & { endpoint?: string };
 
 /** An error answered before tRPC runs, in the shape tRPC's own errors have (what the client reads). */
 function trpcError(router: AnyRouter, error: TRPCError): Response {

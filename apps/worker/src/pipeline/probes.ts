@@ -94,7 +94,7 @@ async function attempt(ctx: RunContext, t: Target, probe: Probe): Promise<true |
     case "tcp":
       return tcp(t.ip, probe.port, signal);
     case "query":
-      return probe.engine === "postgres" ? postgresQuery(t.ip, probe) : cassandraQuery(t.ip, probe);
+      return query(probe.engine === "postgres" ? postgresSession(t.ip, probe) : cassandraSession(t.ip, probe), probe);
   }
 }
 
@@ -138,7 +138,16 @@ function tcp(host: string, port: number, signal: AbortSignal): Promise<true | st
 
 type QueryProbe = Extract<Probe, { kind: "query" }>;
 
-async function postgresQuery(host: string, probe: QueryProbe): Promise<true | string> {
+/** One database session of a query probe: the same steps whatever the engine. */
+type Session = {
+  connect(): Promise<void>;
+  execute(statement: string): Promise<{ rows: unknown[] }>;
+  /** Inserts `rows` product rows with the prepared `statement`. */
+  seed(statement: string, rows: number): Promise<unknown>;
+  close(): Promise<void>;
+};
+
+function postgresSession(host: string, probe: QueryProbe): Session {
   const client = new pg.Client({
     host,
     port: probe.port,
@@ -151,48 +160,51 @@ async function postgresQuery(host: string, probe: QueryProbe): Promise<true | st
   });
   // An idle error after a failed connect must not crash the worker.
   client.on("error", () => undefined);
-  try {
-    await client.connect();
-  } catch (err) {
-    await client.end().catch(() => undefined);
-    return errorMessage(err);
-  }
-  try {
-    for (const statement of probe.setup) await runSetup(() => client.query(statement), statement);
-    const r = await client.query(probe.check);
-    return r.rows.length > 0 ? true : "the check query returned no row";
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  return {
+    connect: async () => void (await client.connect()),
+    execute: (statement) => client.query(statement),
+    seed: () => Promise.reject(new Error("the Postgres setup seeds in SQL")),
+    close: () => client.end(),
+  };
 }
 
-async function cassandraQuery(host: string, probe: QueryProbe): Promise<true | string> {
+function cassandraSession(host: string, probe: QueryProbe): Session {
   const client = new cassandra.Client({
     contactPoints: [`${host}:${probe.port}`],
     localDataCenter: "datacenter1",
     socketOptions: { connectTimeout: ATTEMPT_MS, readTimeout: 30_000 },
     policies: { reconnection: new cassandra.policies.reconnection.ConstantReconnectionPolicy(1_000) },
   });
-  try {
-    await client.connect();
-  } catch (err) {
-    await client.shutdown().catch(() => undefined);
-    return errorMessage(err);
-  }
-  try {
-    for (const statement of probe.setup) await runSetup(() => client.execute(statement), statement);
-    if (probe.seed) {
-      const { statement, rows } = probe.seed;
+  return {
+    connect: () => client.connect(),
+    execute: (statement) => client.execute(statement),
+    seed: (statement, rows) => {
       const params = Array.from({ length: rows }, (_, i) => {
         const [id, name, price] = productRow(i + 1);
         return [id, name, cassandra.types.BigDecimal.fromString(price)];
       });
-      await runSetup(() => cassandra.concurrent.executeConcurrent(client, statement, params, { concurrencyLevel: 32 }), statement);
-    }
-    const r = await client.execute(probe.check);
+      return cassandra.concurrent.executeConcurrent(client, statement, params, { concurrencyLevel: 32 });
+    },
+    close: () => client.shutdown(),
+  };
+}
+
+/** Connects, runs the setup and the seed, then the check; a refused connection is "not yet". */
+async function query(session: Session, probe: QueryProbe): Promise<true | string> {
+  try {
+    await session.connect();
+  } catch (err) {
+    await session.close().catch(() => undefined);
+    return errorMessage(err);
+  }
+  try {
+    for (const statement of probe.setup) await runSetup(() => session.execute(statement), statement);
+    const { seed } = probe;
+    if (seed) await runSetup(() => session.seed(seed.statement, seed.rows), seed.statement);
+    const r = await session.execute(probe.check);
     return r.rows.length > 0 ? true : "the check query returned no row";
   } finally {
-    await client.shutdown().catch(() => undefined);
+    await session.close().catch(() => undefined);
   }
 }
 

@@ -1,4 +1,4 @@
-import { callTRPCProcedure, getTRPCErrorFromUnknown, type AnyRouter } from "@trpc/server";
+import { callTRPCProcedure, getTRPCErrorFromUnknown } from "@trpc/server";
 import { appRouter } from "../routers/_app";
 import { deps } from "../runtime";
 import type { FieldIssue } from "../errors";
@@ -10,22 +10,16 @@ import {
   isJsonContentType,
   mediaType,
   readBody,
+  type ApiHandlerOptions,
 } from "../http";
-import type { Context } from "../trpc";
 import { fromTrpcError, invalidInputError, restError, type TRestError } from "./errors";
 import { matchRoute, routesOf, type Route } from "./routes";
 
 export const REST_BASE = "/api/v1";
 
-export type RestHandlerOptions = {
-  router: AnyRouter;
-  createContext: () => Context | Promise<Context>;
+export type RestHandlerOptions = ApiHandlerOptions & {
   /** The path the API is mounted at; default /api/v1. */
   base?: string;
-  /** Default MAX_BODY_BYTES (1 MiB). */
-  maxBodyBytes?: number;
-  /** Where unexpected errors go; the client only ever gets a generic message. Default console.error. */
-  log?: (message: string, error: unknown) => void;
 };
 
 /** A failure of the request itself, answered before any procedure runs. */
