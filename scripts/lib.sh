@@ -77,6 +77,11 @@ ensure_tools() {
   [ "${#missing[@]}" = 0 ] || apt_install "${missing[@]}"
 }
 
+# The testbed's Go tests read the hot key from a real Redis they start on a loopback port.
+ensure_redis_server() {
+  command -v redis-server >/dev/null || apt_install redis-server
+}
+
 # Playwright drives Debian's Chromium (it cannot download its own browser here); elsewhere,
 # point SCALELAB_CHROMIUM at a Chromium or Chrome binary.
 ensure_chromium() {

@@ -18,7 +18,7 @@ step() {
 
 vitest_json() { echo "--reporter=default" "--reporter=json" "--outputFile=$RESULTS/$1.vitest.json"; }
 
-ensure_node; ensure_pnpm; ensure_go; ensure_tools; ensure_docker; ensure_chromium; ensure_workspace
+ensure_node; ensure_pnpm; ensure_go; ensure_tools; ensure_redis_server; ensure_docker; ensure_chromium; ensure_workspace
 
 step "typecheck" pnpm --silent turbo run typecheck --output-logs=errors-only
 step "lint (layering, env access)" pnpm --silent exec eslint .

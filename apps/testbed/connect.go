@@ -10,6 +10,7 @@ import (
 	"scalelab/testbed/internal/downstream"
 	"scalelab/testbed/internal/kafka"
 	"scalelab/testbed/internal/ready"
+	"scalelab/testbed/internal/rediskey"
 	"scalelab/testbed/internal/server"
 	"scalelab/testbed/internal/store"
 )
@@ -39,6 +40,14 @@ func connect(ctx context.Context, cfg config.Config, d server.Deps) (closeAll fu
 
 	switch cfg.Role {
 	case config.RoleService:
+		// Redis is dialled on the first GET /key and never awaited: /health does not depend
+		// on it, and /key answers 502 while it is down. One connection per worker of the
+		// pool at most; an unbounded pool keeps go-redis's default (10 per GOMAXPROCS).
+		if cfg.RedisAddr != "" {
+			kr := rediskey.New(cfg.RedisAddr, cfg.RedisKey, cfg.WorkerPool)
+			onClose(kr.Close)
+			d.Key.Set(kr)
+		}
 		if cfg.Storage != config.StorageNone {
 			background(cfg.Storage, func() {
 				st, err := ready.Retry(ctx, cfg.Storage, func(ctx context.Context) (store.Store, error) {

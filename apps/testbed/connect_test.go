@@ -67,3 +67,34 @@ func TestWaitsForAnUnreachableBroker(t *testing.T) {
 		t.Fatalf("waiting after giving up = %v", got)
 	}
 }
+
+// The service reads the hot key from Redis, which /health does not wait for.
+func TestServiceReadsTheKeyFromRedis(t *testing.T) {
+	redis := testutil.StartRedis(t)
+	redis.Do(t, "SET", "exp7", "value-1")
+	cfg := config.Defaults()
+	cfg.RedisAddr, cfg.RedisKey, cfg.WorkerPool = redis.Addr, "exp7", 2
+	d := newDeps(cfg, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	closeAll := connect(ctx, cfg, d)
+	defer func() { cancel(); closeAll() }()
+	if got := d.Ready.Waiting(); len(got) != 0 {
+		t.Fatalf("waiting for %v", got)
+	}
+	h := server.New(cfg, "sut-1", d)
+	get := func(path string) (int, string) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		return rec.Code, rec.Body.String()
+	}
+	if code, body := get("/key"); code != http.StatusOK || body != "value-1" {
+		t.Fatalf("GET /key: %d %q", code, body)
+	}
+	redis.Stop()
+	if code, body := get("/key"); code != http.StatusBadGateway {
+		t.Fatalf("GET /key with Redis stopped: %d %s", code, body)
+	}
+	if code, body := get("/health"); code != http.StatusOK {
+		t.Fatalf("GET /health with Redis stopped: %d %s", code, body)
+	}
+}

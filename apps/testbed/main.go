@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -13,6 +14,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"google.golang.org/grpc"
 
 	"scalelab/testbed/internal/config"
 	"scalelab/testbed/internal/pool"
@@ -50,6 +53,16 @@ func serve(cfg config.Config) error {
 	}
 	defer logger.Close()
 
+	// Only the service role has work to serve over gRPC, as over HTTP.
+	grpcAddr := "off"
+	var grpcLis net.Listener
+	if cfg.GRPCPort != 0 && cfg.Role == config.RoleService {
+		grpcAddr = ":" + strconv.Itoa(cfg.GRPCPort)
+		if grpcLis, err = net.Listen("tcp", grpcAddr); err != nil {
+			return fmt.Errorf("grpc: %w", err)
+		}
+	}
+
 	deps := newDeps(cfg, logger)
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	closeDeps := connect(bgCtx, cfg, deps)
@@ -60,24 +73,39 @@ func serve(cfg config.Config) error {
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 
+	var grpcSrv *grpc.Server
+	grpcErr := make(chan error, 1)
+	if grpcLis != nil {
+		grpcSrv = server.NewGRPC(cfg, hostname, deps)
+		go func() { grpcErr <- fmt.Errorf("grpc: %w", grpcSrv.Serve(grpcLis)) }()
+	}
+
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
-	log.Printf("testbed %s listening on %s (GOMAXPROCS=%d, cpu iterations=%d, pool=%d, queue=%d, logging=%s, downstream=%s, storage=%s)",
-		cfg.Role, srv.Addr, runtime.GOMAXPROCS(0), cfg.CPUIterations, cfg.WorkerPool, cfg.QueueLimit, cfg.Logging, cfg.Downstream, cfg.Storage)
+	redisKey := "off"
+	if cfg.RedisAddr != "" && cfg.Role == config.RoleService {
+		redisKey = cfg.RedisKey + "@" + cfg.RedisAddr
+	}
+	log.Printf("testbed %s listening on %s, gRPC %s (GOMAXPROCS=%d, cpu iterations=%d, pool=%d, queue=%d, logging=%s, downstream=%s, storage=%s, redis key=%s)",
+		cfg.Role, srv.Addr, grpcAddr, runtime.GOMAXPROCS(0), cfg.CPUIterations, cfg.WorkerPool, cfg.QueueLimit, cfg.Logging, cfg.Downstream, cfg.Storage, redisKey)
 
 	var serveErr error
 	select {
 	case serveErr = <-errc:
+	case serveErr = <-grpcErr: // Serve returns before a stop only on failure
 	case <-ctx.Done():
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
+		grpcStopped := make(chan struct{})
+		go func() { stopGRPC(shutdownCtx, grpcSrv); close(grpcStopped) }()
 		if err := srv.Shutdown(shutdownCtx); err != nil {
 			serveErr = fmt.Errorf("shutdown: %w", err)
 		} else if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 			serveErr = err
 		}
+		<-grpcStopped
 	}
 	stopBackground()
 	closeDeps()
@@ -87,6 +115,22 @@ func serve(cfg config.Config) error {
 	return serveErr
 }
 
+// stopGRPC lets g's calls in flight finish, like http.Server.Shutdown, and cuts them off
+// when ctx ends first. A nil g is nothing to stop.
+func stopGRPC(ctx context.Context, g *grpc.Server) {
+	if g == nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() { g.GracefulStop(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		g.Stop()
+		<-done
+	}
+}
+
 func newDeps(cfg config.Config, logger reqlog.Logger) server.Deps {
 	return server.Deps{
 		Pool:    pool.New(cfg.WorkerPool, cfg.QueueLimit),
@@ -94,6 +138,7 @@ func newDeps(cfg config.Config, logger reqlog.Logger) server.Deps {
 		Ready:   &ready.Set{},
 		Store:   &ready.Value[store.Store]{},
 		Sender:  &ready.Value[server.Sender]{},
+		Key:     &ready.Value[server.KeyReader]{},
 		Metrics: &server.Metrics{},
 	}
 }

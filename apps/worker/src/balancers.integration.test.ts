@@ -3,21 +3,22 @@ import { describe, expect, it } from "vitest";
 import { useLabWorker } from "./testing/lab";
 
 /*
- * The balancer kinds for real, through the queue and the worker, against the real Docker engine,
- * Postgres and Redis: 4 replicas answering their host name, 4 VUs for 5 s, and the per-backend
- * counts k6 took from X-Backend.
+ * The balancer kinds, load generators and protocols for real, through the queue and the worker,
+ * against the real Docker engine, Postgres and Redis: 4 replicas answering their host name for 5 s,
+ * and the per-backend counts the load generator took from X-Backend (x-backend for gRPC).
  */
 const ctx = useLabWorker("balancers");
-
 
 const REPLICAS = 4;
 const BACKENDS = Array.from({ length: REPLICAS }, (_, i) => `app-${i}`);
 
-async function run(balancer: NonNullable<TRunCreateInput["topology"]["balancer"]>) {
+const K6_LOAD: TRunCreateInput["workload"] = { endpoint: "hostname", vus: 4, durationSeconds: 5 };
+
+async function run(balancer: NonNullable<TRunCreateInput["topology"]["balancer"]>, workload = K6_LOAD) {
   const id = await ctx.lab.createRun({
-    name: `balancer ${JSON.stringify(balancer)}`,
+    name: `balancer ${JSON.stringify(balancer)} ${JSON.stringify(workload)}`,
     topology: { balancer, service: { replicas: REPLICAS, memoryMb: 64 } },
-    workload: { endpoint: "hostname", vus: 4, durationSeconds: 5 },
+    workload,
   });
   const row = await ctx.lab.finished(id);
   const events = await ctx.lab.db.runEvent.findMany({ where: { runId: id }, orderBy: { id: "asc" } });
@@ -28,9 +29,17 @@ async function run(balancer: NonNullable<TRunCreateInput["topology"]["balancer"]
   expect(summary.requests).toBeGreaterThan(100);
   expect(summary.errors).toBe(0);
   const backends = summary.backends ?? {};
-  console.log(`${JSON.stringify(balancer)}: ${summary.requests} requests, per backend ${JSON.stringify(backends)}`);
+  console.log(`${JSON.stringify(balancer)} ${JSON.stringify(workload)}: ${summary.requests} requests, per backend ${JSON.stringify(backends)}`);
   for (const name of Object.keys(backends)) expect(BACKENDS).toContain(name);
   expect(Object.values(backends).reduce((a, b) => a + b, 0)).toBe(summary.requests);
+  // The per-second samples add up to the whole run, whichever generator and however many instances.
+  const samples = await ctx.lab.db.runSample.findMany({ where: { runId: id }, orderBy: { t: "asc" } });
+  expect(samples.map((s) => s.t)).toEqual(Array.from({ length: samples.length }, (_, i) => i));
+  expect(samples.length).toBeGreaterThanOrEqual(4);
+  const perSecond = samples.reduce((n, s) => n + s.requests, 0);
+  expect(perSecond).toBeGreaterThanOrEqual(summary.requests * 0.9);
+  expect(perSecond).toBeLessThanOrEqual(summary.requests);
+  expect(summary.loadgen).toMatchObject({ tool: workload.loadgen ?? "k6", instances: workload.loadgenInstances ?? 1 });
   return { summary, backends };
 }
 
@@ -63,3 +72,39 @@ describe("balancer kinds", () => {
     await run({ kind: "none" });
   });
 });
+
+describe("load generators", () => {
+  it("wrk through haproxy leastconn fills per-second samples and per-backend counts", async () => {
+    const { summary } = await run({ kind: "haproxy", algorithm: "leastconn" }, { loadgen: "wrk", connections: 20, threads: 1, endpoint: "hostname", durationSeconds: 5 });
+    expect(summary.latencyMs.p99).toBeGreaterThan(0);
+  });
+
+  it("two wrk instances merge into one series: counts add up and round robin stays even", async () => {
+    const { summary, backends } = await run(
+      { kind: "nginx", algorithm: "round_robin" },
+      { loadgen: "wrk", connections: 16, endpoint: "hostname", durationSeconds: 5, loadgenInstances: 2, loadgenCpus: 0.5 },
+    );
+    expect(summary.loadgen?.percentiles).toBe("worst instance");
+    expectEven(backends, summary.requests);
+  });
+
+  it("two k6 instances share the VUs and merge", async () => {
+    const { summary } = await run({ kind: "nginx", algorithm: "round_robin" }, { ...K6_LOAD, loadgenInstances: 2, loadgenCpus: 0.5 });
+    expect(summary.loadgen?.instances).toBe(2);
+  });
+});
+
+describe("gRPC", () => {
+  const GRPC: TRunCreateInput["workload"] = { protocol: "grpc", vus: 4, durationSeconds: 5 };
+
+  it("through nginx grpc_pass round robin, with per-backend counts from the x-backend metadata", async () => {
+    const { summary, backends } = await run({ kind: "nginx", algorithm: "round_robin" }, GRPC);
+    expectEven(backends, summary.requests);
+  });
+
+  it("through HAProxy in HTTP/2 mode", async () => {
+    const { summary, backends } = await run({ kind: "haproxy", algorithm: "roundrobin" }, GRPC);
+    expectEven(backends, summary.requests);
+  });
+});
+

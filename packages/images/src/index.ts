@@ -20,7 +20,7 @@ export type ControlPlaneImages = { postgres: string; redis: string };
 export const CORE_LAB_IMAGES = ["testbed", "nginx", "k6"] as const satisfies readonly BuildableImage[];
 export const CONTROL_PLANE_IMAGES = ["postgres", "redis"] as const satisfies readonly BuildableImage[];
 /** Images a topology may add (the HAProxy balancer, brokers, stores); built when a run uses them. */
-export const DEPENDENCY_IMAGES = ["haproxy", "kafka", "cassandra"] as const satisfies readonly BuildableImage[];
+export const DEPENDENCY_IMAGES = ["haproxy", "kafka", "cassandra", "hotkey-nginx", "ruby", "memcached", "wrk"] as const satisfies readonly BuildableImage[];
 export const ALL_IMAGES = [...CORE_LAB_IMAGES, ...DEPENDENCY_IMAGES, ...CONTROL_PLANE_IMAGES] as const;
 
 // The Go version is left out of the hash on purpose: finding an existing image must not need Go.
@@ -76,6 +76,10 @@ const SPECS: Record<BuildableImage, ImageSpec> = {
   cassandra: jarImage("cassandra", CASSANDRA_JARS),
   postgres: { name: "postgres" },
   redis: { name: "redis" },
+  "hotkey-nginx": { name: "hotkey-nginx" },
+  ruby: { name: "ruby" },
+  memcached: { name: "memcached" },
+  wrk: { name: "wrk" },
 };
 
 type Listener = (p: ImageProgress) => void;

@@ -1,3 +1,4 @@
+import { wrkThreads } from "./components/loadgen";
 import { balancerLabel } from "./components/balancer";
 import type { TRunSummary, TSample, TTopology, TWorkload } from "./schemas";
 
@@ -140,6 +141,8 @@ export type SetupRow = { key: string; label: string; values: string[]; differs: 
 type Setup = { topology: TTopology; workload: TWorkload };
 
 const SETUP_FIELDS: { key: string; label: string; show: (s: Setup) => string }[] = [
+  // Runs stored before a field existed lack it: they ran with what is now its default.
+  { key: "server", label: "Server", show: (s) => s.topology.service.kind ?? "testbed" },
   { key: "replicas", label: "Replicas", show: (s) => String(s.topology.service.replicas) },
   { key: "cpus", label: "CPU per replica", show: (s) => (s.topology.service.cpus === undefined ? "unlimited" : String(s.topology.service.cpus)) },
   { key: "memoryMb", label: "Memory per replica", show: (s) => `${s.topology.service.memoryMb} MB` },
@@ -170,12 +173,21 @@ const SETUP_FIELDS: { key: string; label: string; show: (s: Setup) => string }[]
     show: ({ topology: { storage: s } }) =>
       s.kind === "none" ? "none" : `${s.kind}, ${s.cpus ?? "unlimited"} CPU, ${s.memoryMb} MB, pool ${s.poolSize}`,
   },
-  { key: "endpoint", label: "Endpoint", show: (s) => s.workload.endpoint },
+  { key: "endpoint", label: "Endpoint", show: (s) => `${s.workload.endpoint}${s.workload.protocol === "grpc" ? " (gRPC)" : ""}` },
+  {
+    key: "loadgen",
+    label: "Load generator",
+    show: ({ workload: w }) => `${w.loadgenInstances > 1 ? `${w.loadgenInstances} × ` : ""}${w.loadgen ?? "k6"}, ${w.loadgenCpus} CPU${w.loadgenInstances > 1 ? " each" : ""}`,
+  },
   {
     key: "load",
     label: "Load",
-    show: (s) =>
-      s.workload.arrivalRate !== undefined ? `${s.workload.arrivalRate} req/s (open)` : `${s.workload.vus ?? "?"} VUs (closed)`,
+    show: ({ workload: w }) =>
+      w.loadgen === "wrk"
+        ? `${w.connections} connections, ${wrkThreads(w, w.connections ?? 1)} thread(s) per instance (closed)`
+        : w.arrivalRate !== undefined
+          ? `${w.arrivalRate} req/s (open)`
+          : `${w.vus ?? "?"} VUs (closed)`,
   },
   { key: "duration", label: "Duration", show: (s) => `${s.workload.durationSeconds} s` },
 ];

@@ -20,8 +20,8 @@ export type Diagram = { nodes: DiagramNode[]; edges: DiagramEdge[]; width: numbe
 
 export const NODE = { width: 150, height: 52, gapX: 56, gapY: 14, pad: 12 } as const;
 
-const COLUMN: Record<string, number> = { loadgen: 0, lb: 1, app: 2, logs: 3, kafka: 3, db: 3, consumer: 4 };
-const ROW_ORDER: Record<string, number> = { logs: 0, kafka: 1, db: 2 };
+const COLUMN: Record<string, number> = { loadgen: 0, lb: 1, app: 2, logs: 3, kafka: 3, db: 3, cache: 3, consumer: 4 };
+const ROW_ORDER: Record<string, number> = { logs: 0, kafka: 1, db: 2, cache: 3 };
 
 const MB = 1024 * 1024;
 const limitsOf = (c: PlannedContainer) =>
@@ -30,7 +30,7 @@ const limitsOf = (c: PlannedContainer) =>
     .join(" · ");
 
 export function topologyDiagram(plan: RunPlan): Diagram {
-  const all = [plan.loadgen, ...plan.containers];
+  const all = [...plan.loadgens, ...plan.containers];
   const columns = new Map<number, PlannedContainer[]>();
   // Columns the plan does not use (the balancer's, with kind none) are closed up.
   const used = [...new Set(all.map((c) => COLUMN[c.role] ?? 3))].sort((a, b) => a - b);
@@ -66,6 +66,7 @@ export function topologyDiagram(plan: RunPlan): Diagram {
   link(ids("app"), ids("kafka"), "async");
   link(ids("kafka"), ids("consumer"), "async");
   link(ids("app"), ids("db"), "query");
+  link(ids("app"), ids("cache"), "query");
   const width = NODE.pad * 2 + (Math.max(...columns.keys()) + 1) * NODE.width + Math.max(...columns.keys()) * NODE.gapX;
   const height = NODE.pad * 2 + rows * NODE.height + (rows - 1) * NODE.gapY;
   return { nodes, edges, width, height };

@@ -31,6 +31,12 @@ export const LIMITS = {
   durationSeconds: { min: 5, max: 3600 },
   requestTimeoutMs: { min: 100, max: 60_000 },
   loadgenCpus: { min: 0.1, max: 64 },
+  /** wrk's open connections (all instances together). */
+  connections: { min: 1, max: 20_000 },
+  /** wrk's threads per instance. */
+  loadgenThreads: { min: 1, max: 64 },
+  /** Load-generator containers sharing the load. */
+  loadgenInstances: { min: 1, max: 8 },
   name: { max: 200 },
 } as const;
 

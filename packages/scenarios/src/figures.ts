@@ -25,7 +25,7 @@ export type FigureDef = {
   /** gauge: a level in that second; rate: a count during that second. */
   kind: "gauge" | "rate";
   /** Charts group figures by this. */
-  chart: "pool" | "broker" | "downstream";
+  chart: "pool" | "broker" | "downstream" | "balancer";
 };
 
 /** Every per-second figure a component can report; charts and tables read their labels here. */
@@ -41,6 +41,13 @@ export const FIGURE_DEFS: readonly FigureDef[] = [
   { key: "downstream.sent", label: "Events handed downstream", unit: "/s", kind: "rate", chart: "downstream" },
   { key: "downstream.errors", label: "Downstream errors", unit: "/s", kind: "rate", chart: "downstream" },
   { key: "logs.handled", label: "Handled by logs", unit: "/s", kind: "rate", chart: "downstream" },
+  // HAProxy's stats (haproxy-stats.ts); unfilled server-template slots count in neither up nor down.
+  { key: "lb.up", label: "Servers up", unit: "", kind: "gauge", chart: "balancer" },
+  { key: "lb.down", label: "Servers down or in maintenance", unit: "", kind: "gauge", chart: "balancer" },
+  { key: "lb.sessions", label: "Current sessions", unit: "", kind: "gauge", chart: "balancer" },
+  { key: "lb.retries", label: "Retries and redispatches", unit: "/s", kind: "rate", chart: "balancer" },
+  { key: "lb.errors", label: "Connection, response and 5xx errors", unit: "/s", kind: "rate", chart: "balancer" },
+  { key: "lb.checkFailures", label: "Failed health checks", unit: "/s", kind: "rate", chart: "balancer" },
 ];
 
 /** Sum of one number over the readings of a role. */

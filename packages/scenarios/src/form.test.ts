@@ -23,7 +23,8 @@ describe("fieldInfo", () => {
 
   it("reads an optional component (the broker) and required enums", () => {
     expect(fieldInfo(ZRunCreate, "topology.broker.memoryMb")).toMatchObject({ min: 384, default: 512 });
-    expect(fieldInfo(ZRunCreate, "workload.endpoint")).toMatchObject({ kind: "enum", optional: false });
+    expect(fieldInfo(ZRunCreate, "workload.loadgen")).toMatchObject({ kind: "enum", default: "k6" });
+    expect(fieldInfo(ZRunCreate, "topology.service.kind")).toMatchObject({ kind: "enum" });
   });
 
   it("reads booleans", () => {

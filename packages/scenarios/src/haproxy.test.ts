@@ -50,3 +50,34 @@ describe("renderHaproxyCfg", () => {
     expect(() => renderHaproxyCfg({ algorithm: "roundrobin", replicas: 2, ...(bad as object) })).toThrow();
   });
 });
+
+describe("renderHaproxyCfg for gRPC", () => {
+  it("speaks HTTP/2 on the load frontend and to the replicas' gRPC port, checking /health on their HTTP port", () => {
+    const l = lines(renderHaproxyCfg({ algorithm: "leastconn", replicas: 4, protocol: "grpc" }));
+    expect(l).toContain("bind :8080 proto h2");
+    expect(l).toContain("server-template app 4 app:9090 proto h2 check resolvers docker init-addr libc,none");
+    expect(l.filter((x) => x.startsWith("option httpchk") || x.startsWith("http-check"))).toEqual([
+      "option httpchk",
+      "http-check connect port 8080 proto h1",
+      "http-check send meth GET uri /health",
+      "http-check expect status 200",
+    ]);
+    expect(l).toContain("mode http");
+    expect(l).toContain("balance leastconn");
+    expect(l).toContain("bind :8404");
+  });
+
+  it("keeps the health and retry knobs", () => {
+    const l = lines(renderHaproxyCfg({ algorithm: "roundrobin", replicas: 2, protocol: "grpc", maxFails: 3, retryNextUpstream: false }));
+    expect(l).toContain("default-server inter 1s downinter 10s rise 1 fall 3 observe layer4 error-limit 3 on-error mark-down");
+    expect(l).toContain("retries 0");
+  });
+
+  it("keeps protocol http the default", () => {
+    expect(renderHaproxyCfg({ algorithm: "source", replicas: 3, protocol: "http" })).toBe(renderHaproxyCfg({ algorithm: "source", replicas: 3 }));
+  });
+
+  it("refuses an unknown protocol", () => {
+    expect(() => renderHaproxyCfg({ algorithm: "roundrobin", replicas: 2, ...({ protocol: "h2c" } as object) })).toThrow(/protocol/);
+  });
+});

@@ -1,4 +1,5 @@
 import type { HaproxyAlgorithm } from "./components/balancer";
+import { GRPC_PORT } from "./grpc";
 import { APP_PORT, LB_PORT } from "./nginx";
 
 export const HAPROXY_CFG_PATH = "/etc/haproxy/haproxy.cfg";
@@ -15,6 +16,8 @@ export type HaproxyCfgInput = {
   maxFails?: number;
   failTimeoutSeconds?: number;
   retryNextUpstream?: boolean;
+  /** http (the default): HTTP/1.1 to the replicas' HTTP port; grpc: HTTP/2 both sides, to their gRPC port. */
+  protocol?: "http" | "grpc";
 };
 
 const ALGORITHMS: readonly HaproxyAlgorithm[] = ["roundrobin", "leastconn", "source", "random", "first"];
@@ -38,13 +41,27 @@ const boundedInt = (name: string, n: number, min: number, max: number) => {
  *   `option redispatch 1` (a failed connection attempt is retried on another server; HAProxy's
  *   default `retry-on conn-failure` is the equivalent of nginx's `error`); false: `retries 0`,
  *   `no option redispatch` (the client sees the failure).
- * X-Backend from the replicas passes through untouched.
+ * - protocol grpc: plaintext HTTP/2 with prior knowledge on the load frontend and to the replicas'
+ *   gRPC port (`proto h2`), each call balanced on its own. The active check cannot GET /health on
+ *   a gRPC port, so it goes to the replicas' HTTP port in HTTP/1.1, set in the check's own
+ *   `http-check connect`: as server options (`check port 8080 check-proto h1`), HAProxy 2.6 checks
+ *   only the first slot of a server-template; the slots filled from DNS fail theirs (SOCKERR).
+ * X-Backend (x-backend metadata for gRPC) from the replicas passes through untouched.
  */
-export function renderHaproxyCfg({ algorithm, replicas, maxFails = 1, failTimeoutSeconds = 10, retryNextUpstream = true }: HaproxyCfgInput): string {
+export function renderHaproxyCfg({
+  algorithm,
+  replicas,
+  maxFails = 1,
+  failTimeoutSeconds = 10,
+  retryNextUpstream = true,
+  protocol = "http",
+}: HaproxyCfgInput): string {
   if (!ALGORITHMS.includes(algorithm)) throw new Error(`unknown haproxy algorithm ${JSON.stringify(algorithm)}`);
   const slots = boundedInt("replicas", replicas, 1, 64);
   const fails = boundedInt("maxFails", maxFails, 0, 100);
   const timeout = boundedInt("failTimeoutSeconds", failTimeoutSeconds, 1, 3600);
+  if (protocol !== "http" && protocol !== "grpc") throw new Error(`unknown protocol ${JSON.stringify(protocol)}`);
+  const grpc = protocol === "grpc";
   const check = [
     "inter 1s",
     `downinter ${timeout}s`,
@@ -82,15 +99,19 @@ export function renderHaproxyCfg({ algorithm, replicas, maxFails = 1, failTimeou
     `  stats uri ${HAPROXY_STATS_PATH}`,
     "",
     "frontend load",
-    `  bind :${LB_PORT}`,
+    grpc ? `  bind :${LB_PORT} proto h2` : `  bind :${LB_PORT}`,
     "  default_backend app",
     "",
     "backend app",
     `  balance ${algorithm}`,
-    "  option httpchk GET /health",
+    ...(grpc
+      ? ["  option httpchk", `  http-check connect port ${APP_PORT} proto h1`, "  http-check send meth GET uri /health"]
+      : ["  option httpchk GET /health"]),
     "  http-check expect status 200",
     `  default-server ${check}`,
-    `  server-template app ${slots} ${SERVICE_ALIAS}:${APP_PORT} check resolvers docker init-addr libc,none`,
+    grpc
+      ? `  server-template app ${slots} ${SERVICE_ALIAS}:${GRPC_PORT} proto h2 check resolvers docker init-addr libc,none`
+      : `  server-template app ${slots} ${SERVICE_ALIAS}:${APP_PORT} check resolvers docker init-addr libc,none`,
     "",
   ].join("\n");
 }

@@ -1,5 +1,5 @@
-import { BACKEND_HITS_METRIC, BACKEND_TAG } from "./k6";
-import type { TLatency, TRunSummary, TSample } from "./schemas";
+import { BACKEND_HITS_METRIC, BACKEND_TAG, K6_METRICS } from "./k6";
+import type { TLatency, TRunSummary, TSample, TWorkload } from "./schemas";
 import { countFromRate, errorRate, perSecond } from "./stats";
 
 /*
@@ -42,6 +42,11 @@ export class K6EventReader {
   private startMs: number | undefined;
   private lastT = -1;
   private lastCumulative: Map<string, Values> | undefined;
+  private readonly metrics: (typeof K6_METRICS)[TWorkload["protocol"]];
+
+  constructor(protocol: TWorkload["protocol"] = "http") {
+    this.metrics = K6_METRICS[protocol];
+  }
 
   /** Feeds one SSE event; returns what it means for the run, if anything. */
   push(event: string, data: string): K6Update | undefined {
@@ -81,15 +86,16 @@ export class K6EventReader {
   summary(loadSeconds: number): TRunSummary | undefined {
     const m = this.lastCumulative;
     if (!m) return undefined;
-    const requests = m.get("http_reqs")?.count ?? 0;
-    const errors = countFromRate(m.get("http_req_failed")?.rate ?? 0, requests);
+    const { requests: reqs, failed, duration } = this.metrics;
+    const requests = m.get(reqs)?.count ?? 0;
+    const errors = countFromRate(m.get(failed)?.rate ?? 0, requests);
     const dropped = m.get("dropped_iterations")?.count;
     return {
       requests,
       rps: perSecond(requests, loadSeconds),
       errors,
       errorRate: errorRate(errors, requests),
-      latencyMs: latency(m.get("http_req_duration")),
+      latencyMs: latency(m.get(duration)),
       durationSeconds: loadSeconds,
       backends: backends(m),
       ...(dropped !== undefined && { droppedIterations: dropped }),
@@ -97,7 +103,8 @@ export class K6EventReader {
   }
 
   private sample(m: Map<string, Values>): TSample {
-    const requests = m.get("http_reqs")?.count ?? 0;
+    const { requests: reqs, failed, duration } = this.metrics;
+    const requests = m.get(reqs)?.count ?? 0;
     const endMs = m.get("time")?.value;
     const fromClock =
       endMs !== undefined && this.startMs !== undefined ? Math.round((endMs - this.startMs) / this.periodMs) - 1 : -1;
@@ -106,8 +113,8 @@ export class K6EventReader {
     return {
       t: this.lastT,
       requests,
-      errors: countFromRate(m.get("http_req_failed")?.rate ?? 0, requests),
-      latencyMs: m.has("http_req_duration") ? latency(m.get("http_req_duration")) : null,
+      errors: countFromRate(m.get(failed)?.rate ?? 0, requests),
+      latencyMs: m.has(duration) ? latency(m.get(duration)) : null,
       backends: backends(m),
     };
   }

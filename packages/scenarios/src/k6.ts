@@ -1,30 +1,25 @@
-import type { BalancerKind } from "./components/balancer";
-import { APP_PORT, LB_PORT } from "./nginx";
+import { ENDPOINT_METHODS, ENDPOINT_PATHS, loadTarget } from "./endpoints";
+import { GRPC_BACKEND_METADATA, GRPC_METHOD, GRPC_PORT, HOSTNAME_PROTO } from "./grpc";
 import { LIMITS, type TWorkload } from "./schemas";
 
-export const ENDPOINT_PATHS: Record<TWorkload["endpoint"], string> = {
-  hostname: "/hostname",
-  cpu: "/cpu",
-  products: "/products",
-  activity: "/activity",
-};
+export { ENDPOINT_METHODS, ENDPOINT_PATHS, loadTarget } from "./endpoints";
 
-/** `activity` writes a row, so it is a POST; the others read. */
-export const ENDPOINT_METHODS: Record<TWorkload["endpoint"], "GET" | "POST"> = {
-  hostname: "GET",
-  cpu: "GET",
-  products: "GET",
-  activity: "POST",
-};
-
-/**
- * Where the load goes, by network alias on the run network: the balancer, or without one the
- * service's shared alias (Docker's DNS answers it with every replica, in random order).
- */
-export const loadTarget = (kind: BalancerKind): string => (kind === "none" ? `http://app:${APP_PORT}` : `http://lb:${LB_PORT}`);
 export const K6_DASHBOARD_PORT = 5665;
 export const BACKEND_HITS_METRIC = "backend_hits";
 export const BACKEND_TAG = "backend";
+/** Where the gRPC script finds the service's definition (written beside the script; k6 wants a folder and a name). */
+const K6_PROTO_DIR = "/scalelab";
+const K6_PROTO_FILE = "hostname.proto";
+export const K6_PROTO_PATH = `${K6_PROTO_DIR}/${K6_PROTO_FILE}`;
+
+/**
+ * The metrics a k6 run's figures come from. HTTP has k6's own; k6's gRPC client times each call
+ * (grpc_req_duration) but counts neither calls nor failures, so the gRPC script counts them itself.
+ */
+export const K6_METRICS = {
+  http: { requests: "http_reqs", failed: "http_req_failed", duration: "http_req_duration" },
+  grpc: { requests: "grpc_reqs", failed: "grpc_req_failed", duration: "grpc_req_duration" },
+} as const satisfies Record<TWorkload["protocol"], { requests: string; failed: string; duration: string }>;
 
 /** Environment of the k6 container: web dashboard on every interface, 1 s buckets, per-backend sub-metrics. */
 export const K6_ENV: Readonly<Record<string, string>> = {
@@ -82,6 +77,10 @@ export const END_TAIL_SECONDS = 0.5;
 export function renderK6Script(w: TWorkload, target: string = loadTarget("nginx")): string {
   const options = { discardResponseBodies: true, scenarios: { load: k6Scenario(w) } };
   if (!/^http:\/\/(lb|app):\d{1,5}$/.test(target)) throw new Error(`invalid load target ${JSON.stringify(target)}`);
+  return w.protocol === "grpc" ? grpcScript(w, options, target) : httpScript(w, options, target);
+}
+
+function httpScript(w: TWorkload, options: object, target: string): string {
   const url = target + ENDPOINT_PATHS[w.endpoint];
   const params = { timeout: `${w.requestTimeoutMs}ms` };
   return `import { sleep } from "k6";
@@ -97,9 +96,60 @@ export default function () {
   const backend = res.headers["X-Backend"];
   if (backend) backendHits.add(1, { ${BACKEND_TAG}: String(backend) });
 }
+${teardown}`;
+}
 
+/**
+ * gRPC: one connection per VU (opened on its first call, reopened after a failure), the unary
+ * Hostname/Get call, the replica's name from the x-backend response metadata. Without a balancer
+ * the address is the service's shared alias on the gRPC port.
+ */
+function grpcScript(w: TWorkload, options: object, target: string): string {
+  const address = target.startsWith("http://app:") ? `app:${GRPC_PORT}` : target.slice("http://".length);
+  const m = K6_METRICS.grpc;
+  const timeout = JSON.stringify(`${w.requestTimeoutMs}ms`);
+  return `import { sleep } from "k6";
+import grpc from "k6/net/grpc";
+import { Counter, Rate } from "k6/metrics";
+
+const client = new grpc.Client();
+client.load([${JSON.stringify(K6_PROTO_DIR)}], ${JSON.stringify(K6_PROTO_FILE)});
+
+const backendHits = new Counter(${JSON.stringify(BACKEND_HITS_METRIC)});
+const calls = new Counter(${JSON.stringify(m.requests)});
+const failed = new Rate(${JSON.stringify(m.failed)});
+
+export const options = ${JSON.stringify(options, null, 2)};
+
+let connected = false;
+
+export default function () {
+  try {
+    if (!connected) {
+      client.connect(${JSON.stringify(address)}, { plaintext: true, timeout: ${timeout} });
+      connected = true;
+    }
+    const res = client.invoke(${JSON.stringify(GRPC_METHOD)}, {}, { timeout: ${timeout} });
+    calls.add(1);
+    failed.add(res.status !== grpc.StatusOK);
+    const backend = res.headers && res.headers[${JSON.stringify(GRPC_BACKEND_METADATA)}];
+    if (backend) backendHits.add(1, { ${BACKEND_TAG}: String(Array.isArray(backend) ? backend[0] : backend) });
+  } catch (e) {
+    // Refused or reset before an answer: a failed call; the next one reconnects.
+    calls.add(1);
+    failed.add(true);
+    client.close();
+    connected = false;
+  }
+}
+${teardown}`;
+}
+
+const teardown = `
 export function teardown() {
   sleep(${END_TAIL_SECONDS});
 }
 `;
-}
+
+/** The files of a k6 container besides its script: the gRPC service's definition. */
+export const k6ExtraFiles = (w: TWorkload) => (w.protocol === "grpc" ? [{ path: K6_PROTO_PATH, content: HOSTNAME_PROTO }] : []);

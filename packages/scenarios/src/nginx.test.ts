@@ -63,3 +63,33 @@ describe("renderNginxConf algorithms and health knobs", () => {
     expect(() => renderNginxConf({ algorithm: "round_robin", upstreams, ...(bad as object) })).toThrow();
   });
 });
+
+describe("renderNginxConf for gRPC", () => {
+  const upstreams = ["app-0", "app-1"];
+
+  it("speaks HTTP/2 on both sides, to the replicas' gRPC port, with the same upstream block", () => {
+    const conf = renderNginxConf({ algorithm: "least_conn", upstreams, protocol: "grpc" });
+    expect(conf).toMatch(/upstream app \{\n {4}least_conn;\n {4}server app-0:9090 max_fails=1 fail_timeout=10s;\n {4}server app-1:9090 /);
+    expect(conf).toContain("keepalive 64;");
+    expect(conf).toContain("listen 8080 http2;");
+    expect(conf).toContain("grpc_pass grpc://app;");
+    expect(conf).toContain("grpc_next_upstream error timeout;");
+    expect(conf).toContain("add_header X-Upstream $upstream_addr always;");
+    expect(conf).not.toMatch(/proxy_|:8080 /);
+    expect(conf.split("{").length).toBe(conf.split("}").length);
+  });
+
+  it("maps the health knobs and retryNextUpstream false to grpc_next_upstream off", () => {
+    const conf = renderNginxConf({ algorithm: "round_robin", upstreams, protocol: "grpc", maxFails: 0, failTimeoutSeconds: 30, retryNextUpstream: false });
+    expect(conf.match(/^ {4}server app-\d:9090 max_fails=0 fail_timeout=30s;$/gm)).toHaveLength(2);
+    expect(conf).toContain("grpc_next_upstream off;");
+  });
+
+  it("keeps protocol http the default", () => {
+    expect(renderNginxConf({ algorithm: "hash", upstreams, protocol: "http" })).toBe(renderNginxConf({ algorithm: "hash", upstreams }));
+  });
+
+  it("refuses an unknown protocol", () => {
+    expect(() => renderNginxConf({ algorithm: "round_robin", upstreams, ...({ protocol: "h2c" } as object) })).toThrow(/protocol/);
+  });
+});

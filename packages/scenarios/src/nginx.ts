@@ -1,4 +1,5 @@
 import type { NginxAlgorithm } from "./components/balancer";
+import { GRPC_PORT } from "./grpc";
 
 export const APP_PORT = 8080;
 export const LB_PORT = 8080;
@@ -11,8 +12,10 @@ export type NginxConfInput = {
   /** Passive health checks: `max_fails` (0 = never skipped), `fail_timeout`; defaults 1 and 10 s. */
   maxFails?: number;
   failTimeoutSeconds?: number;
-  /** `proxy_next_upstream error timeout` (true, the default) or `off`. */
+  /** `proxy_next_upstream error timeout` (true, the default) or `off`; `grpc_next_upstream` for gRPC. */
   retryNextUpstream?: boolean;
+  /** http (the default): HTTP/1.1 to the replicas' HTTP port; grpc: HTTP/2 both sides, to their gRPC port. */
+  protocol?: "http" | "grpc";
 };
 
 const UPSTREAM_HOST = /^app-\d{1,2}$/;
@@ -36,7 +39,14 @@ const boundedInt = (name: string, n: number, min: number, max: number) => {
  * nginx.conf for the balancer. Every directive that changes what the experiment measures is
  * written out even where it equals nginx's default, so the config is the documentation.
  */
-export function renderNginxConf({ algorithm, upstreams, maxFails = 1, failTimeoutSeconds = 10, retryNextUpstream = true }: NginxConfInput): string {
+export function renderNginxConf({
+  algorithm,
+  upstreams,
+  maxFails = 1,
+  failTimeoutSeconds = 10,
+  retryNextUpstream = true,
+  protocol = "http",
+}: NginxConfInput): string {
   if (upstreams.length === 0) throw new Error("nginx needs at least one upstream");
   for (const host of upstreams) {
     if (!UPSTREAM_HOST.test(host)) throw new Error(`invalid upstream host name: ${JSON.stringify(host)}`);
@@ -45,6 +55,9 @@ export function renderNginxConf({ algorithm, upstreams, maxFails = 1, failTimeou
   const algo = ALGORITHM_DIRECTIVE[algorithm];
   const fails = boundedInt("maxFails", maxFails, 0, 100);
   const timeout = boundedInt("failTimeoutSeconds", failTimeoutSeconds, 1, 3600);
+  if (protocol !== "http" && protocol !== "grpc") throw new Error(`unknown protocol ${JSON.stringify(protocol)}`);
+  const grpc = protocol === "grpc";
+  const next = retryNextUpstream ? "error timeout" : "off";
   return [
     "worker_processes auto;",
     "worker_rlimit_nofile 16384;",
@@ -59,17 +72,18 @@ export function renderNginxConf({ algorithm, upstreams, maxFails = 1, failTimeou
     "",
     "  upstream app {",
     ...(algo ? [`    ${algo}`] : []),
-    ...upstreams.map((host) => `    server ${host}:${APP_PORT} max_fails=${fails} fail_timeout=${timeout}s;`),
+    ...upstreams.map((host) => `    server ${host}:${grpc ? GRPC_PORT : APP_PORT} max_fails=${fails} fail_timeout=${timeout}s;`),
     "    keepalive 64;",
     "  }",
     "",
     "  server {",
-    `    listen ${LB_PORT};`,
+    // gRPC: plaintext HTTP/2 with prior knowledge, as gRPC clients and the testbed speak it without
+    // TLS; grpc_pass always speaks HTTP/2, so upstream keepalive needs no headers.
+    grpc ? `    listen ${LB_PORT} http2;` : `    listen ${LB_PORT};`,
     "    location / {",
-    "      proxy_pass http://app;",
-    "      proxy_http_version 1.1;",
-    '      proxy_set_header Connection "";',
-    `      proxy_next_upstream ${retryNextUpstream ? "error timeout" : "off"};`,
+    ...(grpc
+      ? ["      grpc_pass grpc://app;", `      grpc_next_upstream ${next};`]
+      : ["      proxy_pass http://app;", "      proxy_http_version 1.1;", '      proxy_set_header Connection "";', `      proxy_next_upstream ${next};`]),
     "      add_header X-Upstream $upstream_addr always;",
     "    }",
     "  }",

@@ -25,7 +25,7 @@ describe("buildPlan", () => {
 
   it("puts every container of the run on its own labelled network", () => {
     expect(p.network).toEqual({ name: `sl-run-${runId}`, labels: { "scalelab.managed": "true", "scalelab.run": runId } });
-    for (const c of [...p.containers, p.loadgen]) {
+    for (const c of [...p.containers, ...p.loadgens]) {
       expect(c.labels).toEqual({ "scalelab.managed": "true", "scalelab.run": runId, "scalelab.role": c.role });
       expect(c.name).toMatch(/^sl-cm3x9k2a-(app|lb|loadgen)-\d+$/);
     }
@@ -34,7 +34,7 @@ describe("buildPlan", () => {
   it("labels the objects with the control plane's instance when given", () => {
     const run = ZRunCreate.parse({ topology: { service: {} }, workload: { endpoint: "hostname", vus: 1 } });
     const q = buildPlan({ runId, instance: "a1b2c3", run, images });
-    for (const c of [q.network, ...q.containers, q.loadgen]) expect(c.labels["scalelab.instance"]).toBe("a1b2c3");
+    for (const c of [q.network, ...q.containers, ...q.loadgens]) expect(c.labels["scalelab.instance"]).toBe("a1b2c3");
     expect(() => buildPlan({ runId, instance: "No Spaces", run, images })).toThrow(/instance/);
   });
 
@@ -69,11 +69,11 @@ describe("buildPlan", () => {
   });
 
   it("runs k6 with its CPU limit, the script and the web dashboard", () => {
-    expect(p.loadgen).toMatchObject({ role: "loadgen", image: images.k6, nanoCpus: 1_000_000_000 });
-    expect(p.loadgen.cmd).toEqual(["run", "--no-color", "--quiet", K6_SCRIPT_PATH]);
-    expect(p.loadgen.env).toMatchObject({ K6_WEB_DASHBOARD: "true", K6_WEB_DASHBOARD_PERIOD: "1s", K6_WEB_DASHBOARD_TAGS: "backend" });
-    expect(p.loadgen.files[0]!.path).toBe(K6_SCRIPT_PATH);
-    expect(p.loadgen.files[0]!.content).toContain("http://lb:8080/cpu");
+    expect(p.loadgens[0]).toMatchObject({ role: "loadgen", image: images.k6, nanoCpus: 1_000_000_000 });
+    expect(p.loadgens[0]!.cmd).toEqual(["run", "--no-color", "--quiet", K6_SCRIPT_PATH]);
+    expect(p.loadgens[0]!.env).toMatchObject({ K6_WEB_DASHBOARD: "true", K6_WEB_DASHBOARD_PERIOD: "1s", K6_WEB_DASHBOARD_TAGS: "backend" });
+    expect(p.loadgens[0]!.files[0]!.path).toBe(K6_SCRIPT_PATH);
+    expect(p.loadgens[0]!.files[0]!.content).toContain("http://lb:8080/cpu");
   });
 
   it("leaves CPU unlimited and the thread count to the runtime when not given", () => {
@@ -174,7 +174,7 @@ describe("storage", () => {
     expect(probe).toMatchObject({ kind: "query", engine: "postgres", port: 5432, check: "SELECT count(*) AS n FROM products" });
     expect(probe.kind === "query" && probe.setup.join("\n")).toContain("generate_series(1, 250)");
     expect(byRole(p, "app")[0]!.env).toMatchObject({ TESTBED_STORAGE: "postgres", TESTBED_DB_HOST: "db", TESTBED_DB_POOL: "12" });
-    expect(p.loadgen.files[0]!.content).toContain('http.request("POST", "http://lb:8080/activity"');
+    expect(p.loadgens[0]!.files[0]!.content).toContain('http.request("POST", "http://lb:8080/activity"');
   });
 
   it("gives Cassandra its yaml, a keyspace with replication factor 1 and a row-by-row seed", () => {
@@ -203,13 +203,13 @@ describe("previewFiles", () => {
 
 describe("balancer kinds", () => {
   const run = (balancer: object) => ({ topology: { balancer, service: { replicas: 4 } }, workload: { endpoint: "hostname" as const, vus: 4 } });
-  const script = (p: ReturnType<typeof plan>) => p.loadgen.files[0]!.content;
+  const script = (p: ReturnType<typeof plan>) => p.loadgens[0]!.files[0]!.content;
 
   it("without a balancer: no lb container, k6 aimed at the service's shared alias, the warm-up at a replica", () => {
     const p = plan(run({ kind: "none" }));
     expect(byRole(p, "lb")).toEqual([]);
     expect(p.containers.every((c) => c.role === "app")).toBe(true);
-    expect(p.entry).toEqual({ role: "app", port: 8080 });
+    expect(p.entry).toEqual({ role: "app", port: 8080, protocol: "http" });
     expect(script(p)).toContain('"http://app:8080/hostname"');
     expect(script(p)).not.toContain("http://lb:");
     // Readiness is every replica's own /health.
@@ -220,7 +220,7 @@ describe("balancer kinds", () => {
   it("with nginx or haproxy: the lb is the entry and k6's target", () => {
     for (const kind of ["nginx", "haproxy"]) {
       const p = plan(run({ kind }));
-      expect(p.entry).toEqual({ role: "lb", port: 8080 });
+      expect(p.entry).toEqual({ role: "lb", port: 8080, protocol: "http" });
       expect(script(p)).toContain('"http://lb:8080/hostname"');
     }
   });

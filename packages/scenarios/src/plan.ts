@@ -1,15 +1,16 @@
 import { BALANCER_ROLE } from "./components/balancer";
 import { SERVICE_ROLE } from "./components/service";
-import { planK6 } from "./components/k6";
+import { LOADGEN_ROLE, planLoadgens } from "./components/loadgen";
+import { GRPC_PORT } from "./grpc";
 import { APP_PORT, LB_PORT } from "./nginx";
 import { COMPONENTS } from "./components/registry";
 import type { ContainerSpec, LabImage, PlanContext, PlannedContainer } from "./components/types";
 import type { TRunCreate } from "./schemas";
 
-export type { LabImage, PlannedContainer, PlannedFile, Probe } from "./components/types";
+export { LAB_IMAGES, type LabImage, type PlannedContainer, type PlannedFile, type Probe } from "./components/types";
 export { NGINX_CONF_PATH } from "./nginx";
 export { HAPROXY_CFG_PATH } from "./haproxy";
-export { K6_SCRIPT_PATH } from "./components/k6";
+export { K6_SCRIPT_PATH, WRK_SCRIPT_PATH } from "./components/loadgen";
 
 export const LABELS = {
   managed: "scalelab.managed",
@@ -33,15 +34,15 @@ export type RunPlan = {
   network: { name: string; labels: Record<string, string> };
   /** The topology's containers, in start order (tier by tier). */
   containers: PlannedContainer[];
-  /** Started by the load step once the topology is ready. */
-  loadgen: PlannedContainer;
+  /** The load generators (one per instance), started by the load step once the topology is ready. */
+  loadgens: PlannedContainer[];
   /** The X-Backend values the service replicas answer with (their host names). */
   backends: string[];
   /**
    * Where the warm-up goes (the first container of the role): the balancer, or without one the
    * first replica (the load generator then goes to the service's shared alias).
    */
-  entry: { role: string; port: number };
+  entry: { role: string; port: number; protocol: TRunCreate["workload"]["protocol"] };
 };
 
 export type PlanInput = {
@@ -92,9 +93,14 @@ export function buildPlan({ runId, instance, run, images }: PlanInput): RunPlan 
     runId,
     network: { name: `sl-run-${runId}`, labels: runLabels(runId, instance) },
     containers,
-    loadgen: planK6(ctx),
+    loadgens: planLoadgens(ctx),
     backends,
-    entry: run.topology.balancer.kind === "none" ? { role: SERVICE_ROLE, port: APP_PORT } : { role: BALANCER_ROLE, port: LB_PORT },
+    entry: {
+      ...(run.topology.balancer.kind === "none"
+        ? { role: SERVICE_ROLE, port: run.workload.protocol === "grpc" ? GRPC_PORT : APP_PORT }
+        : { role: BALANCER_ROLE, port: LB_PORT }),
+      protocol: run.workload.protocol,
+    },
   };
 }
 
@@ -111,19 +117,28 @@ const FILE_TITLES: [RegExp, string][] = [
   [/nginx\.conf$/, "nginx.conf"],
   [/haproxy\.cfg$/, "haproxy.cfg"],
   [/load\.js$/, "k6 script"],
+  [/load\.lua$/, "wrk script"],
+  [/config\.ru$/, "config.ru"],
+  [/puma\.rb$/, "puma.rb"],
   [/server\.properties$/, "server.properties"],
   [/cassandra\.yaml$/, "cassandra.yaml"],
   [/schema\.(sql|cql)$/, "schema"],
 ];
 
-/** Every file the run writes into its containers (configs, scripts, the store's schema), for previews. */
+/**
+ * Every file the run writes into its containers (configs, scripts, the store's schema), for
+ * previews. A title two containers share (the balancer's and a hot-key server's nginx.conf) is
+ * prefixed with the later one's role; identical files of several load-generator instances are shown once.
+ */
 export function previewFiles(plan: RunPlan): PreviewFile[] {
-  return [...plan.containers, plan.loadgen].flatMap((c) =>
-    c.files.map((f) => ({
-      title: FILE_TITLES.find(([re]) => re.test(f.path))?.[1] ?? f.path.split("/").at(-1)!,
-      container: c.name,
-      path: f.path,
-      content: f.content,
-    })),
-  );
+  const out: PreviewFile[] = [];
+  for (const c of [...plan.containers, ...plan.loadgens]) {
+    for (const f of c.files) {
+      const base = FILE_TITLES.find(([re]) => re.test(f.path))?.[1] ?? f.path.split("/").at(-1)!;
+      const same = out.find((o) => o.title === base);
+      if (same && same.content === f.content && c.role === LOADGEN_ROLE) continue;
+      out.push({ title: same ? `${c.role} ${base}` : base, container: c.name, path: f.path, content: f.content });
+    }
+  }
+  return out;
 }

@@ -17,6 +17,7 @@ describe("ZRunCreate", () => {
   it("accepts the documented REST body and fills defaults", () => {
     const run = ZRunCreate.parse(contractBody);
     expect(run.topology.service).toEqual({
+      kind: "testbed",
       replicas: 3,
       cpus: 0.2,
       memoryMb: 256,
@@ -87,6 +88,20 @@ describe("the issue's contract examples", () => {
     {
       topology: { service: { replicas: 1, cpus: 1 }, storage: { kind: "cassandra", cpus: 1, memoryMb: 2048, poolSize: 12 } },
       workload: { endpoint: "activity", vus: 12, durationSeconds: 20 },
+    },
+    // Issue 6's.
+    {
+      topology: { balancer: { kind: "haproxy", algorithm: "leastconn" }, service: { replicas: 4 } },
+      workload: { loadgen: "wrk", connections: 100, threads: 1, endpoint: "hostname", durationSeconds: 20 },
+    },
+    { topology: { balancer: { kind: "none" }, service: { replicas: 4 } }, workload: { endpoint: "hostname", vus: 20, durationSeconds: 20 } },
+    {
+      topology: { balancer: { kind: "nginx", algorithm: "round_robin" }, service: { kind: "nginx_lua", replicas: 1 } },
+      workload: { loadgen: "wrk", connections: 200, threads: 1, endpoint: "key", durationSeconds: 20 },
+    },
+    {
+      topology: { balancer: { kind: "nginx", algorithm: "round_robin", maxFails: 1, failTimeoutSeconds: 10, retryNextUpstream: true }, service: { replicas: 4 } },
+      workload: { protocol: "grpc", arrivalRate: 8, durationSeconds: 20 },
     },
   ])("accepts %j", (body) => {
     expect(issuesOf(body)).toEqual([]);
@@ -168,6 +183,44 @@ describe("ZWorkload", () => {
   it("rejects maxVus in the closed model and a too-short duration", () => {
     const r = ZWorkload.safeParse({ endpoint: "cpu", vus: 2, maxVus: 10, durationSeconds: 1 });
     expect(r.error?.issues.map((i) => i.path.join(".")).sort()).toEqual(["durationSeconds", "maxVus"]);
+  });
+});
+
+describe("load generators, protocols and service kinds", () => {
+  const svc = { service: { replicas: 1 } };
+  it.each([
+    [{ loadgen: "wrk", vus: 10, connections: 10 }, "workload.vus", "applies to k6 only"],
+    [{ loadgen: "wrk", arrivalRate: 10, connections: 10 }, "workload.arrivalRate", "wrk has connections, not an arrival rate"],
+    [{ loadgen: "wrk" }, "workload.connections", "give workload.connections (1–20000) for wrk"],
+    [{ loadgen: "wrk", connections: 2, threads: 4 }, "workload.threads", "must be at most workload.connections (2)"],
+    [{ loadgen: "wrk", connections: 6, threads: 2, loadgenInstances: 4 }, "workload.threads", "(2 × 4)"],
+    [{ loadgen: "wrk", connections: 10, protocol: "grpc" }, "workload.protocol", "wrk speaks HTTP/1.1 only"],
+    [{ vus: 3, connections: 10 }, "workload.connections", "applies to wrk only"],
+    [{ vus: 3, threads: 2 }, "workload.threads", "applies to wrk only"],
+    [{ vus: 2, loadgenInstances: 3 }, "workload.vus", "at least workload.loadgenInstances (3)"],
+    [{ vus: 20, loadgenInstances: 9 }, "workload.loadgenInstances", "between 1 and 8"],
+    [{ loadgen: "jmeter", vus: 2 }, "workload.loadgen", "one of: k6, wrk"],
+    [{ vus: 2, protocol: "grpc", endpoint: "cpu" }, "workload.endpoint", "must be hostname with protocol grpc"],
+  ])("refuses workload %j on %s, saying why", (workload, path, message) => {
+    const issues = issuesOf({ topology: svc, workload: { endpoint: "hostname", ...workload } });
+    expect(issues.map((i) => i.path)).toEqual([path]);
+    expect(issues[0]!.message).toContain(message);
+  });
+
+  it("fills k6, HTTP, hostname and one instance by default", () => {
+    expect(ZWorkload.parse({ vus: 1 })).toMatchObject({ loadgen: "k6", protocol: "http", endpoint: "hostname", loadgenInstances: 1 });
+  });
+
+  it("serves only the hot key from the other servers, and refuses the testbed's knobs there", () => {
+    const kind = (service: object, workload: object) => issuesOf({ topology: { service: { replicas: 1, ...service } }, workload: { vus: 1, ...workload } });
+    expect(kind({ kind: "rails" }, { endpoint: "key" })).toEqual([]);
+    expect(kind({ kind: "rails" }, { endpoint: "cpu" })[0]).toMatchObject({ path: "workload.endpoint", message: expect.stringContaining("must be key with service.kind rails") });
+    expect(kind({ kind: "rack", workerPool: 4 }, { endpoint: "key" })[0]).toMatchObject({ path: "topology.service.workerPool", message: expect.stringContaining("applies only to kind testbed") });
+    expect(kind({ kind: "nginx_static" }, { endpoint: "key", protocol: "grpc" }).map((i) => i.path)).toContain("workload.protocol");
+    expect(issuesOf({ topology: { service: { kind: "memcached", replicas: 1 }, storage: { kind: "postgres" } }, workload: { vus: 1, endpoint: "key" } })[0]).toMatchObject({
+      path: "topology.storage",
+    });
+    expect(kind({ kind: "unicorn" }, { endpoint: "key" })[0]!.message).toContain("service.kind must be one of: testbed, nginx_static");
   });
 });
 

@@ -20,7 +20,7 @@ export { DOWNSTREAM_MODES, ZDownstream } from "./components/downstream";
 export { BROKER_KINDS, ZBroker } from "./components/kafka";
 export { STORAGE_KINDS, ZStorage } from "./components/storage";
 
-export const ENDPOINTS = ["hostname", "cpu", "products", "activity"] as const;
+export const ENDPOINTS = ["hostname", "cpu", "products", "activity", "key"] as const;
 /** Endpoints that read or write the store. */
 export const STORAGE_ENDPOINTS: readonly (typeof ENDPOINTS)[number][] = ["products", "activity"];
 
@@ -45,37 +45,75 @@ export const ZTopology = strict("topology", {
 export type TTopology = z.infer<typeof ZTopology>;
 export type TTopologyInput = z.input<typeof ZTopology>;
 
+export const LOADGENS = ["k6", "wrk"] as const;
+export const PROTOCOLS = ["http", "grpc"] as const;
+
 /**
- * Closed model: `vus` virtual users loop for `durationSeconds` (k6 constant-vus).
- * Open model: `arrivalRate` requests per second regardless of latency (k6 constant-arrival-rate),
- * with at most `maxVus` in flight. Exactly one of `vus` and `arrivalRate` is given.
+ * The load. With k6 (the default): the closed model, `vus` virtual users looping for
+ * `durationSeconds` (constant-vus), or the open model, `arrivalRate` requests per second whatever
+ * the latency (constant-arrival-rate) with at most `maxVus` in flight; exactly one of the two.
+ * With wrk: `connections` kept busy by `threads` (a closed model only: wrk has no arrival rate).
+ * `loadgenInstances` containers share the load (VUs, rate or connections split evenly), each with
+ * `loadgenCpus`, and their figures merge into one series.
  */
 export const ZWorkload = strict("workload", {
-  endpoint: oneOf("workload.endpoint", ENDPOINTS),
+  /** Omitted = hostname (the one call the gRPC service has). */
+  endpoint: oneOf("workload.endpoint", ENDPOINTS).default("hostname"),
+  loadgen: oneOf("workload.loadgen", LOADGENS).default("k6"),
+  protocol: oneOf("workload.protocol", PROTOCOLS).default("http"),
   vus: int("workload.vus", LIMITS.vus).optional(),
   arrivalRate: int("workload.arrivalRate", LIMITS.arrivalRate).optional(),
   maxVus: int("workload.maxVus", LIMITS.maxVus).optional(),
+  /** wrk: open connections, all instances together. */
+  connections: int("workload.connections", LIMITS.connections).optional(),
+  /** wrk: threads per instance; omitted = one per CPU of loadgenCpus (rounded up), at most one per connection. */
+  threads: int("workload.threads", LIMITS.loadgenThreads).optional(),
   durationSeconds: int("workload.durationSeconds", LIMITS.durationSeconds).default(30),
   requestTimeoutMs: int("workload.requestTimeoutMs", LIMITS.requestTimeoutMs).default(10_000),
-  /** CPU limit of the load-generator container. */
+  /** CPU limit of each load-generator container. */
   loadgenCpus: num("workload.loadgenCpus", LIMITS.loadgenCpus).default(1),
+  loadgenInstances: int("workload.loadgenInstances", LIMITS.loadgenInstances).default(1),
 }).superRefine((w, ctx) => {
+  const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+  const n = w.loadgenInstances;
+  if (w.loadgen === "wrk") {
+    if (w.vus !== undefined) {
+      issue("vus", `workload.vus applies to k6 only: wrk keeps workload.connections open and sends the next request as soon as one is answered; give connections (${LIMITS.connections.min}–${LIMITS.connections.max})`);
+    }
+    if (w.arrivalRate !== undefined) {
+      issue("arrivalRate", "workload.arrivalRate applies to k6 only: wrk has connections, not an arrival rate (it cannot hold an open model); use loadgen k6 for a fixed rate");
+    }
+    if (w.maxVus !== undefined) issue("maxVus", "workload.maxVus applies to k6 only (its open model)");
+    if (w.protocol === "grpc") issue("protocol", "workload.protocol grpc needs loadgen k6: wrk speaks HTTP/1.1 only");
+    if (w.connections === undefined) {
+      issue("connections", `give workload.connections (${LIMITS.connections.min}–${LIMITS.connections.max}) for wrk: how many connections it keeps busy`);
+    } else {
+      const threads = w.threads ?? 1;
+      if (threads * n > w.connections) {
+        issue(
+          "threads",
+          `workload.threads × workload.loadgenInstances (${threads} × ${n}) must be at most workload.connections (${w.connections}): wrk gives each thread at least one connection`,
+        );
+      }
+    }
+    return;
+  }
+  if (w.connections !== undefined) {
+    issue("connections", "workload.connections applies to wrk only: k6's concurrency is workload.vus (closed model) or workload.arrivalRate (open model)");
+  }
+  if (w.threads !== undefined) issue("threads", "workload.threads applies to wrk only: k6 schedules its VUs itself");
   if (w.vus === undefined && w.arrivalRate === undefined) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["vus"],
-      message: `give workload.vus (closed model, ${LIMITS.vus.min}–${LIMITS.vus.max}) or workload.arrivalRate (open model, ${LIMITS.arrivalRate.min}–${LIMITS.arrivalRate.max} req/s)`,
-    });
+    issue("vus", `give workload.vus (closed model, ${LIMITS.vus.min}–${LIMITS.vus.max}) or workload.arrivalRate (open model, ${LIMITS.arrivalRate.min}–${LIMITS.arrivalRate.max} req/s)`);
   }
   if (w.vus !== undefined && w.arrivalRate !== undefined) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["arrivalRate"],
-      message: "give either workload.vus (closed model) or workload.arrivalRate (open model), not both",
-    });
+    issue("arrivalRate", "give either workload.vus (closed model) or workload.arrivalRate (open model), not both");
   }
   if (w.maxVus !== undefined && w.arrivalRate === undefined) {
-    ctx.addIssue({ code: "custom", path: ["maxVus"], message: "workload.maxVus applies only with workload.arrivalRate (open model)" });
+    issue("maxVus", "workload.maxVus applies only with workload.arrivalRate (open model)");
+  }
+  if (w.vus !== undefined && w.vus < n) issue("vus", `workload.vus (${w.vus}) must be at least workload.loadgenInstances (${n}): each instance runs at least one VU`);
+  if (w.arrivalRate !== undefined && w.arrivalRate < n) {
+    issue("arrivalRate", `workload.arrivalRate (${w.arrivalRate}) must be at least workload.loadgenInstances (${n}): each instance sends at least 1 req/s`);
   }
 });
 export type TWorkload = z.infer<typeof ZWorkload>;
@@ -87,6 +125,34 @@ export const ZRunCreate = strict("", {
   workload: ZWorkload,
 }).superRefine((run, ctx) => {
   const { topology: t, workload: w } = run;
+  if (w.protocol === "grpc") {
+    if (w.endpoint !== "hostname") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["workload", "endpoint"],
+        message: `workload.endpoint must be hostname with protocol grpc: the testbed's gRPC service has one unary call, Hostname/Get (${w.endpoint} is HTTP only)`,
+      });
+    }
+    if (t.service.kind !== "testbed") {
+      ctx.addIssue({ code: "custom", path: ["workload", "protocol"], message: `workload.protocol grpc needs service.kind testbed: the ${t.service.kind} server speaks HTTP only` });
+    }
+  }
+  if (t.service.kind !== "testbed") {
+    if (w.endpoint !== "key") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["workload", "endpoint"],
+        message: `workload.endpoint must be key with service.kind ${t.service.kind}: it serves only the hot key (service.kind testbed serves every endpoint: ${ENDPOINTS.join(", ")})`,
+      });
+    }
+    if (t.downstream.mode !== "none" || t.storage.kind !== "none") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["topology", t.downstream.mode !== "none" ? "downstream" : "storage"],
+        message: `topology.downstream and topology.storage apply only to service.kind testbed (the ${t.service.kind} server reads one key, nothing else)`,
+      });
+    }
+  }
   if (STORAGE_ENDPOINTS.includes(w.endpoint) && t.storage.kind === "none") {
     ctx.addIssue({
       code: "custom",
@@ -180,7 +246,21 @@ export const ZRunSummary = z.object({
    * The load generator's own CPU use: median % of its CPU limit, and whether it was saturated
    * (then the figures are a bound on the load generator, not on the system under test).
    */
-  loadgen: z.object({ cpus: z.number(), medianCpuPct: z.number(), saturated: z.boolean() }).optional(),
+  loadgen: z
+    .object({
+      cpus: z.number(),
+      medianCpuPct: z.number(),
+      saturated: z.boolean(),
+      /** Which generator, and how many containers shared the load (absent in runs before they were recorded). */
+      tool: z.enum(LOADGENS).optional(),
+      instances: z.number().int().optional(),
+      /**
+       * How the instances' percentiles were merged: "worst instance" (the largest of each; an upper
+       * bound, exact for max). Counts and the mean always add up exactly.
+       */
+      percentiles: z.literal("worst instance").optional(),
+    })
+    .optional(),
   /**
    * CPU use per role ("app", "lb", "loadgen") over the run: medians in % of one core and of the
    * CPU limit, and throttled CFS periods per container-second. What explains a result.

@@ -47,6 +47,7 @@ const (
 
 type Config struct {
 	Port          int    // TESTBED_PORT
+	GRPCPort      int    // TESTBED_GRPC_PORT: the service role's gRPC server; 0 = off
 	Threads       int    // TESTBED_THREADS: GOMAXPROCS; 0 keeps Go's default
 	CPUIterations int    // TESTBED_CPU_ITERATIONS: default N of GET /cpu
 	Role          string // TESTBED_ROLE
@@ -70,12 +71,16 @@ type Config struct {
 	DBHost     string // TESTBED_DB_HOST
 	DBPool     int    // TESTBED_DB_POOL: connections (Postgres) or connections per host (Cassandra)
 	DBPassword string // TESTBED_DB_PASSWORD (Postgres)
+
+	RedisAddr string // TESTBED_REDIS_ADDR: host:port of the Redis GET /key reads; empty = no /key
+	RedisKey  string // TESTBED_REDIS_KEY: the key GET /key reads
 }
 
 // Defaults is the configuration of an empty environment.
 func Defaults() Config {
 	return Config{
 		Port:                    8080,
+		GRPCPort:                9090,
 		CPUIterations:           1000,
 		Role:                    RoleService,
 		Logging:                 LoggingNone,
@@ -91,12 +96,15 @@ func Defaults() Config {
 		DBHost:                  "db",
 		DBPool:                  10,
 		DBPassword:              "lab",
+		RedisKey:                "hot",
 	}
 }
 
 var (
 	topicRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,249}$`)
 	hostRE  = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,253}$`)
+	// redisKeyRE keeps the key printable and short: it appears in answers and logs.
+	redisKeyRE = regexp.MustCompile(`^[A-Za-z0-9:_-]{1,64}$`)
 )
 
 // Load reads the configuration through getenv (os.Getenv in production).
@@ -108,6 +116,7 @@ func Load(getenv func(string) string) (Config, error) {
 		min, max int
 	}{
 		{"TESTBED_PORT", &cfg.Port, 1, 65535},
+		{"TESTBED_GRPC_PORT", &cfg.GRPCPort, 0, 65535},
 		{"TESTBED_THREADS", &cfg.Threads, 1, 1024},
 		{"TESTBED_CPU_ITERATIONS", &cfg.CPUIterations, MinCPUIterations, MaxCPUIterations},
 		{"TESTBED_WORKER_POOL", &cfg.WorkerPool, 0, 10000},
@@ -127,6 +136,9 @@ func Load(getenv func(string) string) (Config, error) {
 			return Config{}, fmt.Errorf("%s=%q: want an integer in %d..%d", f.name, raw, f.min, f.max)
 		}
 		*f.dst = n
+	}
+	if cfg.GRPCPort == cfg.Port {
+		return Config{}, fmt.Errorf("TESTBED_GRPC_PORT=%d: the HTTP server has that port (TESTBED_PORT); want another, or 0 for no gRPC", cfg.GRPCPort)
 	}
 
 	enums := []struct {
@@ -161,6 +173,8 @@ func Load(getenv func(string) string) (Config, error) {
 		{"TESTBED_KAFKA_GROUP", &cfg.KafkaGroup, nil},
 		{"TESTBED_DB_HOST", &cfg.DBHost, matches(hostRE, "a host name or IP address")},
 		{"TESTBED_DB_PASSWORD", &cfg.DBPassword, nil},
+		{"TESTBED_REDIS_ADDR", &cfg.RedisAddr, checkHostPort},
+		{"TESTBED_REDIS_KEY", &cfg.RedisKey, matches(redisKeyRE, "a Redis key of 1 to 64 characters of [A-Za-z0-9:_-]")},
 	}
 	for _, f := range strs {
 		raw := getenv(f.name)
@@ -206,11 +220,19 @@ func parseBrokers(raw string) ([]string, error) {
 	var brokers []string
 	for _, b := range strings.Split(raw, ",") {
 		b = strings.TrimSpace(b)
-		host, port, err := net.SplitHostPort(b)
-		if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 1 || n > 65535 || !hostRE.MatchString(host) {
+		if checkHostPort(b) != nil {
 			return nil, fmt.Errorf("want comma-separated host:port pairs")
 		}
 		brokers = append(brokers, b)
 	}
 	return brokers, nil
+}
+
+// checkHostPort accepts host:port with a port in 1..65535.
+func checkHostPort(s string) error {
+	host, port, err := net.SplitHostPort(s)
+	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 1 || n > 65535 || !hostRE.MatchString(host) {
+		return fmt.Errorf("want host:port with a port in 1..65535")
+	}
+	return nil
 }

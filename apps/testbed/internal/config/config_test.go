@@ -16,12 +16,13 @@ func TestLoadDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
-		Port: 8080, Threads: 0, CPUIterations: 1000, Role: "service",
+		Port: 8080, GRPCPort: 9090, Threads: 0, CPUIterations: 1000, Role: "service",
 		WorkerPool: 0, QueueLimit: 0,
 		Logging: "none", LogFile: "/tmp/testbed-requests.log", LogFlushMS: 0,
 		Downstream: "none", DownstreamCPUIterations: 1000, LogsURL: "http://logs:8080/events",
 		KafkaBrokers: []string{"kafka:29092"}, KafkaTopic: "events", KafkaPartitions: 1, KafkaGroup: "consumers",
 		Storage: "none", DBHost: "db", DBPool: 10, DBPassword: "lab",
+		RedisAddr: "", RedisKey: "hot",
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("got %+v\nwant %+v", cfg, want)
@@ -31,6 +32,7 @@ func TestLoadDefaults(t *testing.T) {
 func TestLoadOverrides(t *testing.T) {
 	cfg, err := Load(env(map[string]string{
 		"TESTBED_PORT":                      "9000",
+		"TESTBED_GRPC_PORT":                 "0",
 		"TESTBED_THREADS":                   "1",
 		"TESTBED_CPU_ITERATIONS":            "50",
 		"TESTBED_ROLE":                      "consumer",
@@ -50,17 +52,20 @@ func TestLoadOverrides(t *testing.T) {
 		"TESTBED_DB_HOST":                   "10.0.0.5",
 		"TESTBED_DB_POOL":                   "4",
 		"TESTBED_DB_PASSWORD":               "s3cret@/:",
+		"TESTBED_REDIS_ADDR":                "redis:6379",
+		"TESTBED_REDIS_KEY":                 "exp7:hot_key-1",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Config{
-		Port: 9000, Threads: 1, CPUIterations: 50, Role: "consumer",
+		Port: 9000, GRPCPort: 0, Threads: 1, CPUIterations: 50, Role: "consumer",
 		WorkerPool: 16, QueueLimit: 100,
 		Logging: "blocking", LogFile: "/var/log/x.log", LogFlushMS: 20,
 		Downstream: "async", DownstreamCPUIterations: 5, LogsURL: "https://logs.lab:8443/in",
 		KafkaBrokers: []string{"k1:9092", "k2:9092"}, KafkaTopic: "ev.v1", KafkaPartitions: 8, KafkaGroup: "g",
 		Storage: "cassandra", DBHost: "10.0.0.5", DBPool: 4, DBPassword: "s3cret@/:",
+		RedisAddr: "redis:6379", RedisKey: "exp7:hot_key-1",
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("got %+v\nwant %+v", cfg, want)
@@ -73,6 +78,7 @@ func TestLoadBounds(t *testing.T) {
 		min, max, bad string
 	}{
 		{"TESTBED_PORT", "1", "65535", "70000"},
+		{"TESTBED_GRPC_PORT", "0", "65535", "70000"},
 		{"TESTBED_THREADS", "1", "1024", "0"},
 		{"TESTBED_CPU_ITERATIONS", "1", "100000", "100001"},
 		{"TESTBED_WORKER_POOL", "0", "10000", "10001"},
@@ -96,6 +102,18 @@ func TestLoadBounds(t *testing.T) {
 	}
 }
 
+func TestLoadRejectsOnePortForHTTPAndGRPC(t *testing.T) {
+	for _, vars := range []map[string]string{
+		{"TESTBED_GRPC_PORT": "8080"},
+		{"TESTBED_PORT": "9090"},
+		{"TESTBED_PORT": "7000", "TESTBED_GRPC_PORT": "7000"},
+	} {
+		if _, err := Load(env(vars)); err == nil || !strings.Contains(err.Error(), "TESTBED_GRPC_PORT") {
+			t.Errorf("%v: error %v, want one naming TESTBED_GRPC_PORT", vars, err)
+		}
+	}
+}
+
 func TestLoadRejectsInvalidStrings(t *testing.T) {
 	for _, tt := range []struct{ name, value, wantInMsg string }{
 		{"TESTBED_ROLE", "worker", "service, logs, consumer"},
@@ -109,10 +127,34 @@ func TestLoadRejectsInvalidStrings(t *testing.T) {
 		{"TESTBED_KAFKA_BROKERS", "kafka:29092,", "host:port"},
 		{"TESTBED_KAFKA_TOPIC", "a/b", "topic"},
 		{"TESTBED_DB_HOST", "db;drop", "host"},
+		{"TESTBED_REDIS_ADDR", "redis", "host:port"},
+		{"TESTBED_REDIS_ADDR", "redis:0", "host:port"},
+		{"TESTBED_REDIS_ADDR", "redis:65536", "host:port"},
+		{"TESTBED_REDIS_ADDR", "redis:6379,other:6379", "host:port"},
+		{"TESTBED_REDIS_ADDR", "redis://redis:6379", "host:port"},
+		{"TESTBED_REDIS_KEY", "hot key", "[A-Za-z0-9:_-]"},
+		{"TESTBED_REDIS_KEY", "hot\r\nFLUSHALL", "[A-Za-z0-9:_-]"},
+		{"TESTBED_REDIS_KEY", "hot.key", "[A-Za-z0-9:_-]"},
+		{"TESTBED_REDIS_KEY", strings.Repeat("k", 65), "1 to 64"},
 	} {
 		_, err := Load(env(map[string]string{tt.name: tt.value}))
 		if err == nil || !strings.Contains(err.Error(), tt.name) || !strings.Contains(err.Error(), tt.wantInMsg) {
 			t.Errorf("%s=%q: error %v, want one naming the variable and %q", tt.name, tt.value, err, tt.wantInMsg)
+		}
+	}
+}
+
+func TestLoadRedisKeyBounds(t *testing.T) {
+	for _, key := range []string{"k", strings.Repeat("k", 64), "A-z_0:9"} {
+		cfg, err := Load(env(map[string]string{"TESTBED_REDIS_KEY": key}))
+		if err != nil || cfg.RedisKey != key {
+			t.Errorf("TESTBED_REDIS_KEY=%q: %+v, %v", key, cfg.RedisKey, err)
+		}
+	}
+	for _, addr := range []string{"redis:6379", "10.0.0.5:1", "[::1]:65535", "localhost:6380"} {
+		cfg, err := Load(env(map[string]string{"TESTBED_REDIS_ADDR": addr}))
+		if err != nil || cfg.RedisAddr != addr {
+			t.Errorf("TESTBED_REDIS_ADDR=%q: %+v, %v", addr, cfg.RedisAddr, err)
 		}
 	}
 }

@@ -4,6 +4,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"scalelab/testbed/internal/cpuwork"
 	"scalelab/testbed/internal/pool"
 	"scalelab/testbed/internal/ready"
+	"scalelab/testbed/internal/rediskey"
 	"scalelab/testbed/internal/reqlog"
 	"scalelab/testbed/internal/store"
 )
@@ -25,6 +27,12 @@ import (
 // acknowledged by the broker.
 type Sender interface {
 	Send(ctx context.Context, event []byte, done func(error)) error
+}
+
+// KeyReader reads the hot key of GET /key (rediskey.Reader): its value, rediskey.ErrNotFound
+// when it is not set, or the store's error.
+type KeyReader interface {
+	Get(ctx context.Context) ([]byte, error)
 }
 
 // Metrics are the counters of /stats that other parts of the process also feed.
@@ -43,6 +51,7 @@ type Deps struct {
 	Ready   *ready.Set
 	Store   *ready.Value[store.Store]
 	Sender  *ready.Value[Sender]
+	Key     *ready.Value[KeyReader]
 	Metrics *Metrics
 }
 
@@ -55,26 +64,7 @@ type server struct {
 // New returns the handler of cfg.Role. Every response, errors included, carries
 // X-Backend so the load generator can count responses per replica.
 func New(cfg config.Config, hostname string, d Deps) http.Handler {
-	if d.Pool == nil {
-		d.Pool = pool.New(0, 0)
-	}
-	if d.Log == nil {
-		d.Log = reqlog.Discard
-	}
-	if d.Ready == nil {
-		d.Ready = &ready.Set{}
-	}
-	if d.Store == nil {
-		d.Store = &ready.Value[store.Store]{}
-	}
-	if d.Sender == nil {
-		d.Sender = &ready.Value[Sender]{}
-	}
-	if d.Metrics == nil {
-		d.Metrics = &Metrics{}
-	}
-	s := &server{Deps: d, cfg: cfg, hostname: hostname}
-
+	s := newServer(cfg, hostname, d)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", s.healthHandler)
 	mux.HandleFunc("GET /stats", s.statsHandler)
@@ -90,6 +80,7 @@ func New(cfg config.Config, hostname string, d Deps) http.Handler {
 		mux.HandleFunc("GET /products", s.work(s.products))
 		mux.HandleFunc("POST /activity", s.work(s.activity))
 		mux.HandleFunc("GET /activity", s.work(s.activity))
+		mux.HandleFunc("GET /key", s.work(s.key))
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, errorBody("not found"))
@@ -98,6 +89,32 @@ func New(cfg config.Config, hostname string, d Deps) http.Handler {
 		w.Header().Set("X-Backend", hostname)
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// newServer fills d's nil fields with inert defaults.
+func newServer(cfg config.Config, hostname string, d Deps) *server {
+	if d.Pool == nil {
+		d.Pool = pool.New(0, 0)
+	}
+	if d.Log == nil {
+		d.Log = reqlog.Discard
+	}
+	if d.Ready == nil {
+		d.Ready = &ready.Set{}
+	}
+	if d.Store == nil {
+		d.Store = &ready.Value[store.Store]{}
+	}
+	if d.Sender == nil {
+		d.Sender = &ready.Value[Sender]{}
+	}
+	if d.Key == nil {
+		d.Key = &ready.Value[KeyReader]{}
+	}
+	if d.Metrics == nil {
+		d.Metrics = &Metrics{}
+	}
+	return &server{Deps: d, cfg: cfg, hostname: hostname}
 }
 
 func (s *server) healthHandler(w http.ResponseWriter, r *http.Request) {
@@ -196,6 +213,26 @@ func (s *server) activity(r *http.Request) (int, any) {
 		return http.StatusInternalServerError, errorBody("activity: " + err.Error())
 	}
 	return http.StatusCreated, map[string]string{"id": id}
+}
+
+// key answers the hot key's value as text/plain, byte for byte, like experiment 7's other
+// servers; errors are JSON like the other endpoints'.
+func (s *server) key(r *http.Request) (int, any) {
+	if s.cfg.RedisAddr == "" {
+		return http.StatusServiceUnavailable, errorBody("no Redis configured (TESTBED_REDIS_ADDR is empty)")
+	}
+	kr, ok := s.Key.Get()
+	if !ok {
+		return http.StatusServiceUnavailable, errorBody("redis not ready")
+	}
+	v, err := kr.Get(r.Context())
+	switch {
+	case errors.Is(err, rediskey.ErrNotFound):
+		return http.StatusNotFound, errorBody(fmt.Sprintf("key %q not found in redis at %s", s.cfg.RedisKey, s.cfg.RedisAddr))
+	case err != nil:
+		return http.StatusBadGateway, errorBody(err.Error())
+	}
+	return http.StatusOK, text(v)
 }
 
 // store returns the connected store, or the answer to give without one.

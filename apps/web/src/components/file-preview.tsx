@@ -8,7 +8,7 @@ import { shortContainerName } from "~/lib/format";
 const slugOf = (f: PreviewFile) => f.title.split(/[ .]/)[0]!.toLowerCase();
 const keyOf = (f: PreviewFile) => `${f.container}:${f.path}`;
 /** The files every run has first (the balancer's, the load's), then the components' in plan order. */
-const EVERY_RUN = ["nginx.conf", "k6 script"];
+const EVERY_RUN = ["nginx.conf", "haproxy.cfg", "k6 script", "wrk script"];
 const rank = (f: PreviewFile) => (EVERY_RUN.includes(f.title) ? EVERY_RUN.indexOf(f.title) : EVERY_RUN.length);
 
 /** A tab per file the run writes into its containers. `stale`: the form has changed into something invalid since. */

@@ -31,7 +31,7 @@ export function BackendsTable({ backends }: { backends: Record<string, number> }
   const total = Object.values(backends).reduce((a, b) => a + b, 0);
   const rows = Object.entries(backends).sort(([a], [b]) => a.localeCompare(b));
   return (
-    <table className="data">
+    <table className="data" data-testid="summary-backends">
       <thead>
         <tr><th>Backend</th><th className="num">Requests</th><th className="num">Share</th></tr>
       </thead>
@@ -59,7 +59,6 @@ export function SetupFacts({ topology, workload }: { topology: TTopology; worklo
       ))}
       {workload.endpoint === "cpu" && <Fact label="CPU work per request">{formatCount(topology.service.cpuIterations)} iterations</Fact>}
       <Fact label="Request timeout">{formatMs(workload.requestTimeoutMs)}</Fact>
-      <Fact label="Load generator">{workload.loadgenCpus} CPU</Fact>
     </dl>
   );
 }

@@ -16,6 +16,7 @@ const ROLE_COLORS: Record<string, string> = {
   kafka: "#ae3ec9",
   consumer: "#ae3ec9",
   db: "#2b8a3e",
+  cache: "#c92a2a",
 };
 
 const LEGEND_HEIGHT = 30;

@@ -40,7 +40,7 @@ export const DEFAULT_FORM: RunFormValues = {
     broker: ZBroker.parse({}),
     storage: ZStorage.parse({}),
   },
-  workload: { endpoint: "cpu", vus: 3, arrivalRate: 100, durationSeconds: 20 },
+  workload: { endpoint: "cpu", loadgen: "k6", protocol: "http", vus: 3, arrivalRate: 100, connections: 50, durationSeconds: 20, loadgenCpus: 1, loadgenInstances: 1 },
 };
 
 /** A field or section is shown while the value at `path` is (or is not) one of the values. */
@@ -62,7 +62,8 @@ export type FieldSpec = {
   /** An enum shown as a row of buttons rather than a select. */
   segmented?: true;
   wide?: true;
-  when?: Condition;
+  /** Shown while every condition holds. */
+  when?: Condition | Condition[];
   /** Fields whose check depends on this one's value (cross-component rules), besides those it shows or hides. */
   deps?: FormPath[];
 };
@@ -81,6 +82,9 @@ const DOWNSTREAM_ON = unless("topology.downstream.mode", "none");
 const STORE = unless("topology.storage.kind", "none");
 const SERVICE = "topology.service";
 const BALANCER_ON = unless("topology.balancer.kind", "none");
+const TESTBED = when(`${SERVICE}.kind`, "testbed");
+const K6 = when("workload.loadgen", "k6");
+const WRK = when("workload.loadgen", "wrk");
 
 export const SECTIONS: readonly SectionSpec[] = [
   {
@@ -91,23 +95,40 @@ export const SECTIONS: readonly SectionSpec[] = [
   {
     key: "service",
     title: "Service",
-    hint: "The testbed replicas behind the balancer.",
+    hint: "The replicas behind the balancer.",
     // The first fields keep the short ids the end-to-end tests have used from the start.
     fields: [
+      {
+        path: `${SERVICE}.kind`,
+        id: "serviceKind",
+        label: "Server",
+        wide: true,
+        options: {
+          testbed: "testbed — the Go service with every endpoint and runtime knob",
+          nginx_static: "nginx static — the hot key from a file",
+          nginx_lua: "nginx + Lua — the hot key from Redis",
+          rack: "Rack on Puma — the hot key from Redis",
+          rack_trivial: "Rack on Puma — a constant (no Redis)",
+          rails: "Rails on Puma — a page with the hot key from Redis",
+          memcached: "nginx memcached_pass — the hot key from memcached",
+        },
+        deps: ["workload.endpoint", "workload.protocol"],
+      },
       { path: `${SERVICE}.replicas`, id: "replicas", label: "Replicas", deps: ["topology.storage.poolSize"] },
       { path: `${SERVICE}.cpus`, id: "cpus", label: "CPU per replica", placeholder: "unlimited", hint: "Empty = no limit." },
       { path: `${SERVICE}.memoryMb`, id: "memoryMb", label: "Memory per replica (MB)" },
-      { path: `${SERVICE}.threads`, id: "threads", label: "Threads (GOMAXPROCS)", placeholder: "per CPU", hint: "Empty = one per CPU of the limit, rounded up (per host CPU without one); 1 = single-threaded." },
-      { path: `${SERVICE}.cpuIterations`, id: "cpuIterations", label: "CPU work per request", hint: "JSON encodes per request of the cpu endpoint." },
-      { path: `${SERVICE}.workerPool`, label: "Worker pool", hint: "Requests worked on at once per replica; 0 = unbounded." },
-      { path: `${SERVICE}.queueLimit`, label: "Queue limit", hint: "Requests waiting for a worker, then 503; 0 = unbounded.", when: unless(`${SERVICE}.workerPool`, 0, undefined) },
+      { path: `${SERVICE}.threads`, id: "threads", label: "Threads", placeholder: "per CPU", hint: "GOMAXPROCS, nginx workers or Puma threads. Empty = one per CPU of the limit, rounded up (per host CPU without one)." },
+      { path: `${SERVICE}.cpuIterations`, id: "cpuIterations", label: "CPU work per request", hint: "JSON encodes per request of the cpu endpoint.", when: TESTBED },
+      { path: `${SERVICE}.workerPool`, label: "Worker pool", hint: "Requests worked on at once per replica; 0 = unbounded.", when: TESTBED },
+      { path: `${SERVICE}.queueLimit`, label: "Queue limit", hint: "Requests waiting for a worker, then 503; 0 = unbounded.", when: [TESTBED, unless(`${SERVICE}.workerPool`, 0, undefined)] },
       {
         path: `${SERVICE}.logging`,
         label: "Logging (a line per request)",
         wide: true,
         options: { none: "none", async: "async — buffered, flushed in the background", blocking: "blocking — written and flushed by the request" },
+        when: TESTBED,
       },
-      { path: `${SERVICE}.logFlushMs`, label: "Flush cost (ms)", hint: "Added to every flush: a slow disk or a remote sink.", when: unless(`${SERVICE}.logging`, "none") },
+      { path: `${SERVICE}.logFlushMs`, label: "Flush cost (ms)", hint: "Added to every flush: a slow disk or a remote sink.", when: [TESTBED, unless(`${SERVICE}.logging`, "none")] },
     ],
   },
   {
@@ -148,6 +169,7 @@ export const SECTIONS: readonly SectionSpec[] = [
     key: "downstream",
     title: "Downstream",
     hint: "Where each request hands its event after its own work.",
+    when: TESTBED,
     fields: [
       {
         path: "topology.downstream.mode",
@@ -181,6 +203,7 @@ export const SECTIONS: readonly SectionSpec[] = [
     key: "storage",
     title: "Store",
     hint: "What the products and activity endpoints read and write.",
+    when: TESTBED,
     fields: [
       {
         path: "topology.storage.kind",
@@ -209,14 +232,29 @@ export const SECTIONS: readonly SectionSpec[] = [
           cpu: "cpu — JSON-encodes a random string N times",
           products: "products — reads products from the store",
           activity: "activity — writes an activity row to the store",
+          key: "key — reads the hot key (from Redis)",
         },
       },
-      { path: "model", id: "model", label: "Load model", wide: true, segmented: true, options: { closed: "Closed — fixed virtual users", open: "Open — fixed arrival rate" } },
-      { path: "workload.vus", id: "vus", label: "Virtual users", hint: "Connections looping.", when: when("model", "closed") },
+      {
+        path: "workload.loadgen",
+        id: "loadgen",
+        label: "Load generator",
+        wide: true,
+        segmented: true,
+        options: { k6: "k6 — VUs or an arrival rate", wrk: "wrk — connections, fastest" },
+        deps: ["workload.protocol", "workload.vus"],
+      },
+      { path: "workload.protocol", id: "protocol", label: "Protocol", segmented: true, options: { http: "HTTP/1.1", grpc: "gRPC (Hostname/Get)" }, when: K6, deps: ["workload.endpoint"] },
+      { path: "model", id: "model", label: "Load model", wide: true, segmented: true, options: { closed: "Closed — fixed virtual users", open: "Open — fixed arrival rate" }, when: K6 },
+      { path: "workload.vus", id: "vus", label: "Virtual users", hint: "Connections looping.", when: [K6, when("model", "closed")] },
       // The schema names a missing load on workload.vus, hidden in the open model.
-      { path: "workload.arrivalRate", id: "arrivalRate", label: "Arrival rate (req/s)", when: when("model", "open"), deps: ["workload.vus"] },
-      { path: "workload.maxVus", id: "maxVus", label: "Max VUs", placeholder: "auto", hint: "Empty = chosen from the rate.", when: when("model", "open") },
+      { path: "workload.arrivalRate", id: "arrivalRate", label: "Arrival rate (req/s)", when: [K6, when("model", "open")], deps: ["workload.vus"] },
+      { path: "workload.maxVus", id: "maxVus", label: "Max VUs", placeholder: "auto", hint: "Empty = chosen from the rate.", when: [K6, when("model", "open")] },
+      { path: "workload.connections", id: "connections", label: "Connections", hint: "Kept busy: the next request goes as soon as one is answered.", when: WRK, deps: ["workload.threads"] },
+      { path: "workload.threads", id: "wrkThreads", label: "Threads per instance", placeholder: "per CPU", hint: "Empty = one per CPU of the load generator.", when: WRK },
       { path: "workload.durationSeconds", id: "durationSeconds", label: "Duration (s)" },
+      { path: "workload.loadgenCpus", id: "loadgenCpus", label: "Load generator CPU", hint: "Per instance; its CPU use is recorded and flagged when saturated." },
+      { path: "workload.loadgenInstances", id: "loadgenInstances", label: "Load generator instances", hint: "Share the load; their figures merge into one series.", deps: ["workload.vus", "workload.arrivalRate", "workload.threads"] },
     ],
   },
 ];
@@ -235,7 +273,10 @@ export function rangeOf(info: FieldInfo): string {
   return info.kind === "number" && info.min !== null && info.max !== null ? `${info.min}–${info.max}` : "";
 }
 
-export const holds = (c: Condition | undefined, v: RunFormValues): boolean => !c || c.in.includes(get(v, c.path)) !== Boolean(c.negate);
+export const holds = (c: Condition | Condition[] | undefined, v: RunFormValues): boolean =>
+  !c || (Array.isArray(c) ? c.every((one) => holds(one, v)) : c.in.includes(get(v, c.path)) !== Boolean(c.negate));
+
+const conditionPaths = (c: Condition | Condition[] | undefined): FormPath[] => (c === undefined ? [] : Array.isArray(c) ? c.map((one) => one.path) : [c.path]);
 
 export const sectionShown = (s: SectionSpec, v: RunFormValues) => holds(s.when, v);
 
@@ -246,7 +287,7 @@ export function visibleFields(v: RunFormValues): FieldSpec[] {
 
 /** The fields to re-check when this one changes: those it shows or hides, and its declared dependants. */
 export function depsOf(f: FieldSpec): FormPath[] {
-  const shown = ALL_FIELDS.filter(({ section, field }) => field.when?.path === f.path || section.when?.path === f.path).map(({ field }) => field.path);
+  const shown = ALL_FIELDS.filter(({ section, field }) => [...conditionPaths(field.when), ...conditionPaths(section.when)].includes(f.path)).map(({ field }) => field.path);
   return [...new Set([...(f.deps ?? []), ...shown])];
 }
 

@@ -12,8 +12,8 @@ const ERROR_WARNING = 0.01;
 export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, host: THostFacts): Promise<TRunSummary> {
   const { deps, runId, report, run } = ctx;
   const seconds = run.workload.durationSeconds;
-  const totals = load.reader.summary(seconds);
-  if (!totals) throw new Error("k6 reported no totals (no cumulative event in its stream)");
+  const totals = load.totals;
+  if (!totals) throw new Error(`${run.workload.loadgen} reported no whole-run totals`);
   const readings = await deps.db.containerSample.findMany({
     where: { runId },
     select: { role: true, container: true, cpuPct: true, throttledPeriods: true },
@@ -23,14 +23,21 @@ export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, 
     run.workload.loadgenCpus,
   );
   const limits: Record<string, number | undefined> = {};
-  for (const c of [...plan.containers, plan.loadgen]) limits[c.role] = c.cpus;
+  for (const c of [...plan.containers, ...plan.loadgens]) limits[c.role] = c.cpus;
   const containers = roleUse(readings, limits);
   const pool = poolSummary(load.figures.series, seconds);
   const figureTotals = load.figures.totals();
   const broker = brokerSummary(load.figures.series, seconds, figureTotals);
   const summary: TRunSummary = {
     ...totals,
-    ...(loadgen && { loadgen }),
+    ...(loadgen && {
+      loadgen: {
+        ...loadgen,
+        tool: run.workload.loadgen,
+        instances: run.workload.loadgenInstances,
+        ...(run.workload.loadgenInstances > 1 && { percentiles: "worst instance" as const }),
+      },
+    }),
     ...(readings.length > 0 && { containers }),
     ...(pool && { pool }),
     ...(broker && { broker }),
@@ -52,7 +59,7 @@ export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, 
   if (loadgen?.saturated) {
     await report.event(
       "warn",
-      `the load generator used ≥ ${LOADGEN_SATURATION.threshold * 100} % of its ${run.workload.loadgenCpus} CPU limit in most seconds (median ${loadgen.medianCpuPct} %): the result may be capped by k6, not by the system under test`,
+      `the load generator used ≥ ${LOADGEN_SATURATION.threshold * 100} % of its ${run.workload.loadgenCpus} CPU limit in most seconds (median ${loadgen.medianCpuPct} %): the result may be capped by ${run.workload.loadgen}, not by the system under test`,
     );
   }
   return summary;

@@ -1,7 +1,10 @@
 import { gracefulStopSeconds, K6_DASHBOARD_PORT } from "@scalelab/scenarios/k6";
 import { K6EventReader } from "@scalelab/scenarios/k6-events";
-import type { RunPlan } from "@scalelab/scenarios/plan";
-import type { TSample } from "@scalelab/scenarios/schemas";
+import { wrkTotals } from "@scalelab/scenarios/components/loadgen";
+import { mergeSummaries, SampleMerger } from "@scalelab/scenarios/loadgen-merge";
+import type { PlannedContainer, RunPlan } from "@scalelab/scenarios/plan";
+import type { TRunSummary, TSample } from "@scalelab/scenarios/schemas";
+import { WrkOutputReader } from "@scalelab/scenarios/wrk";
 import type { StartedContainer } from "../provisioner/types";
 import { errorMessage } from "../log";
 import { sseEvents } from "../sse";
@@ -9,22 +12,31 @@ import { followContainerStats, type ContainerRow } from "./container-stats";
 import { describeExit, sleep, type RunContext } from "./context";
 import { followFigures, type FigureFollower } from "./figures";
 
-export type LoadResult = { reader: K6EventReader; figures: FigureFollower };
+export type LoadResult = {
+  /** The load generators' whole-run figures, merged over the instances; undefined if none reported them. */
+  totals: TRunSummary | undefined;
+  figures: FigureFollower;
+};
+
+type LoadUpdate = { type: "start"; at: Date } | { type: "sample"; sample: TSample } | { type: "stop"; at: Date };
+
+/** One running load-generator container: its per-second updates as they come, and its totals once it stopped. */
+type Generator = { container: StartedContainer; title: string; updates: AsyncIterable<LoadUpdate>; totals: () => TRunSummary | undefined };
 
 /**
- * Runs k6 on the run network and records its per-second buckets, every container's Docker stats
- * and the components' figures until k6 reports the end; then, while a broker still holds work,
- * keeps recording the figures for the drain window so a backlog is shown, not hidden.
+ * Runs the load generators on the run network and records their per-second buckets (merged into
+ * one series when there are several), every container's Docker stats and the components' figures
+ * until every generator reports the end; then, while a broker still holds work, keeps recording
+ * the figures for the drain window so a backlog is shown, not hidden.
  */
 export async function runLoad(ctx: RunContext, plan: RunPlan, containers: StartedContainer[]): Promise<LoadResult> {
   const { deps, report, runId, signal } = ctx;
   const network = plan.network.name;
   const figures = await followFigures(ctx, plan, containers);
-  const k6 = await deps.provisioner.startContainer(plan.loadgen, network);
-  const { ip } = await deps.provisioner.inspect(k6.id, network);
+  const started = await Promise.all(plan.loadgens.map((spec) => deps.provisioner.startContainer(spec, network)));
   const stats = followContainerStats({
     provisioner: deps.provisioner,
-    containers: [...containers, k6],
+    containers: [...containers, ...started],
     onTick: (t, rows) => saveContainerRows(ctx, t, rows),
     log: deps.log,
   });
@@ -32,53 +44,110 @@ export async function runLoad(ctx: RunContext, plan: RunPlan, containers: Starte
   const { durationSeconds } = ctx.run.workload;
   const limitMs = (durationSeconds + gracefulStopSeconds(ctx.run.workload)) * 1000 + deps.timeouts.k6ConnectMs;
   const overtime = AbortSignal.timeout(limitMs);
-  const reader = new K6EventReader();
-  let stopped = false;
-  try {
-    const events = sseEvents(`http://${ip}:${K6_DASHBOARD_PORT}/events`, {
-      signal: AbortSignal.any([signal, overtime]),
-      connectTimeoutMs: deps.timeouts.k6ConnectMs,
-      beforeRetry: async () => {
-        const state = await deps.provisioner.inspect(k6.id, network);
-        if (!state.running) throw new Error(await describeExit(deps, k6.id, `k6 (${k6.name})`, network));
-      },
-    });
-    for await (const { event, data } of events) {
-      const update = reader.push(event ?? "message", data);
-      if (update?.type === "start") {
-        stats.begin(update.at.getTime());
-        figures.begin(update.at.getTime());
-        await deps.db.run.update({ where: { id: runId }, data: { loadStartedAt: update.at } });
-        await report.detail(`load running for ${durationSeconds} s`);
-      } else if (update?.type === "sample") {
-        await saveSample(ctx, update.sample);
-        await report.detail(`${Math.min(update.sample.t + 1, durationSeconds)}/${durationSeconds} s, ${update.sample.requests} req/s`);
-      } else if (update?.type === "stop") {
-        stopped = true;
-        break;
-      }
+  // One generator failing stops following the others.
+  const failed = new AbortController();
+  const until = AbortSignal.any([signal, overtime, failed.signal]);
+  const generators = started.map((c, i) => follow(ctx, network, plan.loadgens[i]!, c, until));
+  const merger = new SampleMerger(generators.length);
+  let loadStarted = false;
+  // Samples are stored in order, one at a time, whichever generator completed the second.
+  let saving = Promise.resolve();
+  const save = (samples: TSample[]) => {
+    for (const s of samples) {
+      saving = saving.then(async () => {
+        await saveSample(ctx, s);
+        await report.detail(`${Math.min(s.t + 1, durationSeconds)}/${durationSeconds} s, ${s.requests} req/s`);
+      });
     }
+  };
+  try {
+    await Promise.all(
+      generators.map(async (g, i) => {
+        try {
+          for await (const update of g.updates) {
+            if (update.type === "start" && !loadStarted) {
+              loadStarted = true;
+              stats.begin(update.at.getTime());
+              figures.begin(update.at.getTime());
+              await deps.db.run.update({ where: { id: runId }, data: { loadStartedAt: update.at } });
+              await report.detail(`load running for ${durationSeconds} s`);
+            } else if (update.type === "sample") {
+              save(merger.push(i, update.sample));
+            } else if (update.type === "stop") {
+              save(merger.end(i));
+              return;
+            }
+          }
+        } catch (err) {
+          failed.abort(err);
+          throw err;
+        }
+        const logs = await deps.provisioner.logs(g.container.id, 15).catch(() => "");
+        const error = new Error(`${g.title} (${g.container.name}) ended its output before the end of the test; last output:\n${logs}`);
+        failed.abort(error);
+        throw error;
+      }),
+    );
+    await saving;
   } catch (err) {
-    await Promise.all([stats.stop(), figures.stop()]);
+    await Promise.all([stats.stop(), figures.stop(), saving.catch(() => undefined)]);
     signal.throwIfAborted();
-    if (overtime.aborted) throw new Error(`k6 did not finish within ${Math.round(limitMs / 1000)} s`);
-    throw err;
+    if (overtime.aborted) throw new Error(`the load generator did not finish within ${Math.round(limitMs / 1000)} s`);
+    throw failed.signal.aborted ? failed.signal.reason : err;
   }
   await stats.stop();
   try {
-    if (stopped) await drain(ctx, figures);
+    await drain(ctx, figures);
   } finally {
     await figures.stop();
   }
-  if (!stopped) {
-    const logs = await deps.provisioner.logs(k6.id, 15).catch(() => "");
-    throw new Error(`k6 (${k6.name}) closed its event stream before the end of the test; last output:\n${logs}`);
-  }
 
-  const exitCode = await deps.provisioner.waitExit(k6.id, deps.timeouts.k6ExitMs);
-  if (exitCode === undefined) throw new Error(`k6 (${k6.name}) did not exit within ${deps.timeouts.k6ExitMs / 1000} s after the test`);
-  if (exitCode !== 0) throw new Error(await describeExit(deps, k6.id, `k6 (${k6.name})`, network));
-  return { reader, figures };
+  for (const g of generators) {
+    const exitCode = await deps.provisioner.waitExit(g.container.id, deps.timeouts.k6ExitMs);
+    if (exitCode === undefined) throw new Error(`${g.title} (${g.container.name}) did not exit within ${deps.timeouts.k6ExitMs / 1000} s after the test`);
+    if (exitCode !== 0) throw new Error(await describeExit(deps, g.container.id, `${g.title} (${g.container.name})`, network));
+  }
+  const parts = generators.map((g) => g.totals());
+  return { totals: parts.every((p) => p !== undefined) ? mergeSummaries(parts as TRunSummary[]) : undefined, figures };
+}
+
+/** Follows one load generator: k6 through its web dashboard's event stream, wrk through its JSON lines on stdout. */
+function follow(ctx: RunContext, network: string, spec: PlannedContainer, container: StartedContainer, until: AbortSignal): Generator {
+  const { deps } = ctx;
+  const loadSeconds = ctx.run.workload.durationSeconds;
+  if (spec.component === "wrk") {
+    const reader = new WrkOutputReader();
+    let totals: TRunSummary | undefined;
+    async function* updates(): AsyncIterable<LoadUpdate> {
+      for await (const line of deps.provisioner.followOutput(container.id, until)) {
+        const update = reader.push(line);
+        if (update?.type === "stop") totals = wrkTotals(update.summary, loadSeconds);
+        if (update) yield update;
+        if (update?.type === "stop") return;
+      }
+      until.throwIfAborted();
+    }
+    return { container, title: spec.title, updates: updates(), totals: () => totals };
+  }
+  const reader = new K6EventReader(ctx.run.workload.protocol);
+  async function* updates(): AsyncIterable<LoadUpdate> {
+    const { ip } = await deps.provisioner.inspect(container.id, network);
+    const events = sseEvents(`http://${ip}:${K6_DASHBOARD_PORT}/events`, {
+      signal: until,
+      connectTimeoutMs: deps.timeouts.k6ConnectMs,
+      beforeRetry: async () => {
+        const state = await deps.provisioner.inspect(container.id, network);
+        if (!state.running) throw new Error(await describeExit(deps, container.id, `${spec.title} (${container.name})`, network));
+      },
+    });
+    // Leaving the loop closes the stream: k6 waits for its dashboard clients to go before it exits.
+    for await (const { event, data } of events) {
+      const update = reader.push(event ?? "message", data);
+      if (update) yield update;
+      if (update?.type === "stop") return;
+    }
+  }
+  return { container, title: spec.title, updates: updates(), totals: () => reader.summary(loadSeconds) };
 }
 
 /** Waits (bounded) for the consumers to work off what the broker still holds, while it is recorded. */

@@ -2,8 +2,8 @@ import { deadline } from "../pipeline/context";
 import type { Provisioner } from "./types";
 
 /**
- * The provisioner with a deadline on every call but the stats stream (which ends on its own
- * signal): a Docker engine that stops answering fails the step instead of hanging the worker.
+ * The provisioner with a deadline on every call but the stats and output streams (which end on
+ * their own signal): a Docker engine that stops answering fails the step instead of hanging the worker.
  * Removal gets three times as long, since a teardown must finish whenever it can.
  */
 export function withDeadlines(p: Provisioner, ms: number): Provisioner {
@@ -15,6 +15,7 @@ export function withDeadlines(p: Provisioner, ms: number): Provisioner {
     inspect: (id, network) => d("inspect", p.inspect(id, network)),
     logs: (id, lines) => d("logs", p.logs(id, lines)),
     stats: (id, signal) => p.stats(id, signal),
+    followOutput: (id, signal) => p.followOutput(id, signal),
     waitExit: (id, timeoutMs) => d("wait", p.waitExit(id, timeoutMs), 1 + timeoutMs / ms),
     stop: (id, timeoutSeconds) => d("stop", p.stop(id, timeoutSeconds), 1 + (timeoutSeconds * 1000) / ms),
     removeByLabel: (labels) => d("remove", p.removeByLabel(labels), 3),

@@ -1,4 +1,5 @@
-import type { Readable } from "node:stream";
+import { createInterface } from "node:readline";
+import { PassThrough, type Readable } from "node:stream";
 import type { PlannedContainer, PlannedFile } from "@scalelab/scenarios/plan";
 import type { DockerStatsReading } from "@scalelab/scenarios/stats";
 import type Docker from "dockerode";
@@ -69,6 +70,27 @@ export class DockerProvisioner implements Provisioner {
   async logs(containerId: string, lines: number): Promise<string> {
     const buf = (await this.docker.getContainer(containerId).logs({ stdout: true, stderr: true, tail: lines, follow: false })) as Buffer;
     return demuxLogs(buf).trimEnd();
+  }
+
+  async *followOutput(containerId: string, signal: AbortSignal): AsyncIterable<string> {
+    if (signal.aborted) return;
+    const options = { follow: true, stdout: true, stderr: false, abortSignal: signal } as { follow: true };
+    const raw = (await this.docker.getContainer(containerId).logs(options)) as unknown as Readable;
+    const stdout = new PassThrough();
+    this.docker.modem.demuxStream(raw, stdout, new PassThrough().resume());
+    raw.on("end", () => stdout.end());
+    raw.on("error", (err) => stdout.destroy(err));
+    const stop = () => raw.destroy();
+    if (signal.aborted) return stop();
+    signal.addEventListener("abort", stop, { once: true });
+    try {
+      for await (const line of createInterface({ input: stdout, crlfDelay: Infinity })) yield line;
+    } catch (err) {
+      if (!signal.aborted) throw err;
+    } finally {
+      signal.removeEventListener("abort", stop);
+      raw.destroy();
+    }
   }
 
   async *stats(containerId: string, signal: AbortSignal): AsyncIterable<DockerStatsReading> {

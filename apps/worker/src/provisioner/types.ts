@@ -26,6 +26,8 @@ export interface Provisioner {
   inspect(containerId: string, network: string): Promise<ContainerState>;
   /** The last lines of the container's stdout and stderr. */
   logs(containerId: string, lines: number): Promise<string>;
+  /** The container's stdout, line by line, from its start until it exits or the signal aborts. */
+  followOutput(containerId: string, signal: AbortSignal): AsyncIterable<string>;
   /** Docker's stats stream (about one reading per second) until the signal aborts or the container goes. */
   stats(containerId: string, signal: AbortSignal): AsyncIterable<DockerStatsReading>;
   /** Exit code once the container has stopped; undefined if it still runs after timeoutMs. */

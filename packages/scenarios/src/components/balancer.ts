@@ -2,6 +2,7 @@ import { z } from "zod";
 import { int, LIMITS, num, oneOf, strict } from "../fields";
 import { LB_PORT, NGINX_CONF_PATH, renderNginxConf } from "../nginx";
 import { HEALTH_PATH, replicaHost } from "./service";
+import type { TWorkload } from "../schemas";
 import type { ComponentModule, Probe } from "./types";
 
 /** `none`: no balancer container; the load goes to the service's shared alias and Docker's DNS spreads it. */
@@ -116,7 +117,9 @@ export const STICKY_ALGORITHMS: readonly BalancerAlgorithm[] = ["ip_hash", "sour
  * shows one client one replica only), a healthy answer through it: the replicas' own /health
  * passed in the tier before.
  */
-export function balancerReady(algorithm: BalancerAlgorithm, backends: string[]): Probe[] {
+export function balancerReady(algorithm: BalancerAlgorithm, backends: string[], protocol: TWorkload["protocol"] = "http"): Probe[] {
+  // A gRPC listener speaks HTTP/2 only: the balancer is ready once it listens (its replicas passed their own /health before).
+  if (protocol === "grpc") return [{ kind: "tcp", port: LB_PORT }];
   return STICKY_ALGORITHMS.includes(algorithm)
     ? [{ kind: "http", port: LB_PORT, path: HEALTH_PATH }]
     : [{ kind: "backends", port: LB_PORT, path: HEALTH_PATH, backends }];
@@ -134,7 +137,7 @@ export const BALANCER_HOST = "lb";
 export function balancerComponent(
   kind: Exclude<BalancerKind, "none">,
   configPath: string,
-  render: (b: BalancerSettings, backends: string[]) => string,
+  render: (b: BalancerSettings, backends: string[], protocol: TWorkload["protocol"]) => string,
 ): ComponentModule {
   return {
     kind,
@@ -152,9 +155,9 @@ export function balancerComponent(
           image: kind,
           hostname: BALANCER_HOST,
           cpus: b.cpus,
-          files: [{ path: configPath, content: render(b, backends) }],
+          files: [{ path: configPath, content: render(b, backends, run.workload.protocol) }],
           tier: 2,
-          ready: balancerReady(b.algorithm, backends),
+          ready: balancerReady(b.algorithm, backends, run.workload.protocol),
         }),
       ];
     },
@@ -162,10 +165,11 @@ export function balancerComponent(
 }
 
 /** nginx in front of the service replicas; the load generator's only target. */
-export const nginx = balancerComponent("nginx", NGINX_CONF_PATH, (b, upstreams) =>
+export const nginx = balancerComponent("nginx", NGINX_CONF_PATH, (b, upstreams, protocol) =>
   renderNginxConf({
     algorithm: b.algorithm as NginxAlgorithm,
     upstreams,
+    protocol,
     maxFails: b.maxFails,
     failTimeoutSeconds: b.failTimeoutSeconds,
     retryNextUpstream: b.retryNextUpstream,

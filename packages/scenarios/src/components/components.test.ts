@@ -108,3 +108,40 @@ describe("explicitBalancer", () => {
     expect(explicitBalancer(ZBalancer.parse({ kind: "none" }))).toEqual({ kind: "none" });
   });
 });
+
+describe("load generators", () => {
+  it("splits VUs, rates and connections over the instances, the larger shares first", async () => {
+    const { instanceWorkload, share } = await import("./loadgen");
+    const { ZWorkload } = await import("../schemas");
+    expect([0, 1, 2].map((i) => share(10, 3, i))).toEqual([4, 3, 3]);
+    const w = ZWorkload.parse({ loadgen: "wrk", connections: 101, loadgenInstances: 2 });
+    expect([0, 1].map((i) => instanceWorkload(w, i).connections)).toEqual([51, 50]);
+    const open = ZWorkload.parse({ arrivalRate: 9, maxVus: 5, loadgenInstances: 2 });
+    expect([0, 1].map((i) => [instanceWorkload(open, i).arrivalRate, instanceWorkload(open, i).maxVus])).toEqual([
+      [5, 3],
+      [4, 2],
+    ]);
+  });
+
+  it("plans one container per instance with its share, wrk with its generated script", async () => {
+    const { buildPlan } = await import("../plan");
+    const { ZRunCreate } = await import("../schemas");
+    const images = { testbed: "t", nginx: "n", wrk: "w" };
+    const run = ZRunCreate.parse({ topology: { service: { replicas: 2 } }, workload: { loadgen: "wrk", connections: 30, loadgenInstances: 3, loadgenCpus: 2 } });
+    const p = buildPlan({ runId: "cm3x9k2a0000", run, images });
+    expect(p.loadgens.map((c) => c.name)).toEqual(["sl-cm3x9k2a-loadgen-0", "sl-cm3x9k2a-loadgen-1", "sl-cm3x9k2a-loadgen-2"]);
+    // Two threads (one per CPU), ten connections each, aimed at the balancer.
+    expect(p.loadgens[0]!.cmd).toEqual(expect.arrayContaining(["-t2", "-c10", "http://lb:8080/hostname"]));
+    expect(p.loadgens[0]!.files[0]!.content).toContain('wrk.method = "GET"');
+  });
+
+  it("counts wrk's failed connections as failed requests in the summary", async () => {
+    const { wrkTotals } = await import("./loadgen");
+    const latencyMs = { avg: 1, p50: 1, p90: 2, p95: 2, p99: 3, max: 9 };
+    const s = wrkTotals(
+      { durationMs: 10_050, requests: 990, errors: 15, errorsByKind: { connect: 10, read: 0, write: 0, status: 5, timeout: 0 }, latencyMs, backends: { "app-0": 990 } },
+      10,
+    );
+    expect(s).toMatchObject({ requests: 1000, rps: 100, errors: 15, errorRate: 0.015, latencyMs, backends: { "app-0": 990 } });
+  });
+});

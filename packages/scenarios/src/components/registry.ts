@@ -1,8 +1,9 @@
 import { nginx } from "./balancer";
 import { haproxy } from "./haproxy";
+import { cache } from "./cache";
 import { cassandra } from "./cassandra";
 import { consumer, logs } from "./downstream";
-import { k6 } from "./k6";
+import { loadgen } from "./loadgen";
 import { kafka } from "./kafka";
 import { postgres } from "./postgres";
 import { service } from "./service";
@@ -10,7 +11,7 @@ import type { TRunCreate } from "../schemas";
 import type { ComponentModule, FigureInput } from "./types";
 
 /** Every component kind. A new kind is one module in this folder, listed here, plus its image context. */
-export const COMPONENTS: readonly ComponentModule[] = [postgres, cassandra, kafka, service, logs, consumer, nginx, haproxy, k6];
+export const COMPONENTS: readonly ComponentModule[] = [postgres, cassandra, kafka, cache, service, logs, consumer, nginx, haproxy, loadgen];
 
 /** Every component's figures for one second, merged. */
 export function componentFigures(input: FigureInput, run: TRunCreate): Record<string, number> {

@@ -2,7 +2,8 @@ import type { TRunCreate } from "../schemas";
 import type { TTestbedStats } from "../figures";
 
 /** The images a plan can use; each is built from packages/images/contexts/<name>. */
-export type LabImage = "testbed" | "nginx" | "haproxy" | "k6" | "kafka" | "cassandra" | "postgres";
+export const LAB_IMAGES = ["testbed", "nginx", "haproxy", "k6", "wrk", "kafka", "cassandra", "postgres", "redis", "memcached", "hotkey-nginx", "ruby"] as const;
+export type LabImage = (typeof LAB_IMAGES)[number];
 
 export type PlannedFile = { path: string; content: string };
 
