@@ -25,6 +25,8 @@ async function run(balancer: NonNullable<TRunCreateInput["topology"]["balancer"]
   expect(row.error, events.map((e) => e.message).join("\n")).toBeNull();
   expect(row.status).toBe("succeeded");
   expect(await ctx.lab.leftovers(id)).toEqual([]);
+  // The warm-up spoke the run's protocol (HTTP/1.1 or gRPC) through the same entry.
+  expect(events.map((e) => e.message)).toContainEqual(expect.stringMatching(/^warm-up: [1-9]\d* requests in [\d.]+ s, 0 errors$/));
   const summary = ZRunSummary.parse(row.summary);
   expect(summary.requests).toBeGreaterThan(100);
   expect(summary.errors).toBe(0);
@@ -40,7 +42,7 @@ async function run(balancer: NonNullable<TRunCreateInput["topology"]["balancer"]
   expect(perSecond).toBeGreaterThanOrEqual(summary.requests * 0.9);
   expect(perSecond).toBeLessThanOrEqual(summary.requests);
   expect(summary.loadgen).toMatchObject({ tool: workload.loadgen ?? "k6", instances: workload.loadgenInstances ?? 1 });
-  return { summary, backends };
+  return { id, summary, backends };
 }
 
 /** Every replica got within 5 % of an even share. */
@@ -58,9 +60,13 @@ describe("balancer kinds", () => {
     expectEven(backends, summary.requests);
   });
 
-  it("haproxy roundrobin, finding the replicas through Docker's DNS, spreads evenly", async () => {
-    const { summary, backends } = await run({ kind: "haproxy", algorithm: "roundrobin" });
+  it("haproxy roundrobin, finding the replicas through Docker's DNS, spreads evenly; its stats are read each second", async () => {
+    const { id, summary, backends } = await run({ kind: "haproxy", algorithm: "roundrobin" });
     expectEven(backends, summary.requests);
+    const seconds = await ctx.lab.db.figureSample.findMany({ where: { runId: id }, orderBy: { t: "asc" } });
+    expect(seconds.length).toBeGreaterThanOrEqual(4);
+    for (const { figures } of seconds) expect(figures).toMatchObject({ "lb.up": REPLICAS, "lb.down": 0, "lb.errors": 0 });
+    expect(Math.max(...seconds.map((s) => (s.figures as Record<string, number>)["lb.sessions"]!))).toBeGreaterThan(0);
   });
 
   it("nginx ip_hash sends everything from the one load generator to one replica", async () => {

@@ -41,9 +41,10 @@ export const FIGURE_DEFS: readonly FigureDef[] = [
   { key: "downstream.sent", label: "Events handed downstream", unit: "/s", kind: "rate", chart: "downstream" },
   { key: "downstream.errors", label: "Downstream errors", unit: "/s", kind: "rate", chart: "downstream" },
   { key: "logs.handled", label: "Handled by logs", unit: "/s", kind: "rate", chart: "downstream" },
-  // HAProxy's stats (haproxy-stats.ts); unfilled server-template slots count in neither up nor down.
+  // HAProxy's stats (haproxy-stats.ts). Down = the replicas not up: a stopped replica's slot goes
+  // back to "no address" once DNS forgets it, like a slot never filled.
   { key: "lb.up", label: "Servers up", unit: "", kind: "gauge", chart: "balancer" },
-  { key: "lb.down", label: "Servers down or in maintenance", unit: "", kind: "gauge", chart: "balancer" },
+  { key: "lb.down", label: "Replicas not up", unit: "", kind: "gauge", chart: "balancer" },
   { key: "lb.sessions", label: "Current sessions", unit: "", kind: "gauge", chart: "balancer" },
   { key: "lb.retries", label: "Retries and redispatches", unit: "/s", kind: "rate", chart: "balancer" },
   { key: "lb.errors", label: "Connection, response and 5xx errors", unit: "/s", kind: "rate", chart: "balancer" },

@@ -37,6 +37,12 @@ const FIGURE_CHARTS: readonly FigureChart[] = [
     shown: (t) => t.downstream.mode === "sync",
     keys: () => ["downstream.sent", "logs.handled", "downstream.errors"],
   },
+  {
+    testId: "chart-balancer",
+    title: "HAProxy (servers, sessions, retries and errors)",
+    shown: (t) => t.balancer.kind === "haproxy",
+    keys: () => ["lb.up", "lb.down", "lb.sessions", "lb.retries", "lb.errors", "lb.checkFailures"],
+  },
 ];
 
 /** Sizes and limits: drawn as a dashed reference, not a measurement. */

@@ -1,5 +1,5 @@
 /**
- * The shapes of experiments 2, 4 and 5 of EXPERIMENTS.md, run through the lab's REST API like a
+ * The shapes of experiments 1, 2, 4, 5 and 7 of EXPERIMENTS.md, run through the lab's REST API like a
  * user's script would (`bash scripts/up.sh` first). Prints each pair's figures, the ratio, and what
  * the per-container CPU and the component figures say. Figures, not assertions.
  *
@@ -16,6 +16,30 @@ type Case = { label: string; body: TRunCreateInput };
 type Experiment = { id: string; title: string; cases: Case[] };
 
 const EXPERIMENTS: Experiment[] = [
+  {
+    id: "1",
+    title: "Experiment 1: replicas on one host (nginx round robin, no CPU limit, hostname, wrk -t1 -c100, 20 s)",
+    cases: [1, 4].map((replicas) => ({
+      label: `${replicas} replica(s)`,
+      body: {
+        name: `exp 1: ${replicas} replica(s)`,
+        topology: { balancer: { kind: "nginx", algorithm: "round_robin" }, service: { replicas } },
+        workload: { loadgen: "wrk", connections: 100, threads: 1, endpoint: "hostname", durationSeconds: 20 },
+      },
+    })),
+  },
+  {
+    id: "7",
+    title: "Experiment 7: what serves a hot key fastest (1 replica at 1 CPU hit directly, key, wrk -t1 -c200, 20 s)",
+    cases: (["nginx_static", "nginx_lua", "memcached", "rack", "rack_trivial", "rails"] as const).map((kind) => ({
+      label: kind,
+      body: {
+        name: `exp 7: ${kind}`,
+        topology: { balancer: { kind: "none" }, service: { kind, replicas: 1, cpus: 1 } },
+        workload: { loadgen: "wrk", connections: 200, threads: 1, endpoint: "key", durationSeconds: 20 },
+      },
+    })),
+  },
   {
     id: "2",
     title: "Experiment 2: blocking I/O starves the request pool (pool 16, flush 20 ms, hostname, 200 VUs, 20 s)",
@@ -77,8 +101,9 @@ for (const exp of EXPERIMENTS.filter((e) => only.has(e.id))) {
       console.error(`${c.label}: ${done.summary!.rps} req/s (${id})`);
     }
     const mid = runs.sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
-    const cpu = ["app", "logs", "consumer", "kafka", "db", "loadgen"].map((r) => cpuOf(mid, r)).filter(Boolean).join(", ");
+    const cpu = ["app", "lb", "logs", "consumer", "kafka", "db", "cache", "loadgen"].map((r) => cpuOf(mid, r)).filter(Boolean).join(", ");
     const figures = [
+      `load generator ${mid.loadgen?.saturated ? "SATURATED" : "not saturated"} (median ${mid.loadgen?.medianCpuPct ?? "?"} % of its limit)`,
       mid.pool && `pool busy max ${mid.pool.maxBusy}/${mid.pool.size}, queued max ${mid.pool.maxQueued} (median ${mid.pool.medianQueued})`,
       mid.broker && `broker produced ${mid.broker.produced}, consumed ${mid.broker.consumed}, max lag ${mid.broker.maxLag}, lag at end ${mid.broker.lagAtEnd}, drained ${mid.broker.drainSeconds ?? "no"} s`,
     ]

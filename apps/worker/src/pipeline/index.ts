@@ -14,6 +14,9 @@ import { RunReporter } from "./reporter";
 import { teardown } from "./teardown";
 import { warmup } from "./warmup";
 
+/** How often the run's cancel column is polled, as a fallback for a missed cancel message. */
+const CANCEL_POLL_MS = 5_000;
+
 export type Outcome =
   | { status: "skipped"; reason: string }
   | { status: "succeeded" | "failed" | "cancelled" | "interrupted"; error: string | null; detail: string | null };
@@ -52,16 +55,24 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
   let endStep: TRunStep = "queued";
   try {
     const onCancel = () => ctl.abort(new RunStopped("cancelled", "cancelled on request"));
-    unwatch = await watchCancel({ sub: deps.sub, db, runId, log, onCancel });
+    // The cancel message comes over Redis; the column is polled only in case that message is missed.
+    unwatch = await watchCancel({ sub: deps.sub, db, runId, log, onCancel, pollMs: CANCEL_POLL_MS });
     const parsed = ZRunCreate.safeParse({ name: row.name ?? undefined, topology: row.topology, workload: row.workload });
     if (!parsed.success) throw new Error(`invalid run definition:\n${z.prettifyError(parsed.error)}`);
     const ctx: RunContext = { runId, run: parsed.data, deps, report, signal: ctl.signal };
 
-    // Recorded at once, so a run that fails later still says what it was measured on.
-    const host = await deps.provisioner.hostFacts();
-    await db.run.update({ where: { id: runId }, data: { host } });
-    await report.enter("preparing_images");
-    const images = await prepareImages(ctx);
+    // Recorded at once (while the images are checked), so a run that fails later still says what it was measured on.
+    const recordHost = (async () => {
+      const facts = await deps.provisioner.hostFacts();
+      await db.run.update({ where: { id: runId }, data: { host: facts } });
+      return facts;
+    })();
+    const checkImages = report.enter("preparing_images").then(() => prepareImages(ctx));
+    const [hostSettled, imagesSettled] = await Promise.allSettled([recordHost, checkImages]);
+    if (hostSettled.status === "rejected") throw hostSettled.reason;
+    if (imagesSettled.status === "rejected") throw imagesSettled.reason;
+    const host = hostSettled.value;
+    const images = imagesSettled.value;
     const plan = buildPlan({ runId, instance: deps.instance, run: ctx.run, images });
 
     await report.enter("provisioning");

@@ -7,7 +7,14 @@ import { errorMessage } from "../log";
 import type { StartedContainer } from "../provisioner/types";
 import { describeExit, sleep, type RunContext } from "./context";
 
+/**
+ * Between two attempts of a probe: 25 ms, doubling up to 250 ms. Most containers (the testbed,
+ * nginx) pass within the first tens of milliseconds after their start; slow ones (Kafka,
+ * Cassandra) are then polled four times a second.
+ */
+const FIRST_POLL_MS = 25;
 const POLL_MS = 250;
+export const pollDelay = (attempt: number) => Math.min(POLL_MS, FIRST_POLL_MS * 2 ** Math.max(0, attempt - 1));
 /** One attempt of a probe may take this long; the whole wait has the run's readiness deadline. */
 const ATTEMPT_MS = 5_000;
 
@@ -47,7 +54,7 @@ export async function waitReady(ctx: RunContext, network: string, targets: Targe
             throw new Error(`${t.spec.title} (${t.spec.name}) not ready after ${seconds} s: ${describeProbe(probe)} did not pass${last ? ` (${last})` : ""}`);
           }
           await report.detail(`waiting for ${t.spec.title}: ${describeProbe(probe)}${last ? ` (${last})` : ""}`);
-          await sleep(POLL_MS, signal);
+          await sleep(pollDelay(attempts), signal);
         }
       }
       const seconds = ((Date.now() - started) / 1000).toFixed(1);

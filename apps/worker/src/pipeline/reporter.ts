@@ -1,11 +1,19 @@
-import type { Db } from "@scalelab/db";
-import type { TRunStatus, TRunStep } from "@scalelab/scenarios/schemas";
+import { Prisma, type Db } from "@scalelab/db";
+import type { TRunStatus, TRunStep, TSample } from "@scalelab/scenarios/schemas";
 import type { Redis } from "ioredis";
 import { errorMessage, type Logger } from "../log";
 import { runChannel } from "@scalelab/scenarios/channels";
 import { encodeChannelMessage, type TChannelMessage } from "@scalelab/scenarios/messages";
+import type { ContainerRow } from "./container-stats";
 
 type Level = "info" | "warn" | "error";
+
+/**
+ * A step's detail changes up to once a second (the load's progress, image-build steps): every
+ * change is published at once, but stored at most this often, the last one always. The row is
+ * what a page opened mid-run starts from; the live messages carry the rest.
+ */
+export const DETAIL_STORE_MS = 5_000;
 
 /**
  * Persists a run's status, step and timeline and mirrors every change on the run's Redis
@@ -18,6 +26,10 @@ export class RunReporter {
   private stepDetail: string | null = null;
   private error: string | null = null;
   private stepStartedAt = Date.now();
+  /** The detail as last stored, when it was stored, and the pending store of a newer one. */
+  private storedDetail: string | null = null;
+  private detailStoredAt = 0;
+  private detailTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Db,
@@ -39,11 +51,26 @@ export class RunReporter {
     return Promise.all([took, this.write({ step, stepDetail: this.stepDetail })]);
   }
 
-  /** Updates what the current step is doing; repeated details are not written again. */
+  /**
+   * Updates what the current step is doing: published at once; stored at once unless it was
+   * stored less than DETAIL_STORE_MS ago, then when that time is up (the latest detail by then).
+   * Repeated details are neither published nor stored again.
+   */
   detail(detail: string): Promise<void> {
     if (detail === this.stepDetail) return this.chain;
     this.stepDetail = detail;
-    return this.write({ stepDetail: detail });
+    const wait = this.detailStoredAt + DETAIL_STORE_MS - Date.now();
+    if (wait <= 0) return this.write({ stepDetail: detail });
+    this.detailTimer ??= setTimeout(() => {
+      this.detailTimer = undefined;
+      if (this.stepDetail === this.storedDetail) return;
+      // Already published when it came; only the row catches up.
+      this.write({ stepDetail: this.stepDetail }, false).catch((err) =>
+        this.log.warn("could not store the step's detail", { runId: this.runId, error: errorMessage(err) }),
+      );
+    }, wait).unref();
+    const message = this.statusMessage();
+    return this.enqueue(() => this.publish(message));
   }
 
   event(level: Level, message: string, step: TRunStep = this.current): Promise<void> {
@@ -51,6 +78,44 @@ export class RunReporter {
       await this.db.runEvent.create({ data: { runId: this.runId, step, level, message } });
       await this.publish({ type: "event", level, step, message });
     });
+  }
+
+  /*
+   * The load's per-second rows: the load generator's bucket, every container's Docker stats, the
+   * components' figures. Each is one INSERT (ON CONFLICT DO NOTHING: a second is stored once),
+   * stored first and then published, so a page that subscribes and then reads the rows misses
+   * none. Plain SQL rather than Prisma's createMany: called once a second, createMany costs the
+   * worker about 4-10 ms of CPU per call (most of the control plane's cost during a load), an
+   * INSERT about 1 ms (docs/BENCHMARKS.md, "Control plane cost and time to first sample").
+   */
+
+  async saveSample(s: TSample): Promise<void> {
+    const l = s.latencyMs;
+    await this.db.$executeRaw`
+      INSERT INTO run_samples (run_id, t, requests, errors, lat_avg, lat_p50, lat_p90, lat_p95, lat_p99, lat_max, backends)
+      VALUES (${this.runId}, ${s.t}, ${s.requests}, ${s.errors}, ${l?.avg ?? null}, ${l?.p50 ?? null}, ${l?.p90 ?? null},
+              ${l?.p95 ?? null}, ${l?.p99 ?? null}, ${l?.max ?? null}, ${JSON.stringify(s.backends ?? {})}::jsonb)
+      ON CONFLICT DO NOTHING`;
+    await this.publish({ type: "sample", sample: s });
+  }
+
+  async saveContainers(t: number, rows: ContainerRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const values = rows.map(
+      (r) => Prisma.sql`(${this.runId}, ${t}, ${r.container}, ${r.role}, ${r.cpuPct}, ${BigInt(r.memBytes)}, ${r.throttledPeriods})`,
+    );
+    await this.db.$executeRaw`
+      INSERT INTO container_samples (run_id, t, container, role, cpu_pct, mem_bytes, throttled_periods)
+      VALUES ${Prisma.join(values)}
+      ON CONFLICT DO NOTHING`;
+    await this.publish({ type: "containers", t, containers: rows });
+  }
+
+  async saveFigures(t: number, figures: Record<string, number>): Promise<void> {
+    await this.db.$executeRaw`
+      INSERT INTO figure_samples (run_id, t, figures) VALUES (${this.runId}, ${t}, ${JSON.stringify(figures)}::jsonb)
+      ON CONFLICT DO NOTHING`;
+    await this.publish({ type: "figures", t, figures });
   }
 
   /** The final state. `step` is where the run ended: "done", or the step that failed or was stopped. */
@@ -63,11 +128,22 @@ export class RunReporter {
     return Promise.all([took, this.write({ status, step, stepDetail: detail, error, finishedAt: new Date() })]);
   }
 
-  private write(data: { status?: TRunStatus; step?: TRunStep; stepDetail?: string | null; error?: string | null; finishedAt?: Date }) {
-    const message: TChannelMessage = { type: "status", status: this.status, step: this.current, stepDetail: this.stepDetail, error: this.error };
+  private statusMessage(): TChannelMessage {
+    return { type: "status", status: this.status, step: this.current, stepDetail: this.stepDetail, error: this.error };
+  }
+
+  private write(data: { status?: TRunStatus; step?: TRunStep; stepDetail?: string | null; error?: string | null; finishedAt?: Date }, publish = true) {
+    const message = this.statusMessage();
+    if ("stepDetail" in data) {
+      // This write stores the current detail: a pending store of an older one is moot.
+      clearTimeout(this.detailTimer);
+      this.detailTimer = undefined;
+      this.storedDetail = data.stepDetail ?? null;
+      this.detailStoredAt = Date.now();
+    }
     return this.enqueue(async () => {
       await this.db.run.update({ where: { id: this.runId }, data });
-      await this.publish(message);
+      if (publish) await this.publish(message);
     });
   }
 

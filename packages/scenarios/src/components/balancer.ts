@@ -3,7 +3,7 @@ import { int, LIMITS, num, oneOf, strict } from "../fields";
 import { LB_PORT, NGINX_CONF_PATH, renderNginxConf } from "../nginx";
 import { HEALTH_PATH, replicaHost } from "./service";
 import type { TWorkload } from "../schemas";
-import type { ComponentModule, Probe } from "./types";
+import type { ComponentModule, PlannedContainer, Probe } from "./types";
 
 /** `none`: no balancer container; the load goes to the service's shared alias and Docker's DNS spreads it. */
 export const BALANCER_KINDS = ["nginx", "haproxy", "none"] as const;
@@ -138,9 +138,11 @@ export function balancerComponent(
   kind: Exclude<BalancerKind, "none">,
   configPath: string,
   render: (b: BalancerSettings, backends: string[], protocol: TWorkload["protocol"]) => string,
+  own: Pick<PlannedContainer, "stats"> & Pick<ComponentModule, "figures"> = {},
 ): ComponentModule {
   return {
     kind,
+    figures: own.figures,
     images: (run) => (run.topology.balancer.kind === kind ? [kind] : []),
     plan: ({ run, container }) => {
       const b = balancerSettings(run.topology.balancer);
@@ -158,6 +160,7 @@ export function balancerComponent(
           files: [{ path: configPath, content: render(b, backends, run.workload.protocol) }],
           tier: 2,
           ready: balancerReady(b.algorithm, backends, run.workload.protocol),
+          ...(own.stats && { stats: own.stats }),
         }),
       ];
     },

@@ -1,5 +1,6 @@
 import type { TRunCreate } from "../schemas";
 import type { TTestbedStats } from "../figures";
+import type { HaproxyStats } from "../haproxy-stats";
 
 /** The images a plan can use; each is built from packages/images/contexts/<name>. */
 export const LAB_IMAGES = ["testbed", "nginx", "haproxy", "k6", "wrk", "kafka", "cassandra", "postgres", "redis", "memcached", "hotkey-nginx", "ruby"] as const;
@@ -60,8 +61,8 @@ export type PlannedContainer = {
   /** Start order: a tier starts once every container of the earlier tiers is ready. */
   tier: number;
   ready: Probe[];
-  /** The testbed's figures endpoint, polled every second during the load. */
-  stats?: { port: number; path: string };
+  /** A figures endpoint polled every second during the load: the testbed's JSON or HAProxy's CSV. */
+  stats?: { port: number; path: string; format?: "testbed" | "haproxy" };
 };
 
 /** A whole-run figure group that a component adds to the summary (e.g. `broker`, `pool`). */
@@ -69,8 +70,16 @@ export type FigureSeries = { t: number; figures: Record<string, number> }[];
 
 export type StatsReading = { container: string; role: string; stats: TTestbedStats };
 
-/** Readings of every polled container in one second, with the previous second's for deltas. */
-export type FigureInput = { current: StatsReading[]; previous: StatsReading[] | undefined; baseline: StatsReading[] };
+/**
+ * Readings of every polled container in one second, with the previous second's for deltas, and
+ * the balancer's own statistics when it has them (HAProxy).
+ */
+export type FigureInput = {
+  current: StatsReading[];
+  previous: StatsReading[] | undefined;
+  baseline: StatsReading[];
+  haproxy?: { current: HaproxyStats; previous: HaproxyStats | undefined };
+};
 
 export type PlanContext = {
   run: TRunCreate;
