@@ -57,6 +57,10 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
     const onCancel = () => ctl.abort(new RunStopped("cancelled", "cancelled on request"));
     // The cancel message comes over Redis; the column is polled only in case that message is missed.
     unwatch = await watchCancel({ sub: deps.sub, db, runId, log, onCancel, pollMs: CANCEL_POLL_MS });
+    // A cancel that came between the read above and the subscription was published to no one: read it now.
+    const latest = await db.run.findUnique({ where: { id: runId }, select: { cancelRequested: true } });
+    if (latest?.cancelRequested) onCancel();
+    ctl.signal.throwIfAborted();
     const parsed = ZRunCreate.safeParse({ name: row.name ?? undefined, topology: row.topology, workload: row.workload });
     if (!parsed.success) throw new Error(`invalid run definition:\n${z.prettifyError(parsed.error)}`);
     const ctx: RunContext = { runId, run: parsed.data, deps, report, signal: ctl.signal };
