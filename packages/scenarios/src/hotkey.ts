@@ -1,5 +1,5 @@
 import type { PlannedFile, Probe } from "./components/types";
-import { APP_PORT, NGINX_CONF_PATH } from "./nginx";
+import { APP_PORT, NGINX_CONF_PATH, nginxMain } from "./nginx";
 
 /**
  * Experiment 7, "what serves a hot key fastest": one value read from a store through servers with
@@ -207,16 +207,7 @@ function renderNginxConf(kind: "nginx_static" | "nginx_lua" | "memcached", worke
   return [
     `# Experiment 7, ${kind}.`,
     ...(kind === "nginx_lua" ? ["load_module modules/ndk_http_module.so;", "load_module modules/ngx_http_lua_module.so;"] : []),
-    `worker_processes ${workers};`,
-    "worker_rlimit_nofile 16384;",
-    "error_log stderr warn;",
-    "",
-    "events {",
-    "  worker_connections 8192;",
-    "}",
-    "",
-    "http {",
-    "  access_log off;",
+    ...nginxMain(workers),
     "  sendfile on;",
     "  default_type text/plain;",
     "  log_not_found off;",

@@ -18,6 +18,26 @@ export type NginxConfInput = {
   protocol?: "http" | "grpc";
 };
 
+/**
+ * The start of every nginx.conf the lab writes, up to the open `http {`: worker processes, file and
+ * connection limits sized for thousands of connections, errors to stderr, no access log (a log
+ * line per request would measure the log).
+ */
+export function nginxMain(workers: number | "auto"): string[] {
+  return [
+    `worker_processes ${workers};`,
+    "worker_rlimit_nofile 16384;",
+    "error_log stderr warn;",
+    "",
+    "events {",
+    "  worker_connections 8192;",
+    "}",
+    "",
+    "http {",
+    "  access_log off;",
+  ];
+}
+
 const UPSTREAM_HOST = /^app-\d{1,2}$/;
 
 const ALGORITHM_DIRECTIVE: Record<NginxAlgorithm, string | undefined> = {
@@ -59,16 +79,7 @@ export function renderNginxConf({
   const grpc = protocol === "grpc";
   const next = retryNextUpstream ? "error timeout" : "off";
   return [
-    "worker_processes auto;",
-    "worker_rlimit_nofile 16384;",
-    "error_log stderr warn;",
-    "",
-    "events {",
-    "  worker_connections 8192;",
-    "}",
-    "",
-    "http {",
-    "  access_log off;",
+    ...nginxMain("auto"),
     "",
     "  upstream app {",
     ...(algo ? [`    ${algo}`] : []),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "./fields";
-import type { TLatency, TSample } from "./schemas";
+import { ZLatency, type TLatency, type TSample } from "./schemas";
 
 /*
  * wrk as the load generator: sl-wrk, wrk 4.1.0 with Scalelab's patch
@@ -107,14 +107,6 @@ export function renderWrkScript(input: { method: "GET" | "POST"; body?: Record<s
 
 const count = z.number().int().nonnegative();
 const ZWrkErrors = z.object({ connect: count, read: count, write: count, status: count, timeout: count });
-const ZWrkLatency = z.object({
-  avg: z.number(),
-  p50: z.number(),
-  p90: z.number(),
-  p95: z.number(),
-  p99: z.number(),
-  max: z.number(),
-});
 const ZWrkLine = z.discriminatedUnion("type", [
   z.object({ type: z.literal("start"), at: count }),
   z.object({
@@ -122,7 +114,7 @@ const ZWrkLine = z.discriminatedUnion("type", [
     t: count,
     requests: count,
     errors: ZWrkErrors,
-    latencyMs: ZWrkLatency.nullable(),
+    latencyMs: ZLatency.nullable(),
     backends: z.record(z.string(), count),
   }),
   z.object({
@@ -131,7 +123,7 @@ const ZWrkLine = z.discriminatedUnion("type", [
     durationMs: count,
     requests: count,
     errors: ZWrkErrors,
-    latencyMs: ZWrkLatency.nullable(),
+    latencyMs: ZLatency.nullable(),
     backends: z.record(z.string(), count),
   }),
 ]);

@@ -8,7 +8,8 @@
  *    tRPC over SSE, what a browser on /runs/<id> opens) right after the POST's answer and times
  *    the first per-second sample it receives; also when the sample is visible over REST
  *    (`GET /api/v1/runs/{id}/samples`, polled each 100 ms). The run's own timestamps (claimed,
- *    each step's end in `run_events`, k6's start) split the time by step.
+ *    each step's end in `run_events`, k6's start) and Docker's events for its containers split
+ *    the time by step.
  * 2. Control plane CPU: during a hostname run for each of `--cases`, the CPU time of the worker's and
  *    the web's process groups (`/proc/<pid>/stat` utime + stime of every process of the group)
  *    over the load window (from the first stored sample for `durationSeconds - 3` s), as cores
@@ -30,8 +31,8 @@ import { openBench } from "./lib";
 
 const { values, REPS, WEB, env, db, fmt, sleep, api, startRun, groupCpuSeconds } = await openBench({
   "cpu-reps": { type: "string", default: "3" },
-  /** Load cases: `rate:N` = k6's open model at N req/s (arrivalRate), `vus:N` = N VUs as fast as they go. */
-  cases: { type: "string", default: "rate:100,vus:1,vus:50" },
+  /** Load cases: `rate:N` = k6's open model at N req/s (arrivalRate), `vus:N` = N k6 VUs as fast as they go, `wrk:N` = wrk with N connections. */
+  cases: { type: "string", default: "rate:100,vus:1,vus:50,wrk:50" },
   duration: { type: "string", default: "20" },
   idle: { type: "string", default: "10" },
   only: { type: "string", default: "first,cpu" },
@@ -40,8 +41,9 @@ const opt = values as Record<string, string>;
 const CPU_REPS = Number(opt["cpu-reps"]);
 const CASES = opt.cases!.split(",").map((c) => {
   const [kind, n] = c.split(":");
-  if ((kind !== "rate" && kind !== "vus") || !(Number(n) > 0)) throw new Error(`--cases: ${c} is neither rate:N nor vus:N`);
-  return { kind, n: Number(n), label: kind === "rate" ? `${n} req/s (open model)` : `${n} VU${n === "1" ? "" : "s"}` } as const;
+  if ((kind !== "rate" && kind !== "vus" && kind !== "wrk") || !(Number(n) > 0)) throw new Error(`--cases: ${c} is none of rate:N, vus:N, wrk:N`);
+  const label = kind === "rate" ? `${n} req/s (open model)` : kind === "wrk" ? `wrk, ${n} connections` : `${n} VU${n === "1" ? "" : "s"}`;
+  return { kind, n: Number(n), label } as const;
 });
 type LoadCase = (typeof CASES)[number];
 const DURATION = Number(opt.duration);
@@ -89,9 +91,9 @@ const FIRST_BODY = (i: number): TRunCreateInput => ({
 
 /**
  * The way to the first sample, as the time between consecutive moments: the run's row (created,
- * claimed), the end of each step in `run_events`, Docker's own events for the run's network and
- * containers (create and start, with the engine's timestamps; networks have no labelled events), k6's
- * start and the sample's arrival.
+ * claimed), the end of each step in `run_events`, Docker's own events for the run's containers
+ * (create and start, with the engine's timestamps; a network's events carry no labels), k6's start
+ * and the sample's arrival.
  */
 const STEPS = [
   "queue pickup (POST → claimed)",
@@ -179,7 +181,7 @@ const CPU_BODY = (c: LoadCase, viewer: boolean): TRunCreateInput => ({
   topology: { balancer: { kind: "none" }, service: { replicas: 1 } },
   workload: {
     endpoint: "hostname",
-    ...(c.kind === "vus" ? { vus: c.n } : { arrivalRate: c.n, maxVus: 50 }),
+    ...(c.kind === "wrk" ? { loadgen: "wrk" as const, connections: c.n, threads: 1 } : c.kind === "vus" ? { vus: c.n } : { arrivalRate: c.n, maxVus: 50 }),
     durationSeconds: DURATION,
     loadgenCpus: 1,
   },

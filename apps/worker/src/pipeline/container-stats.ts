@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { containerUsage, type ContainerUsage, type DockerStatsReading } from "@scalelab/scenarios/stats";
 import { errorMessage, type Logger } from "../log";
 import type { Provisioner, StartedContainer } from "../provisioner/types";
@@ -20,6 +21,8 @@ export function followContainerStats(opts: {
   log: Logger;
 }) {
   const ctl = new AbortController();
+  // One stream per container listens to it (16 replicas, a balancer, stores, load generators).
+  setMaxListeners(0, ctl.signal);
   const latest = new Map<StartedContainer, DockerStatsReading>();
   const readers = opts.containers.map(async (c) => {
     try {

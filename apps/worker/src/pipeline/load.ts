@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { gracefulStopSeconds, K6_DASHBOARD_PORT } from "@scalelab/scenarios/k6";
 import { K6EventReader } from "@scalelab/scenarios/k6-events";
 import { wrkTotals } from "@scalelab/scenarios/components/loadgen";
@@ -37,7 +38,7 @@ export async function runLoad(ctx: RunContext, plan: RunPlan, containers: Starte
   const stats = followContainerStats({
     provisioner: deps.provisioner,
     containers: [...containers, ...started],
-    onTick: (t, rows) => saveContainerRows(ctx, t, rows),
+    onTick: (t, rows) => ctx.report.saveContainers(t, rows),
     log: deps.log,
   });
 
@@ -47,6 +48,8 @@ export async function runLoad(ctx: RunContext, plan: RunPlan, containers: Starte
   // One generator failing stops following the others.
   const failed = new AbortController();
   const until = AbortSignal.any([signal, overtime, failed.signal]);
+  // Every instance's streams and retries listen to it.
+  setMaxListeners(0, until);
   const generators = started.map((c, i) => follow(ctx, network, plan.loadgens[i]!, c, until));
   const merger = new SampleMerger(generators.length);
   let loadStarted = false;
@@ -55,7 +58,7 @@ export async function runLoad(ctx: RunContext, plan: RunPlan, containers: Starte
   const save = (samples: TSample[]) => {
     for (const s of samples) {
       saving = saving.then(async () => {
-        await saveSample(ctx, s);
+        await report.saveSample(s);
         await report.detail(`${Math.min(s.t + 1, durationSeconds)}/${durationSeconds} s, ${s.requests} req/s`);
       });
     }
@@ -171,35 +174,4 @@ async function drain(ctx: RunContext, figures: FigureFollower): Promise<void> {
       ? `${left} event(s) were still waiting in the broker ${ctx.deps.timeouts.drainMs / 1000} s after the load ended`
       : `the consumers worked off the broker's backlog after the load ended`,
   );
-}
-
-async function saveSample({ deps, runId, report }: RunContext, s: TSample): Promise<void> {
-  const l = s.latencyMs;
-  await deps.db.runSample.createMany({
-    data: [
-      {
-        runId,
-        t: s.t,
-        requests: s.requests,
-        errors: s.errors,
-        latAvg: l?.avg ?? null,
-        latP50: l?.p50 ?? null,
-        latP90: l?.p90 ?? null,
-        latP95: l?.p95 ?? null,
-        latP99: l?.p99 ?? null,
-        latMax: l?.max ?? null,
-        backends: s.backends ?? {},
-      },
-    ],
-    skipDuplicates: true,
-  });
-  await report.publish({ type: "sample", sample: s });
-}
-
-async function saveContainerRows({ deps, runId, report }: RunContext, t: number, rows: ContainerRow[]): Promise<void> {
-  await deps.db.containerSample.createMany({
-    data: rows.map((r) => ({ runId, t, ...r, memBytes: BigInt(r.memBytes) })),
-    skipDuplicates: true,
-  });
-  await report.publish({ type: "containers", t, containers: rows });
 }
