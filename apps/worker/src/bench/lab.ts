@@ -265,9 +265,9 @@ if (only.has("cpu")) {
   }
   const m = (c: Case, pick: (r: Case["runs"][number]) => number, digits = 3) => fmt(median(c.runs.map(pick)), digits);
   lines.push(
-    `Control plane CPU over the load window (from the first sample, ${DURATION - 3} s of a ${DURATION} s hostname run, 1 replica, no balancer, k6 at 1 CPU; medians of ${CPU_REPS}); cores = Δ(utime + stime) of the process group / Δwall:`,
+    `Control plane CPU over the load window (from the first sample, ${DURATION - 3} s of a ${DURATION} s hostname run, 1 replica, no balancer, the load generator (k6 or wrk) at 1 CPU; medians of ${CPU_REPS}); cores = Δ(utime + stime) of the process group / Δwall:`,
     "",
-    "| load | live view | req/s | worker | web | together | k6 CPU | whole run (POST → done): worker, web |",
+    "| load | live view | req/s | worker | web | together | load generator CPU | whole run (POST → done): worker, web |",
     "| --- | --- | --- | --- | --- | --- | --- | --- |",
     `| idle (no run, ${opt.idle} s) | — | — | ${fmt(idle.worker, 3)} | ${fmt(idle.web, 3)} | ${fmt(idle.worker + idle.web, 3)} | — | — |`,
     ...cases.map(
