@@ -10,6 +10,10 @@ const images = {
   kafka: "scalelab/kafka:ddd",
   cassandra: "scalelab/cassandra:eee",
   postgres: "scalelab/postgres:fff",
+  redis: "scalelab/redis:hhh",
+  wrk: "scalelab/wrk:iii",
+  ruby: "scalelab/ruby:jjj",
+  "hotkey-nginx": "scalelab/hotkey-nginx:kkk",
 };
 const runId = "cm3x9k2abc0001";
 const plan = (run: TRunCreateInput, id = runId) => buildPlan({ runId: id, run: ZRunCreate.parse(run), images } satisfies PlanInput);
@@ -198,6 +202,16 @@ describe("previewFiles", () => {
       workload: { endpoint: "activity", vus: 1 },
     });
     expect(previewFiles(p).map((f) => f.title).sort()).toEqual(["cassandra.yaml", "k6 script", "nginx.conf", "schema", "server.properties"]);
+  });
+
+  it("shows the replicas' identical files once and names a title two roles share by role", () => {
+    const p = plan({
+      topology: { service: { kind: "rack", replicas: 3 } },
+      workload: { loadgen: "wrk", connections: 20, endpoint: "key" },
+    });
+    expect(previewFiles(p).map((f) => f.title).sort()).toEqual(["config.ru", "nginx.conf", "puma.rb", "seed.aof", "wrk script"]);
+    const lua = plan({ topology: { service: { kind: "nginx_lua", replicas: 3 } }, workload: { vus: 1, endpoint: "key" } });
+    expect(previewFiles(lua).map((f) => f.title).sort()).toEqual(["app nginx.conf", "k6 script", "lb nginx.conf", "seed.aof"]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { BALANCER_ROLE } from "./components/balancer";
 import { SERVICE_ROLE } from "./components/service";
-import { LOADGEN_ROLE, planLoadgens } from "./components/loadgen";
+import { planLoadgens } from "./components/loadgen";
 import { GRPC_PORT } from "./grpc";
 import { APP_PORT, LB_PORT } from "./nginx";
 import { COMPONENTS } from "./components/registry";
@@ -127,18 +127,15 @@ const FILE_TITLES: [RegExp, string][] = [
 
 /**
  * Every file the run writes into its containers (configs, scripts, the store's schema), for
- * previews. A title two containers share (the balancer's and a hot-key server's nginx.conf) is
- * prefixed with the later one's role; identical files of several load-generator instances are shown once.
+ * previews. Identical files of one role (the replicas', the load generators') are shown once; a
+ * title that two roles share (the balancer's and a hot-key server's nginx.conf) is prefixed with
+ * the role on both.
  */
 export function previewFiles(plan: RunPlan): PreviewFile[] {
-  const out: PreviewFile[] = [];
-  for (const c of [...plan.containers, ...plan.loadgens]) {
-    for (const f of c.files) {
-      const base = FILE_TITLES.find(([re]) => re.test(f.path))?.[1] ?? f.path.split("/").at(-1)!;
-      const same = out.find((o) => o.title === base);
-      if (same && same.content === f.content && c.role === LOADGEN_ROLE) continue;
-      out.push({ title: same ? `${c.role} ${base}` : base, container: c.name, path: f.path, content: f.content });
-    }
-  }
-  return out;
+  const all = [...plan.containers, ...plan.loadgens].flatMap((c) =>
+    c.files.map((f) => ({ role: c.role, title: FILE_TITLES.find(([re]) => re.test(f.path))?.[1] ?? f.path.split("/").at(-1)!, container: c.name, path: f.path, content: f.content })),
+  );
+  const shown = all.filter((f, i) => !all.slice(0, i).some((g) => g.role === f.role && g.path === f.path && g.content === f.content));
+  const shared = (title: string) => new Set(shown.filter((f) => f.title === title).map((f) => f.role)).size > 1;
+  return shown.map(({ role, title, ...f }) => ({ ...f, title: shared(title) ? `${role} ${title}` : title }));
 }

@@ -105,7 +105,7 @@ export function NewRunForm() {
         <div>
           <h1>New run</h1>
           <div className="sub">
-            Define a topology and a workload; the worker builds it from real containers and loads it with k6.
+            Define a topology and a workload; the worker builds it from real containers and loads it with k6 or wrk.
             {host.data && (
               <span data-testid="host-bounds">
                 {" "}

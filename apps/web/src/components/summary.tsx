@@ -22,6 +22,14 @@ export function SummaryTable({ summary }: { summary: TRunSummary }) {
         <tr><td>Latency p95</td><td className="num">{formatMs(l.p95)}</td></tr>
         <tr><td>Latency p99</td><td className="num">{formatMs(l.p99)}</td></tr>
         <tr><td>Latency max</td><td className="num">{formatMs(l.max)}</td></tr>
+        {summary.loadgen?.percentiles === "worst instance" && (
+          <tr data-testid="summary-percentiles-merge">
+            <td colSpan={2} className="muted">
+              Percentiles are the worst of the {summary.loadgen.instances} load generators' (an upper bound; the max is exact), the mean is weighted
+              by requests: percentiles of separate instances cannot be averaged.
+            </td>
+          </tr>
+        )}
       </tbody>
     </table>
   );
