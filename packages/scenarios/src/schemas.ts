@@ -244,13 +244,15 @@ export const ZRunSummary = z.object({
   droppedIterations: z.number().int().optional(),
   /**
    * The load generator's own CPU use: median % of its CPU limit, and whether it was saturated
-   * (then the figures are a bound on the load generator, not on the system under test).
+   * (then the figures are a bound on the load generator, not on the system under test). Both are
+   * absent when Docker delivered no CPU reading of it (a starved engine): then it is unknown, and
+   * the run's timeline says so.
    */
   loadgen: z
     .object({
       cpus: z.number(),
-      medianCpuPct: z.number(),
-      saturated: z.boolean(),
+      medianCpuPct: z.number().optional(),
+      saturated: z.boolean().optional(),
       /** Which generator, and how many containers shared the load (absent in runs before they were recorded). */
       tool: z.enum(LOADGENS).optional(),
       instances: z.number().int().optional(),

@@ -30,14 +30,13 @@ export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, 
   const broker = brokerSummary(load.figures.series, seconds, figureTotals);
   const summary: TRunSummary = {
     ...totals,
-    ...(loadgen && {
-      loadgen: {
-        ...loadgen,
-        tool: run.workload.loadgen,
-        instances: run.workload.loadgenInstances,
-        ...(run.workload.loadgenInstances > 1 && { percentiles: "worst instance" as const }),
-      },
-    }),
+    loadgen: {
+      cpus: run.workload.loadgenCpus,
+      ...loadgen,
+      tool: run.workload.loadgen,
+      instances: run.workload.loadgenInstances,
+      ...(run.workload.loadgenInstances > 1 && { percentiles: "worst instance" as const }),
+    },
     ...(readings.length > 0 && { containers }),
     ...(pool && { pool }),
     ...(broker && { broker }),
@@ -55,6 +54,12 @@ export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, 
   }
   if (summary.droppedIterations) {
     await report.event("warn", `${summary.droppedIterations} iterations were dropped: the arrival rate was not reached (maxVUs or the system under test saturated)`);
+  }
+  if (!loadgen) {
+    await report.event(
+      "warn",
+      `Docker delivered no CPU reading of the load generator during the load (an engine starved of CPU): whether ${run.workload.loadgen} was saturated is unknown`,
+    );
   }
   if (loadgen?.saturated) {
     await report.event(
