@@ -77,6 +77,21 @@ describe("balancer kinds", () => {
   it("none: the load goes to the service's shared alias and Docker's DNS spreads it as it will", async () => {
     await run({ kind: "none" });
   });
+
+  // One load generator, many requests: per-request algorithms reach every replica, per-client ones one.
+  it.each([
+    [{ kind: "nginx", algorithm: "least_conn" }, "every"],
+    [{ kind: "nginx", algorithm: "hash" }, "every"],
+    [{ kind: "nginx", algorithm: "random" }, "every"],
+    [{ kind: "haproxy", algorithm: "leastconn" }, "every"],
+    [{ kind: "haproxy", algorithm: "random" }, "every"],
+    [{ kind: "haproxy", algorithm: "source" }, "one"],
+    [{ kind: "haproxy", algorithm: "first" }, "one"],
+  ] as const)("%j reaches %s replica", async (balancer, reach) => {
+    const { summary, backends } = await run(balancer);
+    if (reach === "one") expect(Object.values(backends)).toEqual([summary.requests]);
+    else for (const name of BACKENDS) expect(backends[name] ?? 0, name).toBeGreaterThan(summary.requests * 0.1);
+  });
 });
 
 describe("load generators", () => {
