@@ -140,6 +140,9 @@ export type SetupRow = { key: string; label: string; values: string[]; differs: 
 
 type Setup = { topology: TTopology; workload: TWorkload };
 
+/** The testbed's runtime knobs mean nothing for experiment 7's servers: say so instead of showing their defaults. */
+const testbedOnly = (sv: TTopology["service"]): string | undefined => (sv.kind && sv.kind !== "testbed" ? "— (testbed only)" : undefined);
+
 const SETUP_FIELDS: { key: string; label: string; show: (s: Setup) => string }[] = [
   // Runs stored before a field existed lack it: they ran with what is now its default.
   { key: "server", label: "Server", show: (s) => s.topology.service.kind ?? "testbed" },
@@ -148,12 +151,17 @@ const SETUP_FIELDS: { key: string; label: string; show: (s: Setup) => string }[]
   { key: "memoryMb", label: "Memory per replica", show: (s) => `${s.topology.service.memoryMb} MB` },
   { key: "threads", label: "Threads", show: (s) => (s.topology.service.threads === undefined ? "per CPU of the limit" : String(s.topology.service.threads)) },
   { key: "balancer", label: "Balancer", show: (s) => balancerLabel(s.topology.balancer) },
-  { key: "workerPool", label: "Worker pool", show: (s) => (s.topology.service.workerPool ? `${s.topology.service.workerPool} (queue ${s.topology.service.queueLimit || "unbounded"})` : "unbounded") },
+  {
+    key: "workerPool",
+    label: "Worker pool",
+    show: ({ topology: { service: sv } }) =>
+      testbedOnly(sv) ?? (sv.workerPool ? `${sv.workerPool} (queue ${sv.queueLimit || "unbounded"})` : "unbounded"),
+  },
   {
     key: "logging",
     label: "Logging",
-    show: (s) =>
-      s.topology.service.logging === "none" ? "none" : `${s.topology.service.logging}, each flush + ${s.topology.service.logFlushMs} ms modelled (slow disk or remote sink)`,
+    show: ({ topology: { service: sv } }) =>
+      testbedOnly(sv) ?? (sv.logging === "none" ? "none" : `${sv.logging}, each flush + ${sv.logFlushMs} ms modelled (slow disk or remote sink)`),
   },
   {
     key: "downstream",

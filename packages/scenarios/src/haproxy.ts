@@ -1,6 +1,6 @@
 import type { HaproxyAlgorithm } from "./components/balancer";
 import { GRPC_PORT } from "./grpc";
-import { APP_PORT, LB_PORT } from "./nginx";
+import { APP_PORT, boundedInt, LB_PORT } from "./nginx";
 
 export const HAPROXY_CFG_PATH = "/etc/haproxy/haproxy.cfg";
 /** HAProxy's own statistics (`/stats`, CSV with `/stats;csv`), on a port of their own so `/stats` of the load path stays the testbed's. */
@@ -21,11 +21,6 @@ export type HaproxyCfgInput = {
 };
 
 const ALGORITHMS: readonly HaproxyAlgorithm[] = ["roundrobin", "leastconn", "source", "random", "first"];
-
-const boundedInt = (name: string, n: number, min: number, max: number) => {
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number between ${min} and ${max}`);
-  return n;
-};
 
 /**
  * haproxy.cfg for the balancer. `balance` is always written (HAProxy's default would be

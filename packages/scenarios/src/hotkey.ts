@@ -65,6 +65,16 @@ export type HotKeyStore = {
   ready: Probe[];
 };
 
+/** Which image serves each kind and which store it reads the key from. */
+export const HOT_KEY_STACK: Readonly<Record<HotKeyKind, { image: HotKeyServer["image"]; needs: HotKeyStoreKind | null }>> = {
+  nginx_static: { image: "hotkey-nginx", needs: null },
+  nginx_lua: { image: "hotkey-nginx", needs: "redis" },
+  memcached: { image: "hotkey-nginx", needs: "memcached" },
+  rack: { image: "ruby", needs: "redis" },
+  rack_trivial: { image: "ruby", needs: null },
+  rails: { image: "ruby", needs: "redis" },
+};
+
 /**
  * The server for `kind` with `workers` nginx worker processes or Puma processes (Puma runs in
  * single mode for 1). The X-Backend header carries the container's own hostname, read at run
@@ -76,8 +86,10 @@ export function hotKeyServer(kind: HotKeyKind, { workers }: { workers: HotKeyWor
     { kind: "http", port: APP_PORT, path: HEALTH },
     { kind: "http", port: APP_PORT, path: HOT_KEY_PATH },
   ];
-  const nginx = (files: PlannedFile[], needs: HotKeyStoreKind | null): HotKeyServer => ({ image: "hotkey-nginx", env: {}, files, needs, ready });
-  const ruby = (configRu: string, needs: HotKeyStoreKind | null, env: Record<string, string> = {}): HotKeyServer => ({
+  if (!Object.hasOwn(HOT_KEY_STACK, kind)) throw new Error(`unknown hot-key server kind ${JSON.stringify(kind)}`);
+  const { needs } = HOT_KEY_STACK[kind];
+  const nginx = (files: PlannedFile[]): HotKeyServer => ({ image: "hotkey-nginx", env: {}, files, needs, ready });
+  const ruby = (configRu: string, env: Record<string, string> = {}): HotKeyServer => ({
     image: "ruby",
     env,
     files: [
@@ -89,23 +101,20 @@ export function hotKeyServer(kind: HotKeyKind, { workers }: { workers: HotKeyWor
   });
   switch (kind) {
     case "nginx_static":
-      return nginx(
-        [
-          { path: NGINX_CONF_PATH, content: renderNginxConf(kind, n) },
-          { path: `${STATIC_ROOT}${HOT_KEY_PATH}`, content: HOT_VALUE },
-        ],
-        null,
-      );
+      return nginx([
+        { path: NGINX_CONF_PATH, content: renderNginxConf(kind, n) },
+        { path: `${STATIC_ROOT}${HOT_KEY_PATH}`, content: HOT_VALUE },
+      ]);
     case "nginx_lua":
-      return nginx([{ path: NGINX_CONF_PATH, content: renderNginxConf(kind, n) }], "redis");
+      return nginx([{ path: NGINX_CONF_PATH, content: renderNginxConf(kind, n) }]);
     case "memcached":
-      return nginx([{ path: NGINX_CONF_PATH, content: renderNginxConf(kind, n) }], "memcached");
+      return nginx([{ path: NGINX_CONF_PATH, content: renderNginxConf(kind, n) }]);
     case "rack":
-      return ruby(renderRackRu(true), "redis");
+      return ruby(renderRackRu(true));
     case "rack_trivial":
-      return ruby(renderRackRu(false), null);
+      return ruby(renderRackRu(false));
     case "rails":
-      return ruby(renderRailsRu(), "redis", { RAILS_ENV: "production" });
+      return ruby(renderRailsRu(), { RAILS_ENV: "production" });
     default:
       throw new Error(`unknown hot-key server kind ${JSON.stringify(kind)}`);
   }

@@ -50,7 +50,8 @@ const ALGORITHM_DIRECTIVE: Record<NginxAlgorithm, string | undefined> = {
   random: "random two least_conn;",
 };
 
-const boundedInt = (name: string, n: number, min: number, max: number) => {
+/** A number written into a config: a whole number in range, or an error naming it (the schema checked it already; this guards the renderer). */
+export const boundedInt = (name: string, n: number, min: number, max: number) => {
   if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number between ${min} and ${max}`);
   return n;
 };

@@ -10,7 +10,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { cpus } from "node:os";
 import Docker from "dockerode";
 import { ensureLabImages } from "@scalelab/images";
-import { ENDPOINT_PATHS } from "@scalelab/scenarios/k6";
+import { ENDPOINT_PATHS } from "@scalelab/scenarios/endpoints";
 import { LB_PORT } from "@scalelab/scenarios/nginx";
 import { buildPlan, runLabels } from "@scalelab/scenarios/plan";
 import { ZRunCreate, type TRunCreateInput } from "@scalelab/scenarios/schemas";

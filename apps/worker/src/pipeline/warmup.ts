@@ -1,6 +1,6 @@
 import { Agent, request } from "node:http";
 import { GRPC_METHOD } from "@scalelab/scenarios/grpc";
-import { ENDPOINT_METHODS, ENDPOINT_PATHS } from "@scalelab/scenarios/k6";
+import { ENDPOINT_METHODS, ENDPOINT_PATHS } from "@scalelab/scenarios/endpoints";
 import type { TRunCreate } from "@scalelab/scenarios/schemas";
 import type { RunContext } from "./context";
 import { grpcSession, grpcUnary } from "./grpc-call";

@@ -1,4 +1,4 @@
-import { HOT_KEY, hotKeyServer, hotKeyStore, STORE_HOSTS, STORE_PORTS, type HotKeyStoreKind } from "../hotkey";
+import { HOT_KEY, HOT_KEY_STACK, hotKeyStore, STORE_HOSTS, STORE_PORTS, type HotKeyStoreKind } from "../hotkey";
 import type { TRunCreate } from "../schemas";
 import type { ComponentModule } from "./types";
 
@@ -11,7 +11,7 @@ export const CACHE_ROLE = "cache";
 export function cacheKind(run: TRunCreate): HotKeyStoreKind | null {
   const kind = run.topology.service.kind;
   if (kind === "testbed") return run.workload.endpoint === "key" ? "redis" : null;
-  return hotKeyServer(kind, { workers: 1 }).needs;
+  return HOT_KEY_STACK[kind].needs;
 }
 
 /** The testbed's environment for its `key` endpoint. */

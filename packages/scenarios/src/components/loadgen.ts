@@ -1,4 +1,5 @@
-import { ENDPOINT_METHODS, ENDPOINT_PATHS, K6_ENV, k6ExtraFiles, loadTarget, renderK6Script } from "../k6";
+import { ENDPOINT_METHODS, ENDPOINT_PATHS, loadTarget } from "../endpoints";
+import { K6_ENV, k6ExtraFiles, renderK6Script } from "../k6";
 import type { TWorkload } from "../schemas";
 import type { TRunSummary } from "../schemas";
 import { errorRate, perSecond } from "../stats";

@@ -4,7 +4,7 @@ import { SERVICE_ALIAS } from "../haproxy";
 import { GRPC_PORT } from "../grpc";
 import { APP_PORT } from "../nginx";
 import { runtimeThreads } from "./runtime";
-import { hotKeyServer, SERVICE_KINDS, type HotKeyKind, type ServiceKind } from "../hotkey";
+import { HOT_KEY_STACK, hotKeyServer, SERVICE_KINDS, type HotKeyKind, type ServiceKind } from "../hotkey";
 import type { ComponentModule, PlanContext, PlannedContainer } from "./types";
 import { downstreamEnv } from "./downstream";
 import { storageEnv } from "./storage";
@@ -63,7 +63,7 @@ export const replicaHost = (i: number) => `${SERVICE_ROLE}-${i}`;
 
 export const service: ComponentModule = {
   kind: "service",
-  images: (run) => [run.topology.service.kind === "testbed" ? "testbed" : hotKeyServer(run.topology.service.kind, { workers: 1 }).image],
+  images: (run) => [run.topology.service.kind === "testbed" ? "testbed" : HOT_KEY_STACK[run.topology.service.kind].image],
   plan: (ctx) => {
     const { run, container } = ctx;
     const s = run.topology.service;
