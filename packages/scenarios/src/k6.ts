@@ -1,6 +1,7 @@
 import { ENDPOINT_METHODS, ENDPOINT_PATHS, loadTarget } from "./endpoints";
 import { GRPC_BACKEND_METADATA, GRPC_METHOD, GRPC_PORT, HOSTNAME_PROTO } from "./grpc";
-import { LIMITS, type TWorkload } from "./schemas";
+import { LIMITS } from "./fields";
+import type { TWorkload } from "./schemas";
 
 export const K6_DASHBOARD_PORT = 5665;
 export const BACKEND_HITS_METRIC = "backend_hits";

@@ -1,10 +1,11 @@
 import { BALANCER_ROLE } from "./components/balancer";
 import { SERVICE_ROLE } from "./components/service";
-import { planLoadgens } from "./components/loadgen";
+import { LOADGEN_ROLE, planLoadgens } from "./components/loadgen";
+import type { FaultableRole } from "./faults";
 import { GRPC_PORT } from "./grpc";
 import { APP_PORT, LB_PORT } from "./nginx";
 import { COMPONENTS } from "./components/registry";
-import type { ContainerSpec, LabImage, PlanContext, PlannedContainer } from "./components/types";
+import { LAB_IMAGES, type ContainerSpec, type LabImage, type PlanContext, type PlannedContainer } from "./components/types";
 import type { TRunCreate } from "./schemas";
 
 export { LAB_IMAGES, type LabImage, type PlannedContainer, type PlannedFile, type Probe } from "./components/types";
@@ -67,8 +68,58 @@ export function requiredImages(run: TRunCreate): LabImage[] {
 export function buildPlan({ runId, instance, run, images }: PlanInput): RunPlan {
   assertRunId(runId);
   if (instance !== undefined && !/^[a-z0-9-]{1,64}$/.test(instance)) throw new Error(`invalid instance id ${JSON.stringify(instance)}`);
+  const ctx = planContext(runId, instance, run, images);
+  const containers = COMPONENTS.flatMap((c) => c.plan(ctx)).sort((a, b) => a.tier - b.tier);
+  const backends = containers.filter((c) => c.role === "app").map((c) => c.hostname);
+  return {
+    runId,
+    network: { name: `sl-run-${runId}`, labels: runLabels(runId, instance) },
+    containers,
+    loadgens: planLoadgens(ctx),
+    backends,
+    entry: {
+      ...(run.topology.balancer.kind === "none"
+        ? { role: SERVICE_ROLE, port: run.workload.protocol === "grpc" ? GRPC_PORT : APP_PORT }
+        : { role: BALANCER_ROLE, port: LB_PORT }),
+      protocol: run.workload.protocol,
+    },
+  };
+}
+
+const ROLE_TITLES: Record<string, [one: string, many: string]> = {
+  app: ["replica", "replicas"],
+  lb: ["balancer", "balancers"],
+  kafka: ["broker", "brokers"],
+  db: ["store", "stores"],
+  cache: ["cache", "caches"],
+  consumer: ["consumer", "consumers"],
+  logs: ["logs replica", "logs replicas"],
+};
+
+/**
+ * The roles of the run's topology a fault can target (the load generators are not part of the
+ * system under test): how many containers each has and whether it takes incoming connections.
+ */
+export function faultableRoles(run: TRunCreate): Record<string, FaultableRole> {
+  const images = Object.fromEntries(LAB_IMAGES.map((i) => [i, `scalelab/${i}:plan`]));
+  const ctx = planContext("00000000-plan", undefined, run, images);
+  const roles: Record<string, FaultableRole> = {};
+  for (const c of COMPONENTS.flatMap((m) => m.plan(ctx))) {
+    if (c.role === LOADGEN_ROLE) continue;
+    const r = (roles[c.role] ??= { count: 0, title: "", incoming: false });
+    r.count += 1;
+    r.incoming ||= (c.ports?.length ?? 0) > 0;
+  }
+  for (const [role, r] of Object.entries(roles)) {
+    const [one, many] = ROLE_TITLES[role] ?? [role, role];
+    r.title = `${r.count === 1 ? one : many} (${role})`;
+  }
+  return roles;
+}
+
+function planContext(runId: string, instance: string | undefined, run: TRunCreate, images: Partial<Record<LabImage, string>>): PlanContext {
   const short = runId.slice(0, 8);
-  const ctx: PlanContext = {
+  return {
     run,
     images,
     container: ({ index, image, aliases, files, env, memoryMb, ...spec }: ContainerSpec): PlannedContainer => {
@@ -85,21 +136,6 @@ export function buildPlan({ runId, instance, run, images }: PlanInput): RunPlan 
         ...(spec.cpus !== undefined && { nanoCpus: Math.round(spec.cpus * 1e9) }),
         ...(memoryMb !== undefined && { memoryBytes: memoryMb * MB }),
       };
-    },
-  };
-  const containers = COMPONENTS.flatMap((c) => c.plan(ctx)).sort((a, b) => a.tier - b.tier);
-  const backends = containers.filter((c) => c.role === "app").map((c) => c.hostname);
-  return {
-    runId,
-    network: { name: `sl-run-${runId}`, labels: runLabels(runId, instance) },
-    containers,
-    loadgens: planLoadgens(ctx),
-    backends,
-    entry: {
-      ...(run.topology.balancer.kind === "none"
-        ? { role: SERVICE_ROLE, port: run.workload.protocol === "grpc" ? GRPC_PORT : APP_PORT }
-        : { role: BALANCER_ROLE, port: LB_PORT }),
-      protocol: run.workload.protocol,
     },
   };
 }

@@ -5,6 +5,9 @@ import { ZDownstream } from "./components/downstream";
 import { ZService } from "./components/service";
 import { ZStorage } from "./components/storage";
 import { int, LIMITS, num, oneOf, strict, text } from "./fields";
+import { faultIssues, ZFaultEffect, ZFaults } from "./faults";
+import { ZLatency } from "./latency";
+import { faultableRoles } from "./plan";
 
 /**
  * The shared contract of Scalelab: the browser form, tRPC, REST and the worker all parse
@@ -123,8 +126,13 @@ export const ZRunCreate = strict("", {
   name: text("name", LIMITS.name.max).optional(),
   topology: ZTopology,
   workload: ZWorkload,
+  /** The fault timeline (./faults.ts): container and network faults at given seconds of the load. */
+  faults: ZFaults.default([]),
 }).superRefine((run, ctx) => {
   const { topology: t, workload: w } = run;
+  if (run.faults.length > 0) {
+    for (const { path, message } of faultIssues(run.faults, faultableRoles(run), w.durationSeconds)) ctx.addIssue({ code: "custom", path, message });
+  }
   if (w.protocol === "grpc") {
     if (w.endpoint !== "hostname") {
       ctx.addIssue({
@@ -207,15 +215,7 @@ export const RUN_STEPS = [
 export const ZRunStep = z.enum(RUN_STEPS);
 export type TRunStep = z.infer<typeof ZRunStep>;
 
-export const ZLatency = z.object({
-  avg: z.number(),
-  p50: z.number(),
-  p90: z.number(),
-  p95: z.number(),
-  p99: z.number(),
-  max: z.number(),
-});
-export type TLatency = z.infer<typeof ZLatency>;
+export { ZLatency, type TLatency } from "./latency";
 
 /**
  * One per-second bucket; `t` is whole seconds since the load started. `latencyMs` is null for a
@@ -287,6 +287,8 @@ export const ZRunSummary = z.object({
       drainSeconds: z.number().nullable(),
     })
     .optional(),
+  /** What each fault of the timeline did to the load (./faults.ts). */
+  faults: z.array(ZFaultEffect).optional(),
   containers: z
     .record(
       z.string(),

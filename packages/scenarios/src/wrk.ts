@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "./fields";
-import { ZLatency, type TLatency, type TSample } from "./schemas";
+import { ZLatency, type TLatency } from "./latency";
+import type { TSample } from "./schemas";
 
 /*
  * wrk as the load generator: sl-wrk, wrk 4.1.0 with Scalelab's patch

@@ -74,7 +74,7 @@ export function RunPage({ id }: { id: string }) {
   const cpu = useMemo(() => containerCpuSeries(live.containers, shortContainerName), [live.containers]);
   const backends = useMemo(() => backendSeries(live.samples), [live.samples]);
   const diagram = useMemo(
-    () => (run ? runDiagram({ topology: run.topology, workload: run.workload }, run.id) : null),
+    () => (run ? runDiagram({ topology: run.topology, workload: run.workload, faults: run.faults }, run.id) : null),
     [run?.topology, run?.workload, run?.id],
   );
   const nodeCpu = useMemo(() => cpuByContainer(live.containers, active ? "latest" : "run"), [live.containers, active]);

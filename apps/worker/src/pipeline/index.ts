@@ -61,7 +61,12 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
     const latest = await db.run.findUnique({ where: { id: runId }, select: { cancelRequested: true } });
     if (latest?.cancelRequested) onCancel();
     ctl.signal.throwIfAborted();
-    const parsed = ZRunCreate.safeParse({ name: row.name ?? undefined, topology: row.topology, workload: row.workload });
+    const parsed = ZRunCreate.safeParse({
+      name: row.name ?? undefined,
+      topology: row.topology,
+      workload: row.workload,
+      faults: (row.faults as { actual?: unknown }[]).map(({ actual: _, ...f }) => f),
+    });
     if (!parsed.success) throw new Error(`invalid run definition:\n${z.prettifyError(parsed.error)}`);
     const ctx: RunContext = { runId, run: parsed.data, deps, report, signal: ctl.signal };
 

@@ -158,6 +158,7 @@ export function balancerComponent(
           hostname: BALANCER_HOST,
           cpus: b.cpus,
           files: [{ path: configPath, content: render(b, backends, run.workload.protocol) }],
+          ports: [LB_PORT],
           tier: 2,
           ready: balancerReady(b.algorithm, backends, run.workload.protocol),
           ...(own.stats && { stats: own.stats }),

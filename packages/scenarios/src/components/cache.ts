@@ -41,6 +41,7 @@ export const cache: ComponentModule = {
         hostname: store.hostname,
         cmd: store.cmd,
         files: store.files,
+        ports: [STORE_PORTS[kind]],
         tier: 0,
         ready: store.ready,
       }),

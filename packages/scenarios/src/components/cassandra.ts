@@ -70,6 +70,7 @@ export const cassandra: ComponentModule = {
           { path: CASSANDRA_YAML_PATH, content: renderCassandraYaml() },
           { path: `${SCHEMA_PATH}.cql`, content: renderSetup(setup, seed, "--") },
         ],
+        ports: [CASSANDRA_PORT],
         tier: 0,
         ready: [
           { kind: "log", pattern: "Starting listening for CQL clients" },

@@ -68,6 +68,8 @@ function workers(ctx: PlanContext, role: string, kind: string): PlannedContainer
       },
       cpus: d.cpus,
       memoryMb: d.memoryMb,
+      // The consumers only pull from the broker; the logs service takes the replicas' calls.
+      ...(role === LOGS_ROLE && { ports: [APP_PORT] }),
       tier: 1,
       ready: [{ kind: "http", port: APP_PORT, path: "/health" }],
       stats: { port: APP_PORT, path: "/stats" },

@@ -79,6 +79,7 @@ export const kafka: ComponentModule = {
         cpus: b.cpus,
         memoryMb: b.memoryMb,
         files: [{ path: SERVER_PROPERTIES_PATH, content: renderServerProperties({ partitions: brokerPartitions(run) }) }],
+        ports: [BROKER_PORT],
         tier: 0,
         ready: [{ kind: "log", pattern: "Kafka Server started" }, { kind: "tcp", port: BROKER_PORT }],
       }),

@@ -35,6 +35,7 @@ export const postgres: ComponentModule = {
         cpus: s.cpus,
         memoryMb: s.memoryMb,
         files: [{ path: `${SCHEMA_PATH}.sql`, content: renderSetup(setup, undefined, "--") }],
+        ports: [POSTGRES_PORT],
         tier: 0,
         ready: [
           {

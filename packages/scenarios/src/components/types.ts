@@ -58,6 +58,11 @@ export type PlannedContainer = {
   labels: Record<string, string>;
   /** Written into the container before it starts. */
   files: PlannedFile[];
+  /**
+   * Ports it takes the run's incoming connections on (the service's, the store's, the broker's);
+   * a network fault puts its proxy on these. Absent: it takes none (a consumer, a load generator).
+   */
+  ports?: number[];
   /** Start order: a tier starts once every container of the earlier tiers is ready. */
   tier: number;
   ready: Probe[];

@@ -57,6 +57,7 @@ export async function createRun(deps: Deps, input: TRunCreate): Promise<TRunRef>
       // Stored with the balancer's defaults written out, so a run's view always names its algorithm.
       topology: json({ ...input.topology, balancer: explicitBalancer(input.topology.balancer) }),
       workload: json(input.workload),
+      faults: json(input.faults),
     },
   });
   const adding = deps.queue.add(RUN_JOB, { runId: id }, { jobId: id, removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } });
@@ -86,6 +87,7 @@ export function toRunView(row: Run): TRunView {
     cancelRequested: row.cancelRequested,
     topology: row.topology,
     workload: row.workload,
+    faults: row.faults,
     host: host.success ? host.data : null,
     summary: summary.success ? summary.data : null,
     createdAt: row.createdAt.toISOString(),

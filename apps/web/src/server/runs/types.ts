@@ -6,6 +6,7 @@ import {
   ZTopology,
   ZWorkload,
 } from "@scalelab/scenarios/schemas";
+import { ZFaultRecord } from "@scalelab/scenarios/faults";
 import { ZContainerStat, type TContainerStat } from "@scalelab/scenarios/messages";
 import { z } from "zod";
 
@@ -23,6 +24,8 @@ export const ZRunView = z.object({
   cancelRequested: z.boolean(),
   topology: ZTopology,
   workload: ZWorkload,
+  /** The fault timeline, each fault with its actual time once applied. */
+  faults: z.array(ZFaultRecord),
   host: ZHostFacts.nullable(),
   summary: ZRunSummary.nullable(),
   createdAt: timestamp,
