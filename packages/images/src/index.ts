@@ -6,11 +6,11 @@ import { ensureImage, imageTag, type ImageSpec } from "./build";
 import { env } from "./env";
 import { readTree } from "./hash";
 import { CASSANDRA_JARS, ensureJars, jarArch, jarSetKey, KAFKA_JARS, type JarSet } from "./maven";
-import { buildTestbed, ensureK6Binary, GO_BUILD_FLAGS, K6_VERSION, TESTBED_SRC_DIR } from "./toolchain";
+import { buildTestbed, ensureK6Binary, ensureToxiproxyBinary, GO_BUILD_FLAGS, K6_VERSION, TESTBED_SRC_DIR, TOXIPROXY_VERSION } from "./toolchain";
 import type { BuildableImage, EnsureOptions, ImageProgress } from "./types";
 
 export type { BuildableImage, EnsureOptions, ImageName, ImageProgress } from "./types";
-export { K6_VERSION } from "./toolchain";
+export { K6_VERSION, TOXIPROXY_VERSION } from "./toolchain";
 export { CASSANDRA_VERSION, KAFKA_VERSION } from "./maven";
 
 export type LabImages = { testbed: string; nginx: string; k6: string; k6Version: string };
@@ -19,8 +19,11 @@ export type ControlPlaneImages = { postgres: string; redis: string };
 /** The images every run needs: the service under test, its balancer and the load generator. */
 export const CORE_LAB_IMAGES = ["testbed", "nginx", "k6"] as const satisfies readonly BuildableImage[];
 export const CONTROL_PLANE_IMAGES = ["postgres", "redis"] as const satisfies readonly BuildableImage[];
-/** Images a topology may add (the HAProxy balancer, brokers, stores); built when a run uses them. */
-export const DEPENDENCY_IMAGES = ["haproxy", "kafka", "cassandra", "hotkey-nginx", "ruby", "memcached", "wrk"] as const satisfies readonly BuildableImage[];
+/**
+ * Images a topology may add (the HAProxy balancer, brokers, stores, the network-fault proxy);
+ * built when a run uses them.
+ */
+export const DEPENDENCY_IMAGES = ["haproxy", "kafka", "cassandra", "hotkey-nginx", "ruby", "memcached", "wrk", "toxiproxy"] as const satisfies readonly BuildableImage[];
 export const ALL_IMAGES = [...CORE_LAB_IMAGES, ...DEPENDENCY_IMAGES, ...CONTROL_PLANE_IMAGES] as const;
 
 // The Go version is left out of the hash on purpose: finding an existing image must not need Go.
@@ -42,6 +45,16 @@ const k6 = {
   stage: async (dir, emit, signal) => {
     const binary = await ensureK6Binary((message) => emit({ phase: "compiling", message }), signal);
     await copyFile(binary, path.join(dir, "k6"));
+  },
+} satisfies ImageSpec;
+
+/** The network-fault proxy, in front of a target only when the run has a network fault on it. */
+const toxiproxy = {
+  name: "toxiproxy",
+  inputs: async () => [{ path: "toxiproxy-version", content: TOXIPROXY_VERSION }],
+  stage: async (dir, emit, signal) => {
+    const binary = await ensureToxiproxyBinary((message) => emit({ phase: "compiling", message }), signal);
+    await copyFile(binary, path.join(dir, "toxiproxy-server"));
   },
 } satisfies ImageSpec;
 
@@ -80,6 +93,7 @@ const SPECS: Record<BuildableImage, ImageSpec> = {
   ruby: { name: "ruby" },
   memcached: { name: "memcached" },
   wrk: { name: "wrk" },
+  toxiproxy,
 };
 
 type Listener = (p: ImageProgress) => void;

@@ -5,6 +5,8 @@ import { childEnv, env } from "./env";
 import { execTool } from "./exec";
 
 export const K6_VERSION = "v1.4.2";
+/** Shopify's toxiproxy, the network-fault proxy: v2.5.0 is the newest the Go module proxy serves. */
+export const TOXIPROXY_VERSION = "v2.5.0";
 export const TESTBED_SRC_DIR = fileURLToPath(new URL("../../../apps/testbed", import.meta.url));
 export const GO_BUILD_FLAGS = ["-trimpath", "-ldflags=-s -w"];
 
@@ -29,16 +31,32 @@ export async function buildTestbed(outFile: string, signal?: AbortSignal): Promi
  * cache dir (about 80 s cold) and reused afterwards.
  */
 export async function ensureK6Binary(onCompile: (message: string) => void, signal?: AbortSignal): Promise<string> {
-  const dir = path.join(env.cacheDir, "k6", K6_VERSION);
-  const binary = path.join(dir, "k6");
+  return ensureGoBinary({ name: "k6", version: K6_VERSION, pkg: "go.k6.io/k6", binary: "k6", cold: "about 80 s" }, onCompile, signal);
+}
+
+/**
+ * Returns the path of toxiproxy's server of TOXIPROXY_VERSION, compiled once with `go install`
+ * into the cache dir and reused afterwards.
+ */
+export async function ensureToxiproxyBinary(onCompile: (message: string) => void, signal?: AbortSignal): Promise<string> {
+  const pkg = { name: "toxiproxy", version: TOXIPROXY_VERSION, pkg: "github.com/Shopify/toxiproxy/v2/cmd/server", binary: "server", cold: "up to a minute" };
+  return ensureGoBinary(pkg, onCompile, signal);
+}
+
+type GoBinary = { name: string; version: string; pkg: string; binary: string; cold: string };
+
+/** `go install pkg@version` into <cache>/<name>/<version> (atomically: a half-built dir is never used). */
+async function ensureGoBinary({ name, version, pkg, binary: file, cold }: GoBinary, onCompile: (message: string) => void, signal?: AbortSignal): Promise<string> {
+  const dir = path.join(env.cacheDir, name, version);
+  const binary = path.join(dir, file);
   if (await access(binary).then(() => true, () => false)) return binary;
 
-  onCompile(`go install go.k6.io/k6@${K6_VERSION} (about 80 s the first time)`);
+  onCompile(`go install ${pkg}@${version} (${cold} the first time)`);
   const tmp = `${dir}.tmp-${process.pid}`;
   await rm(tmp, { recursive: true, force: true });
   await mkdir(tmp, { recursive: true });
   try {
-    await go(["install", ...GO_BUILD_FLAGS, `go.k6.io/k6@${K6_VERSION}`], { env: { GOBIN: tmp }, signal });
+    await go(["install", ...GO_BUILD_FLAGS, `${pkg}@${version}`], { env: { GOBIN: tmp }, signal });
     await rm(dir, { recursive: true, force: true });
     await rename(tmp, dir);
   } finally {
