@@ -28,3 +28,6 @@ export function instanceId(env: Env): string {
   const where = `${url.hostname}:${url.port || "5432"}${url.pathname}`;
   return createHash("sha256").update(where).digest("hex").slice(0, 12);
 }
+
+/** The environment handed on to a child process unchanged (a worker a test starts and kills). */
+export const inheritedEnv = (): NodeJS.ProcessEnv => ({ ...process.env });

@@ -101,6 +101,9 @@ export async function start(opts: StartOptions): Promise<WorkerHandle> {
   );
   worker.on("error", (err) => log.error("queue error", { error: errorMessage(err) }));
   worker.on("failed", (job, err) => log.warn("job failed", { jobId: job?.id, error: errorMessage(err) }));
+  // Connected before the handle is returned: a worker closed right after it started (a test's) must
+  // not leave its connection's pending commands to reject after the close.
+  await worker.waitUntilReady();
 
   const sweeper = setInterval(() => {
     sweep({ provisioner, db, instance, current: () => current, log }).catch((err) => log.warn("sweep failed", { error: errorMessage(err) }));

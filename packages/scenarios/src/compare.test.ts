@@ -47,6 +47,39 @@ describe("compareRuns", () => {
     expect(r!.cells[0]!.value).toBeCloseTo(5);
   });
 
+  it("gives per role the throttled time (where the role has a CPU limit) and the median network in and out", () => {
+    const withUse = (rps: number, app: Partial<NonNullable<TRunSummary["containers"]>[string]>): TRunSummary => ({
+      ...summary(rps, 10),
+      containers: {
+        app: { containers: 3, medianCpuPct: 20, pctOfLimit: 100, throttledPerSecond: 9, ...app },
+        // No CPU limit: never throttled, so no throttled-time row for it.
+        lb: { containers: 1, medianCpuPct: 30, throttledPerSecond: 0, throttledMsPerSecond: 0, medianNetRxBps: 2_400_000, medianNetTxBps: 2_600_000 },
+      },
+    });
+    const table = compareRuns([
+      { id: "a", summary: withUse(450, { throttledMsPerSecond: 1300, medianNetRxBps: 700_000, medianNetTxBps: 1_500_000 }) },
+      { id: "b", summary: withUse(600, { throttledMsPerSecond: 650, medianNetRxBps: 900_000, medianNetTxBps: 2_000_000 }) },
+      // Recorded before these figures existed: empty, not zero.
+      { id: "old", summary: withUse(400, {}) },
+    ]);
+    const cells = (key: string) => table.find((r) => r.key === key)!;
+    expect(cells("app.throttledMs")).toMatchObject({ unit: "ms/s", better: "lower" });
+    expect(cells("app.throttledMs").cells.map((c) => [c.value, c.verdict])).toEqual([
+      [1300, "baseline"],
+      [650, "better"],
+      [null, "unknown"],
+    ]);
+    expect(cells("app.netRx")).toMatchObject({ unit: "B/s", better: "none" });
+    expect(cells("app.netRx").cells.map((c) => c.value)).toEqual([700_000, 900_000, null]);
+    expect(cells("app.netTx").cells.map((c) => c.value)).toEqual([1_500_000, 2_000_000, null]);
+    expect(cells("lb.netTx").cells.map((c) => c.value)).toEqual([2_600_000, 2_600_000, 2_600_000]);
+    expect(cells("lb.throttledMs").cells.map((c) => c.value)).toEqual([null, null, null]);
+    // Beside each role's CPU rows.
+    const keys = table.map((r) => r.key);
+    expect(keys.indexOf("app.netRx")).toBe(keys.indexOf("app.throttled") + 2);
+    expect(keys.indexOf("lb.netRx")).toBe(keys.indexOf("lb.cpu") + 2);
+  });
+
   it("leaves runs without a summary empty instead of zero", () => {
     const [rps] = compareRuns([
       { id: "a", summary: summary(100, 10) },
@@ -90,6 +123,52 @@ describe("setupRows", () => {
     expect(by("cpus").values).toEqual(["0.2", "unlimited"]);
     expect(by("load").values).toEqual(["1 VUs (closed)", "200 req/s (open)"]);
     expect(by("endpoint").differs).toBe(false);
+  });
+
+  it("names the passive health checks, so a retry on against a retry off is what differs", () => {
+    const run = (retryNextUpstream: boolean) =>
+      ZRunCreate.parse({ topology: { balancer: { kind: "nginx", maxFails: 1, failTimeoutSeconds: 10, retryNextUpstream }, service: { replicas: 4 } }, workload: { arrivalRate: 8 } });
+    const none = ZRunCreate.parse({ topology: { balancer: { kind: "none" }, service: { replicas: 4 } }, workload: { arrivalRate: 8 } });
+    const health = setupRows([run(true), run(false), none]).find((r) => r.key === "health")!;
+    expect(health.values).toEqual([
+      "max fails 1, fail timeout 10 s, retries the next replica",
+      "max fails 1, fail timeout 10 s, no retry",
+      "none (no balancer)",
+    ]);
+    expect(health.differs).toBe(true);
+  });
+
+  it("gives the fault timeline in the order it is applied and where the network-fault proxy stood", () => {
+    const base = { topology: { balancer: { kind: "nginx" }, service: { replicas: 4 } }, workload: { endpoint: "hostname", arrivalRate: 8, durationSeconds: 180 } };
+    const stops = ZRunCreate.parse({
+      ...base,
+      faults: [
+        { at: 90, action: "start", target: { role: "app", index: 2 } },
+        { at: 30, action: "stop", target: { role: "app", index: 2 } },
+      ],
+    });
+    const delay = ZRunCreate.parse({
+      ...base,
+      faults: [
+        { at: 0, action: "delay", ms: 200, jitterMs: 20, target: { role: "app", index: 0 } },
+        { at: 60, action: "clear", target: { role: "app", index: 0 } },
+        { at: 70, action: "loss", percent: 5, target: { role: "lb", index: 0 } },
+      ],
+    });
+    const none = ZRunCreate.parse(base);
+    // Stored before faults existed.
+    const old = { topology: none.topology, workload: none.workload };
+    const rows = setupRows([stops, delay, none, old]);
+    const by = (key: string) => rows.find((r) => r.key === key)!;
+    expect(by("faults").values).toEqual([
+      "stop app-2 @30s, start app-2 @90s",
+      "delay app-0 @0s (200 ms ± 20 ms), clear app-0 @60s, loss lb-0 @70s (5 %)",
+      "none",
+      "none",
+    ]);
+    expect(by("faults").differs).toBe(true);
+    expect(by("faultProxy").values).toEqual(["none", "in front of app-0, lb-0", "none", "none"]);
+    expect(setupRows([none, old]).find((r) => r.key === "faultProxy")!.differs).toBe(false);
   });
 });
 

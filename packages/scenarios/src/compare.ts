@@ -1,6 +1,7 @@
 import { wrkThreads } from "./components/loadgen";
-import { balancerLabel } from "./components/balancer";
+import { balancerLabel, balancerSettings } from "./components/balancer";
 import type { TRunSummary, TSample, TTopology, TWorkload } from "./schemas";
+import { faultLabel, faultSchedule, isNetworkFault, type TFault } from "./faults";
 
 /**
  * Side-by-side comparison of runs, as in the write-ups of EXPERIMENTS.md: each figure per run
@@ -14,12 +15,37 @@ export type Better = "higher" | "lower" | "none";
 export type CompareFigure = {
   key: string;
   label: string;
-  unit: "" | "req/s" | "ms" | "%" | "/s";
+  unit: "" | "req/s" | "ms" | "%" | "/s" | "B/s" | "ms/s";
   better: Better;
   value: (s: TRunSummary) => number | null;
 };
 
 const ROLE_NAMES = { logs: "Logs service", consumer: "Consumer", kafka: "Broker", db: "Store" } as const;
+
+type RoleUse = NonNullable<TRunSummary["containers"]>[string];
+
+const roleFigure = (role: string, pick: (u: RoleUse) => number | undefined) => (s: TRunSummary) => {
+  const use = s.containers?.[role];
+  return use ? (pick(use) ?? null) : null;
+};
+
+/**
+ * Throttled time (only for a role with a CPU limit: without one it is 0 by construction) and
+ * network in and out of one role, per container-second, from the run's summary.
+ */
+function resourceFigures(role: string, name: string): CompareFigure[] {
+  return [
+    {
+      key: `${role}.throttledMs`,
+      label: `${name} time throttled (ms per second)`,
+      unit: "ms/s",
+      better: "lower",
+      value: roleFigure(role, (u) => (u.pctOfLimit === undefined ? undefined : u.throttledMsPerSecond)),
+    },
+    { key: `${role}.netRx`, label: `${name} network in (median)`, unit: "B/s", better: "none", value: roleFigure(role, (u) => u.medianNetRxBps) },
+    { key: `${role}.netTx`, label: `${name} network out (median)`, unit: "B/s", better: "none", value: roleFigure(role, (u) => u.medianNetTxBps) },
+  ];
+}
 
 export const COMPARE_FIGURES: readonly CompareFigure[] = [
   { key: "requests", label: "Requests", unit: "", better: "higher", value: (s) => s.requests },
@@ -54,7 +80,9 @@ export const COMPARE_FIGURES: readonly CompareFigure[] = [
     better: "lower",
     value: (s) => s.containers?.app?.throttledPerSecond ?? null,
   },
+  ...resourceFigures("app", "Replica"),
   { key: "lb.cpu", label: "Balancer CPU (median, % of one core)", unit: "%", better: "none", value: (s) => s.containers?.lb?.medianCpuPct ?? null },
+  ...resourceFigures("lb", "Balancer"),
   { key: "pool.maxBusy", label: "Busy workers (max)", unit: "", better: "none", value: (s) => s.pool?.maxBusy ?? null },
   { key: "pool.maxQueued", label: "Queued requests (max)", unit: "", better: "lower", value: (s) => s.pool?.maxQueued ?? null },
   { key: "pool.rejected", label: "Rejected (queue full)", unit: "", better: "lower", value: (s) => s.pool?.rejected ?? null },
@@ -62,15 +90,16 @@ export const COMPARE_FIGURES: readonly CompareFigure[] = [
   { key: "broker.consumed", label: "Events consumed", unit: "", better: "none", value: (s) => s.broker?.consumed ?? null },
   { key: "broker.maxLag", label: "Consumer lag (max)", unit: "", better: "lower", value: (s) => s.broker?.maxLag ?? null },
   { key: "broker.lagAtEnd", label: "Consumer lag at the end of the load", unit: "", better: "lower", value: (s) => s.broker?.lagAtEnd ?? null },
-  ...(["logs", "consumer", "kafka", "db"] as const).map(
-    (role): CompareFigure => ({
+  ...(["logs", "consumer", "kafka", "db"] as const).flatMap((role): CompareFigure[] => [
+    {
       key: `${role}.cpu`,
       label: `${ROLE_NAMES[role]} CPU (median, % of one core)`,
       unit: "%",
       better: "none",
       value: (s) => s.containers?.[role]?.medianCpuPct ?? null,
-    }),
-  ),
+    },
+    ...resourceFigures(role, ROLE_NAMES[role]),
+  ]),
 ];
 
 export type Verdict = "baseline" | "better" | "worse" | "same" | "unknown" | "neutral";
@@ -138,7 +167,30 @@ export function formatRatio(ratio: number | null): string {
 
 export type SetupRow = { key: string; label: string; values: string[]; differs: boolean };
 
-type Setup = { topology: TTopology; workload: TWorkload };
+/** A fault as the setup shows it (a stored one carries its actual time too, which the setup ignores). */
+type SetupFault = Pick<TFault, "at" | "action" | "target" | "ms" | "jitterMs" | "percent" | "kbps">;
+
+/** Runs stored before faults existed have none. */
+type Setup = { topology: TTopology; workload: TWorkload; faults?: readonly SetupFault[] };
+
+const faultParams = (f: SetupFault): string =>
+  f.action === "delay"
+    ? ` (${f.ms} ms${f.jitterMs ? ` ± ${f.jitterMs} ms` : ""})`
+    : f.action === "loss"
+      ? ` (${f.percent} %)`
+      : f.action === "bandwidth"
+        ? ` (${f.kbps} kbps)`
+        : "";
+
+/** The fault timeline in the order it is applied: "stop app-2 @30s, start app-2 @90s". */
+const faultTimeline = (faults: readonly SetupFault[] = []): string =>
+  faults.length === 0 ? "none" : faultSchedule(faults).map(({ fault: f }) => `${faultLabel(f)}${faultParams(f)}`).join(", ");
+
+/** Where the network-fault proxy stood: in front of each target of a network fault, and nowhere without one. */
+function proxyPlacement(faults: readonly SetupFault[] = []): string {
+  const targets = [...new Set(faults.filter((f) => isNetworkFault(f.action)).map((f) => `${f.target.role}-${f.target.index}`))];
+  return targets.length === 0 ? "none" : `in front of ${targets.join(", ")}`;
+}
 
 /** The testbed's runtime knobs mean nothing for experiment 7's servers: say so instead of showing their defaults. */
 const testbedOnly = (sv: TTopology["service"]): string | undefined => (sv.kind && sv.kind !== "testbed" ? "— (testbed only)" : undefined);
@@ -151,6 +203,16 @@ const SETUP_FIELDS: { key: string; label: string; show: (s: Setup) => string }[]
   { key: "memoryMb", label: "Memory per replica", show: (s) => `${s.topology.service.memoryMb} MB` },
   { key: "threads", label: "Threads", show: (s) => (s.topology.service.threads === undefined ? "per CPU of the limit" : String(s.topology.service.threads)) },
   { key: "balancer", label: "Balancer", show: (s) => balancerLabel(s.topology.balancer) },
+  {
+    key: "health",
+    label: "Passive health checks",
+    show: (s) => {
+      const b = balancerSettings(s.topology.balancer);
+      return b
+        ? `max fails ${b.maxFails}, fail timeout ${b.failTimeoutSeconds} s, ${b.retryNextUpstream ? "retries the next replica" : "no retry"}`
+        : "none (no balancer)";
+    },
+  },
   {
     key: "workerPool",
     label: "Worker pool",
@@ -198,6 +260,8 @@ const SETUP_FIELDS: { key: string; label: string; show: (s: Setup) => string }[]
           : `${w.vus ?? "?"} VUs (closed)`,
   },
   { key: "duration", label: "Duration", show: (s) => `${s.workload.durationSeconds} s` },
+  { key: "faults", label: "Faults", show: (s) => faultTimeline(s.faults) },
+  { key: "faultProxy", label: "Network-fault proxy", show: (s) => proxyPlacement(s.faults) },
 ];
 
 /** The configuration of each run side by side, flagging what differs between them. */

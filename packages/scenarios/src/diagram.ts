@@ -29,8 +29,13 @@ const limitsOf = (c: PlannedContainer) =>
     .filter(Boolean)
     .join(" · ");
 
+/** Plumbing of a fault timeline, not parts of the topology: drawn as a note on their target's box. */
+const PLUMBING = new Set(["netns", "proxy"]);
+
 export function topologyDiagram(plan: RunPlan): Diagram {
-  const all = [...plan.loadgens, ...plan.containers];
+  const all = [...plan.loadgens, ...plan.containers].filter((c) => !PLUMBING.has(c.role));
+  const proxied = new Set(plan.faultProxies.map((p) => `${p.target.role}-${p.target.index}`));
+  const behindProxy = (c: PlannedContainer) => [...proxied].some((key) => c.name.endsWith(`-${key}`));
   const columns = new Map<number, PlannedContainer[]>();
   // Columns the plan does not use (the balancer's, with kind none) are closed up.
   const used = [...new Set(all.map((c) => COLUMN[c.role] ?? 3))].sort((a, b) => a - b);
@@ -48,7 +53,7 @@ export function topologyDiagram(plan: RunPlan): Diagram {
         id: c.name,
         role: c.role,
         label: c.role === "app" || c.role === "logs" || c.role === "consumer" ? c.hostname : c.title.replace(/^the /, ""),
-        limits: limitsOf(c),
+        limits: behindProxy(c) ? `${limitsOf(c)} · fault proxy` : limitsOf(c),
         x: NODE.pad + col * (NODE.width + NODE.gapX),
         y: NODE.pad + row * (NODE.height + NODE.gapY),
       }),

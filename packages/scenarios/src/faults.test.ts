@@ -60,7 +60,7 @@ describe("fault timeline against the run", () => {
     ]);
     expect(messages([f(0, "delay", 0, { ms: 200 }), f(5, "clear", 0), f(6, "loss", 0, { percent: 10 }), f(6, "reset", 1)])).toEqual([]);
     expect(messages([f(3, "clear", 0)])[0]).toMatch(/clear needs a network fault on app-0 before it/);
-    expect(messages([f(3, "delay", 0, { ms: 5 }, "consumer")])[0]).toMatch(/consumer takes no incoming connections/);
+    expect(messages([f(3, "delay", 0, { ms: 5 }, "consumer")])[0]).toMatch(/consumer cannot take a network fault: no proxy can stand in front of it/);
   });
 });
 

@@ -88,7 +88,7 @@ export const ZFaults = z
   .array(ZFault, { error: "faults must be an array" })
   .max(FAULT_LIMITS.faults.max, { error: `faults may list at most ${FAULT_LIMITS.faults.max} faults` });
 
-/** A role of the plan as faults see it: how many containers it has and whether it takes incoming connections. */
+/** A role of the plan as faults see it: how many containers it has and whether a network-fault proxy can stand in front of it. */
 export type FaultableRole = { count: number; title: string; incoming: boolean };
 
 export type FaultIssue = { path: (string | number)[]; message: string };
@@ -142,7 +142,7 @@ export function faultIssues(faults: readonly TFault[], roles: Readonly<Record<st
     const key = `${f.target.role}-${f.target.index}`;
     if (f.action === "clear" || isNetworkFault(f.action)) {
       if (!role.incoming) {
-        issue(["action"], `${f.target.role} takes no incoming connections, so a network fault has nothing to act on`);
+        issue(["action"], `${f.target.role} cannot take a network fault: no proxy can stand in front of it (it takes no incoming connections, or its clients find it by address, like Cassandra's); container faults work`);
         continue;
       }
       const active = network.get(key);

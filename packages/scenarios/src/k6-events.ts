@@ -1,4 +1,15 @@
-import { BACKEND_HITS_METRIC, BACKEND_TAG, K6_METRICS } from "./k6";
+import { errorCount, errorKindsOf, type TBackendStats } from "./backends";
+import { ERROR_KINDS, type ErrorKind } from "./faults";
+import {
+  BACKEND_ERROR_SEPARATOR,
+  BACKEND_ERROR_TAG,
+  BACKEND_ERRORS_METRIC,
+  BACKEND_HITS_METRIC,
+  BACKEND_LATENCY_METRIC,
+  BACKEND_REQS_METRIC,
+  BACKEND_TAG,
+  K6_METRICS,
+} from "./k6";
 import type { TLatency, TRunSummary, TSample, TWorkload } from "./schemas";
 import { countFromRate, errorRate, perSecond } from "./stats";
 
@@ -17,6 +28,11 @@ import { countFromRate, errorRate, perSecond } from "./stats";
  *               value yet (in a snapshot: none during that period). The `time` gauge is the
  *               bucket's end in unix ms.
  * The period in which the test stops gets a cumulative event but no snapshot (see END_TAIL_SECONDS).
+ * Per-backend truth comes from the script's own metrics (k6.ts): `backend_reqs{backend:<name>}`,
+ * `backend_errors{backend_error:<kind>/<name>}` and the Trend `backend_latency{backend:<name>}`; a
+ * sub-metric's name is the metric's, then `{tag:value}` with the value as the script gave it. Counts
+ * are exact (the dashboard rounds only fractions): the run's backends add up to its requests; a
+ * second's may differ by a request or two, as the script counts a request just after k6 does.
  */
 
 export type K6Update = { type: "start"; at: Date } | { type: "sample"; sample: TSample } | { type: "stop"; at: Date };
@@ -32,6 +48,9 @@ const DEFAULT_AGGREGATES: Record<MetricType, string[]> = {
 };
 
 const BACKEND_PREFIX = `${BACKEND_HITS_METRIC}{${BACKEND_TAG}:`;
+const REQS_PREFIX = `${BACKEND_REQS_METRIC}{${BACKEND_TAG}:`;
+const ERRORS_PREFIX = `${BACKEND_ERRORS_METRIC}{${BACKEND_ERROR_TAG}:`;
+const LATENCY_PREFIX = `${BACKEND_LATENCY_METRIC}{${BACKEND_TAG}:`;
 const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export class K6EventReader {
@@ -90,14 +109,17 @@ export class K6EventReader {
     const requests = m.get(reqs)?.count ?? 0;
     const errors = countFromRate(m.get(failed)?.rate ?? 0, requests);
     const dropped = m.get("dropped_iterations")?.count;
+    // The whole run's per-backend counts are exact (the failure rate comes with five significant digits).
+    const truth = this.backendTruth(m);
     return {
       requests,
       rps: perSecond(requests, loadSeconds),
-      errors,
-      errorRate: errorRate(errors, requests),
+      errors: truth?.errors ?? errors,
+      errorRate: errorRate(truth?.errors ?? errors, requests),
       latencyMs: latency(m.get(duration)),
       durationSeconds: loadSeconds,
       backends: backends(m),
+      ...(truth && { errorKinds: truth.errorKinds, backendStats: truth.backendStats }),
       ...(dropped !== undefined && { droppedIterations: dropped }),
     };
   }
@@ -110,13 +132,25 @@ export class K6EventReader {
       endMs !== undefined && this.startMs !== undefined ? Math.round((endMs - this.startMs) / this.periodMs) - 1 : -1;
     // A flush that comes late must not reuse the previous second's slot.
     this.lastT = Math.max(this.lastT + 1, fromClock);
+    const truth = this.backendTruth(m);
     return {
       t: this.lastT,
       requests,
+      // From the failure rate, as the requests from http_reqs: the script counts each request under its
+      // backend a moment after k6 counted it, so at a second's edge the two may differ by a request or two.
       errors: countFromRate(m.get(failed)?.rate ?? 0, requests),
       latencyMs: m.has(duration) ? latency(m.get(duration)) : null,
       backends: backends(m),
+      ...(truth && { backendStats: truth.backendStats, errorKinds: truth.errorKinds }),
     };
+  }
+
+  /** Per backend, once the script has counted a request under its metrics (a script before them never does). */
+  private backendTruth(m: Map<string, Values>) {
+    if (!this.types.has(BACKEND_REQS_METRIC)) return undefined;
+    const backendStats = backendStatsOf(m);
+    const errorKinds = errorKindsOf(backendStats);
+    return { backendStats, errorKinds, errors: errorCount(errorKinds) };
   }
 
   private decode(data: string): Map<string, Values> {
@@ -159,6 +193,34 @@ function backends(m: Map<string, Values>): Record<string, number> {
     if (name.startsWith(BACKEND_PREFIX) && name.endsWith("}")) {
       out[name.slice(BACKEND_PREFIX.length, -1)] = v.count ?? 0;
     }
+  }
+  return out;
+}
+
+const subValue = (name: string, prefix: string): string | undefined =>
+  name.startsWith(prefix) && name.endsWith("}") ? name.slice(prefix.length, -1) : undefined;
+
+/** The per-backend sub-metrics of one event: requests, errors by kind and the latency of each backend's responses. */
+function backendStatsOf(m: Map<string, Values>): TBackendStats {
+  const out: TBackendStats = {};
+  const of = (name: string) => (out[name] ??= { requests: 0, errors: {}, latencyMs: null });
+  for (const [name, v] of m) {
+    const reqs = subValue(name, REQS_PREFIX);
+    if (reqs !== undefined) {
+      of(reqs).requests = v.count ?? 0;
+      continue;
+    }
+    const failed = subValue(name, ERRORS_PREFIX);
+    if (failed !== undefined) {
+      const cut = failed.indexOf(BACKEND_ERROR_SEPARATOR);
+      const kind = failed.slice(0, cut) as ErrorKind;
+      if (cut < 0 || !ERROR_KINDS.includes(kind)) continue;
+      const errors = of(failed.slice(cut + 1)).errors;
+      errors[kind] = (errors[kind] ?? 0) + (v.count ?? 0);
+      continue;
+    }
+    const timed = subValue(name, LATENCY_PREFIX);
+    if (timed !== undefined) of(timed).latencyMs = { avg: v.avg ?? 0, max: v.max ?? 0, p95: v["p(95)"] ?? 0 };
   }
   return out;
 }

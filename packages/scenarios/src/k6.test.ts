@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { k6Scenario, renderK6Script } from "./k6";
+import { K6_ENV, k6Scenario, renderK6Script } from "./k6";
 import { ZWorkload, type TWorkloadInput } from "./schemas";
 
 const workload = (w: TWorkloadInput) => ZWorkload.parse(w);
@@ -48,6 +48,24 @@ describe("renderK6Script", () => {
     expect(script).toContain('new Counter("backend_hits")');
     expect(script).toContain('backendHits.add(1, { backend: String(backend) })');
     expect(script).toContain('res.headers["X-Backend"]');
+  });
+
+  it("counts every request per backend, failed ones per kind and backend, and the latency per backend", () => {
+    expect(script).toContain('const backendReqs = new Counter("backend_reqs");');
+    expect(script).toContain('const backendErrors = new Counter("backend_errors");');
+    expect(script).toContain('const backendLatency = new Trend("backend_latency", true);');
+    expect(script).toContain('const who = backend ? String(backend) : res.status !== 0 ? BALANCER : NO_ANSWER;');
+    expect(script).toContain("count(who, httpKind(res.status, res.error_code), res.status !== 0 ? res.timings.duration : undefined);");
+    // The dashboard makes per-second sub-metrics of both tags.
+    expect(K6_ENV.K6_WEB_DASHBOARD_TAGS).toBe("backend,backend_error");
+  });
+
+  it("classifies gRPC calls the same way, with the replica from the x-backend metadata", () => {
+    const grpc = renderK6Script(workload({ protocol: "grpc", vus: 2 }));
+    expect(grpc).toContain("const backend = metadata(res.headers) || metadata(res.trailers);");
+    expect(grpc).toContain('const kind = grpcKind(res.status, res.error && res.error.message ? String(res.error.message) : "", backend);');
+    expect(grpc).toContain('count(NO_ANSWER, grpcKind(undefined, "", ""));');
+    expect(grpc).toContain("function grpcKind(");
   });
 
   it("idles in teardown so the dashboard sends the last second's bucket", () => {

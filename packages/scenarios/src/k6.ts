@@ -1,3 +1,4 @@
+import { BALANCER_KEY, GRPC_CODES, K6_REQUEST_TIMEOUT_CODE, NO_ANSWER_KEY } from "./backends";
 import { ENDPOINT_METHODS, ENDPOINT_PATHS, loadTarget } from "./endpoints";
 import { GRPC_BACKEND_METADATA, GRPC_METHOD, GRPC_PORT, HOSTNAME_PROTO } from "./grpc";
 import { LIMITS } from "./fields";
@@ -6,6 +7,17 @@ import type { TWorkload } from "./schemas";
 export const K6_DASHBOARD_PORT = 5665;
 export const BACKEND_HITS_METRIC = "backend_hits";
 export const BACKEND_TAG = "backend";
+/**
+ * Per-backend truth (./backends.ts), per request: every request under the backend it is attributed
+ * to (tag `backend`), each failed one under `<kind>/<backend>` (tag `backend_error`: the dashboard
+ * makes sub-metrics of one tag at a time, and a kind never holds a "/"), and the latency of each
+ * response under its backend (a Trend, so the dashboard gives avg, max and p95 per backend).
+ */
+export const BACKEND_REQS_METRIC = "backend_reqs";
+export const BACKEND_ERRORS_METRIC = "backend_errors";
+export const BACKEND_ERROR_TAG = "backend_error";
+export const BACKEND_LATENCY_METRIC = "backend_latency";
+export const BACKEND_ERROR_SEPARATOR = "/";
 /** Where the gRPC script finds the service's definition (written beside the script; k6 wants a folder and a name). */
 const K6_PROTO_DIR = "/scalelab";
 const K6_PROTO_FILE = "hostname.proto";
@@ -26,7 +38,7 @@ export const K6_ENV: Readonly<Record<string, string>> = {
   K6_WEB_DASHBOARD_HOST: "0.0.0.0",
   K6_WEB_DASHBOARD_PORT: String(K6_DASHBOARD_PORT),
   K6_WEB_DASHBOARD_PERIOD: "1s",
-  K6_WEB_DASHBOARD_TAGS: BACKEND_TAG,
+  K6_WEB_DASHBOARD_TAGS: `${BACKEND_TAG},${BACKEND_ERROR_TAG}`,
   K6_NO_USAGE_REPORT: "true",
 };
 
@@ -79,14 +91,55 @@ export function renderK6Script(w: TWorkload, target: string = loadTarget("nginx"
   return w.protocol === "grpc" ? grpcScript(w, options, target) : httpScript(w, options, target);
 }
 
+/**
+ * The per-backend counting both scripts share: the metrics, the classification of ./backends.ts
+ * (httpErrorKind, grpcErrorKind; the tests run this text against them) and `count`. Constants only.
+ */
+export function k6BackendCode(): string {
+  const str = JSON.stringify;
+  return `const backendReqs = new Counter(${str(BACKEND_REQS_METRIC)});
+const backendErrors = new Counter(${str(BACKEND_ERRORS_METRIC)});
+const backendLatency = new Trend(${str(BACKEND_LATENCY_METRIC)}, true);
+const BALANCER = ${str(BALANCER_KEY)};
+const NO_ANSWER = ${str(NO_ANSWER_KEY)};
+
+// Status 0: no response (k6's error_code ${K6_REQUEST_TIMEOUT_CODE} is its request timeout); "" when the request did not fail.
+function httpKind(status, errorCode) {
+  if (status === 0) return errorCode === ${K6_REQUEST_TIMEOUT_CODE} ? "timeout" : "conn";
+  if (status === 502 || status === 503 || status === 504) return String(status);
+  return status >= 400 ? "other" : "";
+}
+
+// A gRPC code (k6 gives res.status as an object: Number() makes it the code); undefined when the
+// call threw (no connection). "" when the call did not fail.
+function grpcKind(status, message, answeredBy) {
+  if (status === undefined) return "conn";
+  const code = Number(status);
+  if (code === ${GRPC_CODES.OK}) return "";
+  if (code === ${GRPC_CODES.DeadlineExceeded}) return "timeout";
+  if (code === ${GRPC_CODES.Unavailable}) {
+    const named = /\\b(50[234])\\b/.exec(message);
+    return named ? named[1] : answeredBy ? "503" : "conn";
+  }
+  return "other";
+}
+
+function count(backend, kind, ms) {
+  backendReqs.add(1, { ${BACKEND_TAG}: backend });
+  if (kind) backendErrors.add(1, { ${BACKEND_ERROR_TAG}: kind + ${str(BACKEND_ERROR_SEPARATOR)} + backend });
+  if (ms !== undefined) backendLatency.add(ms, { ${BACKEND_TAG}: backend });
+}`;
+}
+
 function httpScript(w: TWorkload, options: object, target: string): string {
   const url = target + ENDPOINT_PATHS[w.endpoint];
   const params = { timeout: `${w.requestTimeoutMs}ms` };
   return `import { sleep } from "k6";
 import http from "k6/http";
-import { Counter } from "k6/metrics";
+import { Counter, Trend } from "k6/metrics";
 
 const backendHits = new Counter(${JSON.stringify(BACKEND_HITS_METRIC)});
+${k6BackendCode()}
 
 export const options = ${JSON.stringify(options, null, 2)};
 
@@ -94,6 +147,9 @@ export default function () {
   const res = http.request(${JSON.stringify(ENDPOINT_METHODS[w.endpoint])}, ${JSON.stringify(url)}, null, ${JSON.stringify(params)});
   const backend = res.headers["X-Backend"];
   if (backend) backendHits.add(1, { ${BACKEND_TAG}: String(backend) });
+  // Who answered: the replica's header, else the balancer itself (a status without it), else nobody.
+  const who = backend ? String(backend) : res.status !== 0 ? BALANCER : NO_ANSWER;
+  count(who, httpKind(res.status, res.error_code), res.status !== 0 ? res.timings.duration : undefined);
 }
 ${teardown}`;
 }
@@ -107,9 +163,10 @@ function grpcScript(w: TWorkload, options: object, target: string): string {
   const address = target.startsWith("http://app:") ? `app:${GRPC_PORT}` : target.slice("http://".length);
   const m = K6_METRICS.grpc;
   const timeout = JSON.stringify(`${w.requestTimeoutMs}ms`);
+  const md = JSON.stringify(GRPC_BACKEND_METADATA);
   return `import { sleep } from "k6";
 import grpc from "k6/net/grpc";
-import { Counter, Rate } from "k6/metrics";
+import { Counter, Rate, Trend } from "k6/metrics";
 
 const client = new grpc.Client();
 client.load([${JSON.stringify(K6_PROTO_DIR)}], ${JSON.stringify(K6_PROTO_FILE)});
@@ -117,29 +174,46 @@ client.load([${JSON.stringify(K6_PROTO_DIR)}], ${JSON.stringify(K6_PROTO_FILE)})
 const backendHits = new Counter(${JSON.stringify(BACKEND_HITS_METRIC)});
 const calls = new Counter(${JSON.stringify(m.requests)});
 const failed = new Rate(${JSON.stringify(m.failed)});
+${k6BackendCode()}
 
 export const options = ${JSON.stringify(options, null, 2)};
 
 let connected = false;
 
+function metadata(md) {
+  const v = md && md[${md}];
+  return v ? String(Array.isArray(v) ? v[0] : v) : "";
+}
+
 export default function () {
+  let res;
+  let started;
   try {
     if (!connected) {
       client.connect(${JSON.stringify(address)}, { plaintext: true, timeout: ${timeout} });
       connected = true;
     }
-    const res = client.invoke(${JSON.stringify(GRPC_METHOD)}, {}, { timeout: ${timeout} });
-    calls.add(1);
-    failed.add(res.status !== grpc.StatusOK);
-    const backend = res.headers && res.headers[${JSON.stringify(GRPC_BACKEND_METADATA)}];
-    if (backend) backendHits.add(1, { ${BACKEND_TAG}: String(Array.isArray(backend) ? backend[0] : backend) });
+    // k6 gives a gRPC call no timings: the call's wall time, to the millisecond.
+    started = Date.now();
+    res = client.invoke(${JSON.stringify(GRPC_METHOD)}, {}, { timeout: ${timeout} });
   } catch (e) {
     // Refused or reset before an answer: a failed call; the next one reconnects.
     calls.add(1);
     failed.add(true);
+    count(NO_ANSWER, grpcKind(undefined, "", ""));
     client.close();
     connected = false;
+    return;
   }
+  const ms = Date.now() - started;
+  calls.add(1);
+  failed.add(res.status !== grpc.StatusOK);
+  // A failed call may carry the replica's metadata in its trailers only.
+  const backend = metadata(res.headers) || metadata(res.trailers);
+  if (backend) backendHits.add(1, { ${BACKEND_TAG}: backend });
+  const kind = grpcKind(res.status, res.error && res.error.message ? String(res.error.message) : "", backend);
+  const who = backend || (kind === "timeout" || kind === "conn" ? NO_ANSWER : BALANCER);
+  count(who, kind, who === NO_ANSWER ? undefined : ms);
 }
 ${teardown}`;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { NO_ANSWER_KEY } from "./backends";
 import { mergeSamples, mergeSummaries, SampleMerger } from "./loadgen-merge";
 import type { TRunSummary, TSample } from "./schemas";
 
@@ -21,6 +22,42 @@ describe("mergeSamples", () => {
     const idle: TSample = { t: 0, requests: 0, errors: 0, latencyMs: null };
     expect(mergeSamples([idle, sample(0, 10, 5)]).latencyMs).toEqual(lat(5, 50));
     expect(mergeSamples([idle, idle]).latencyMs).toBeNull();
+  });
+});
+
+describe("per-backend truth", () => {
+  const truth = (app0: number, p95: number, noAnswer?: number): Pick<TSample, "backendStats" | "errorKinds"> => ({
+    backendStats: {
+      "app-0": { requests: app0, errors: { "503": 1 }, latencyMs: { avg: p95 / 2, max: p95 * 2, p95 } },
+      ...(noAnswer !== undefined && { [NO_ANSWER_KEY]: { requests: noAnswer, errors: { timeout: noAnswer }, latencyMs: null } }),
+    },
+    errorKinds: { "503": 1, ...(noAnswer !== undefined && { timeout: noAnswer }) },
+  });
+
+  it("adds counts per backend and kind, weights the mean by requests, keeps the largest max and the worst p95", () => {
+    const m = mergeSamples([{ ...sample(0, 300, 1), ...truth(300, 2) }, { ...sample(0, 102, 1), ...truth(100, 6, 2) }]);
+    expect(m.backendStats).toEqual({
+      "app-0": { requests: 400, errors: { "503": 2 }, latencyMs: { avg: 1.5, max: 12, p95: 6 } },
+      [NO_ANSWER_KEY]: { requests: 2, errors: { timeout: 2 }, latencyMs: null },
+    });
+    expect(m.errorKinds).toEqual({ "503": 2, timeout: 2 });
+  });
+
+  it("merges the summaries' per-backend figures the same way, and leaves them out when no instance has them", () => {
+    const s = (extra: Partial<TRunSummary>): TRunSummary => ({
+      requests: 100,
+      rps: 10,
+      errors: 1,
+      errorRate: 0.01,
+      latencyMs: lat(1, 10),
+      ...extra,
+    });
+    const m = mergeSummaries([s(truth(100, 4)), s(truth(100, 8))]);
+    expect(m.backendStats).toEqual({ "app-0": { requests: 200, errors: { "503": 2 }, latencyMs: { avg: 3, max: 16, p95: 8 } } });
+    expect(m.errorKinds).toEqual({ "503": 2 });
+    const old = mergeSummaries([s({}), s({})]);
+    expect(old).not.toHaveProperty("backendStats");
+    expect(old).not.toHaveProperty("errorKinds");
   });
 });
 

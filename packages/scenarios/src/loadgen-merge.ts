@@ -1,3 +1,5 @@
+import { addErrors, mergeBackendStats } from "./backends";
+import type { TErrorCounts } from "./faults";
 import type { TLatency, TRunSummary, TSample } from "./schemas";
 import { errorRate, round } from "./stats";
 
@@ -6,6 +8,8 @@ import { errorRate, round } from "./stats";
  * dropped iterations) add up. Percentiles cannot be merged from percentiles: k6 reports no
  * histogram, so the merged p50…p99 and max are the worst instance's (an upper bound of the true
  * percentile, exact for max), and the mean is the request-weighted mean (exact). The summary says so.
+ * Per backend (./backends.ts) the same: counts and errors by kind add, the mean is weighted by
+ * requests, the max is the largest, p95 the worst instance's.
  */
 
 type Weighted = { requests: number; latencyMs: TLatency | null };
@@ -26,17 +30,26 @@ function addCounts(maps: readonly (Record<string, number> | undefined)[]): Recor
   return out;
 }
 
+/** Errors by kind of the parts that have them; undefined when none has. */
+function addKinds(parts: readonly (TErrorCounts | undefined)[]): TErrorCounts | undefined {
+  return parts.every((p) => p === undefined) ? undefined : addErrors(parts);
+}
+
 /** One second of several instances as one sample. */
 export function mergeSamples(parts: readonly TSample[]): TSample {
   if (parts.length === 0) throw new Error("nothing to merge");
   if (parts.length === 1) return parts[0]!;
   const backends = addCounts(parts.map((p) => p.backends));
+  const backendStats = mergeBackendStats(parts.map((p) => p.backendStats));
+  const errorKinds = addKinds(parts.map((p) => p.errorKinds));
   return {
     t: parts[0]!.t,
     requests: parts.reduce((n, p) => n + p.requests, 0),
     errors: parts.reduce((n, p) => n + p.errors, 0),
     latencyMs: worstLatency(parts),
     ...(backends && { backends }),
+    ...(backendStats && { backendStats }),
+    ...(errorKinds && { errorKinds }),
   };
 }
 
@@ -48,6 +61,8 @@ export function mergeSummaries(parts: readonly TRunSummary[]): TRunSummary {
   const errors = parts.reduce((n, p) => n + p.errors, 0);
   const backends = addCounts(parts.map((p) => p.backends));
   const dropped = parts.some((p) => p.droppedIterations !== undefined) ? parts.reduce((n, p) => n + (p.droppedIterations ?? 0), 0) : undefined;
+  const backendStats = mergeBackendStats(parts.map((p) => p.backendStats));
+  const errorKinds = addKinds(parts.map((p) => p.errorKinds));
   return {
     requests,
     rps: round(parts.reduce((n, p) => n + p.rps, 0)),
@@ -56,6 +71,8 @@ export function mergeSummaries(parts: readonly TRunSummary[]): TRunSummary {
     latencyMs: worstLatency(parts)!,
     ...(parts[0]!.durationSeconds !== undefined && { durationSeconds: parts[0]!.durationSeconds }),
     ...(backends && { backends }),
+    ...(errorKinds && { errorKinds }),
+    ...(backendStats && { backendStats }),
     ...(dropped !== undefined && { droppedIterations: dropped }),
   };
 }

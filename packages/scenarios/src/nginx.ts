@@ -38,7 +38,8 @@ export function nginxMain(workers: number | "auto"): string[] {
   ];
 }
 
-const UPSTREAM_HOST = /^app-\d{1,2}$/;
+/** A replica (`app-2`) or the network-fault proxy in front of it (`proxy-app-2`). */
+const UPSTREAM_HOST = /^(proxy-)?app-\d{1,2}$/;
 
 const ALGORITHM_DIRECTIVE: Record<NginxAlgorithm, string | undefined> = {
   round_robin: undefined,

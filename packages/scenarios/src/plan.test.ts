@@ -75,7 +75,7 @@ describe("buildPlan", () => {
   it("runs k6 with its CPU limit, the script and the web dashboard", () => {
     expect(p.loadgens[0]).toMatchObject({ role: "loadgen", image: images.k6, nanoCpus: 1_000_000_000 });
     expect(p.loadgens[0]!.cmd).toEqual(["run", "--no-color", "--quiet", K6_SCRIPT_PATH]);
-    expect(p.loadgens[0]!.env).toMatchObject({ K6_WEB_DASHBOARD: "true", K6_WEB_DASHBOARD_PERIOD: "1s", K6_WEB_DASHBOARD_TAGS: "backend" });
+    expect(p.loadgens[0]!.env).toMatchObject({ K6_WEB_DASHBOARD: "true", K6_WEB_DASHBOARD_PERIOD: "1s", K6_WEB_DASHBOARD_TAGS: "backend,backend_error" });
     expect(p.loadgens[0]!.files[0]!.path).toBe(K6_SCRIPT_PATH);
     expect(p.loadgens[0]!.files[0]!.content).toContain("http://lb:8080/cpu");
   });

@@ -5,6 +5,9 @@ import type { FaultableRole } from "./faults";
 import { GRPC_PORT } from "./grpc";
 import { APP_PORT, LB_PORT } from "./nginx";
 import { COMPONENTS } from "./components/registry";
+import { faultProxyImages, planFaultProxies, type FaultProxy } from "./components/fault-proxy";
+import { planNetnsHolders } from "./components/netns";
+import { LABELS } from "./labels";
 import { LAB_IMAGES, type ContainerSpec, type LabImage, type PlanContext, type PlannedContainer } from "./components/types";
 import type { TRunCreate } from "./schemas";
 
@@ -12,14 +15,9 @@ export { LAB_IMAGES, type LabImage, type PlannedContainer, type PlannedFile, typ
 export { NGINX_CONF_PATH } from "./nginx";
 export { HAPROXY_CFG_PATH } from "./haproxy";
 export { K6_SCRIPT_PATH, WRK_SCRIPT_PATH } from "./components/loadgen";
+export { TOXIPROXY_CONFIG_PATH, type FaultProxy } from "./components/fault-proxy";
 
-export const LABELS = {
-  managed: "scalelab.managed",
-  run: "scalelab.run",
-  role: "scalelab.role",
-  /** Which control plane (database) the run belongs to, so a sweep leaves other planes' runs alone. */
-  instance: "scalelab.instance",
-} as const;
+export { LABELS } from "./labels";
 
 /** Lowercase letters, digits and inner hyphens (a cuid, a uuid): the id ends up in Docker names. */
 export const RUN_ID_PATTERN = /^[a-z0-9][a-z0-9-]{6,62}[a-z0-9]$/;
@@ -44,6 +42,11 @@ export type RunPlan = {
    * first replica (the load generator then goes to the service's shared alias).
    */
   entry: { role: string; port: number; protocol: TRunCreate["workload"]["protocol"] };
+  /**
+   * The network-fault proxies (toxiproxy), one in front of each target of the run's network faults
+   * (./components/fault-proxy.ts); empty when the run has none.
+   */
+  faultProxies: FaultProxy[];
 };
 
 export type PlanInput = {
@@ -62,14 +65,15 @@ export function runLabels(runId: string, instance?: string): Record<string, stri
 
 /** The images the run needs, for building only what it uses (Kafka and Cassandra are big). */
 export function requiredImages(run: TRunCreate): LabImage[] {
-  return [...new Set(COMPONENTS.flatMap((c) => c.images(run)))];
+  return [...new Set([...COMPONENTS.flatMap((c) => c.images(run)), ...faultProxyImages(run)])];
 }
 
 export function buildPlan({ runId, instance, run, images }: PlanInput): RunPlan {
   assertRunId(runId);
   if (instance !== undefined && !/^[a-z0-9-]{1,64}$/.test(instance)) throw new Error(`invalid instance id ${JSON.stringify(instance)}`);
   const ctx = planContext(runId, instance, run, images);
-  const containers = COMPONENTS.flatMap((c) => c.plan(ctx)).sort((a, b) => a.tier - b.tier);
+  const { containers: proxied, faultProxies } = planFaultProxies(ctx, COMPONENTS.flatMap((c) => c.plan(ctx)));
+  const containers = planNetnsHolders(run, proxied).sort((a, b) => a.tier - b.tier);
   const backends = containers.filter((c) => c.role === "app").map((c) => c.hostname);
   return {
     runId,
@@ -83,6 +87,7 @@ export function buildPlan({ runId, instance, run, images }: PlanInput): RunPlan 
         : { role: BALANCER_ROLE, port: LB_PORT }),
       protocol: run.workload.protocol,
     },
+    faultProxies,
   };
 }
 
@@ -159,6 +164,7 @@ const FILE_TITLES: [RegExp, string][] = [
   [/server\.properties$/, "server.properties"],
   [/cassandra\.yaml$/, "cassandra.yaml"],
   [/schema\.(sql|cql)$/, "schema"],
+  [/toxiproxy\.json$/, "toxiproxy.json"],
 ];
 
 /**

@@ -5,7 +5,8 @@ import { ZDownstream } from "./components/downstream";
 import { ZService } from "./components/service";
 import { ZStorage } from "./components/storage";
 import { int, LIMITS, num, oneOf, strict, text } from "./fields";
-import { faultIssues, ZFaultEffect, ZFaults } from "./faults";
+import { ZBackendStats } from "./backends";
+import { faultIssues, ZErrorCounts, ZFaultEffect, ZFaults } from "./faults";
 import { ZLatency } from "./latency";
 import { faultableRoles } from "./plan";
 
@@ -228,6 +229,14 @@ export const ZSample = z.object({
   latencyMs: ZLatency.nullable(),
   /** Requests answered per backend hostname in this second (from the X-Backend header). */
   backends: z.record(z.string(), z.number()).optional(),
+  /**
+   * Every request of the second per backend (./backends.ts): requests (failed ones included), errors
+   * by kind and the latency of its responses; BALANCER_KEY when the balancer answered itself,
+   * NO_ANSWER_KEY for timeouts and connection errors. Absent in runs recorded before it was.
+   */
+  backendStats: ZBackendStats.optional(),
+  /** The second's errors by kind, all backends together. */
+  errorKinds: ZErrorCounts.optional(),
 });
 export type TSample = z.infer<typeof ZSample>;
 
@@ -240,6 +249,10 @@ export const ZRunSummary = z.object({
   durationSeconds: z.number().optional(),
   /** Requests answered per backend hostname (from the X-Backend header). */
   backends: z.record(z.string(), z.number()).optional(),
+  /** The run's errors by kind, all backends together. */
+  errorKinds: ZErrorCounts.optional(),
+  /** The whole run per backend, as the samples' backendStats (./backends.ts): requests, errors by kind, latency. */
+  backendStats: ZBackendStats.optional(),
   /** Iterations k6 could not start in the open model (load generator or SUT saturated). */
   droppedIterations: z.number().int().optional(),
   /**
@@ -287,6 +300,11 @@ export const ZRunSummary = z.object({
       drainSeconds: z.number().nullable(),
     })
     .optional(),
+  /**
+   * How unevenly the replicas shared the answered requests: max / mean over every replica (1 = even,
+   * N = all on one; ./fault-effects.ts), over the whole run and the median of its seconds.
+   */
+  imbalance: z.object({ method: z.literal("max/mean"), run: z.number(), medianPerSecond: z.number() }).optional(),
   /** What each fault of the timeline did to the load (./faults.ts). */
   faults: z.array(ZFaultEffect).optional(),
   containers: z
@@ -297,6 +315,11 @@ export const ZRunSummary = z.object({
         medianCpuPct: z.number(),
         pctOfLimit: z.number().optional(),
         throttledPerSecond: z.number(),
+        // Absent in runs recorded before they were (stats.ts roleUse).
+        throttledMsPerSecond: z.number().optional(),
+        maxMemBytes: z.number().optional(),
+        medianNetRxBps: z.number().optional(),
+        medianNetTxBps: z.number().optional(),
       }),
     )
     .optional(),

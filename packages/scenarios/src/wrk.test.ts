@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { BALANCER_KEY, errorCount, NO_ANSWER_KEY } from "./backends";
+import { wrkTotals } from "./components/loadgen";
 import { renderWrkScript, WrkOutputReader, wrkCommand, type WrkCommandInput, type WrkUpdate } from "./wrk";
 
 const input: WrkCommandInput = {
@@ -92,6 +94,12 @@ describe("renderWrkScript", () => {
  * errors: 1 thread, 10 connections, 3 s, app-2 answers 500.
  * slow: 2 connections, 5 s, every response takes 1.5 s, timeout 2 s (seconds without a response).
  * timeout: the same with a 1 s timeout (every response times out, no latency at all).
+ * backend-errors: the rebuilt image (per-backend truth), 1 thread, 10 connections, 8 s, --timeout 1s,
+ * through nginx round robin (proxy_next_upstream off) over 3 testbed replicas: app-2 with one worker,
+ * a queue of 1 and a blocking 10 ms log flush (503s with X-Backend); app-1 stopped at ~1.5 s (nginx's
+ * own 502s); app-0 paused at ~3.5 s for 2 s (every connection stuck on it: a second without any
+ * response, then 10 late responses from app-0, timeouts); the balancer restarted at ~6.5 s (write
+ * and read errors: no answer).
  */
 function replay(fixture: string) {
   const reader = new WrkOutputReader();
@@ -173,6 +181,61 @@ describe("WrkOutputReader", () => {
     ]);
     expect(samples.every((s) => s.latencyMs === null)).toBe(true);
     expect(summary).toMatchObject({ requests: 4, errors: 4, errorsByKind: { timeout: 4 }, latencyMs: null, backends: { "app-slow": 4 } });
+  });
+
+  it("puts every request under the backend that answered it, with errors by kind and latency", () => {
+    const { samples, summary } = replay("wrk-backend-errors.txt");
+    expect(samples[1]).toEqual({
+      t: 1,
+      requests: 12378,
+      errors: 4383,
+      latencyMs: { avg: 0.798, p50: 0.562, p90: 0.806, p95: 1.022, p99: 5.392, max: 48.256 },
+      backends: { "app-0": 4465, "app-1": 3443, "app-2": 4468 },
+      backendStats: {
+        [BALANCER_KEY]: { requests: 2, errors: { "502": 2 }, latencyMs: { avg: 1.378, max: 1.47 } },
+        "app-0": { requests: 4465, errors: {}, latencyMs: { avg: 0.587, max: 11.616 } },
+        "app-1": { requests: 3443, errors: {}, latencyMs: { avg: 0.624, max: 11.245 } },
+        "app-2": { requests: 4468, errors: { "503": 4381 }, latencyMs: { avg: 1.142, max: 48.363 } },
+      },
+      errorKinds: { "502": 2, "503": 4381 },
+    });
+    // wrk does not abort a late request: it is a timeout of the backend that answered it, late.
+    expect(samples[5]).toMatchObject({ requests: 0, backendStats: {}, errorKinds: {} });
+    expect(samples[6]!.backendStats!["app-0"]).toEqual({ requests: 7693, errors: { timeout: 10 }, latencyMs: { avg: 3.142, max: 2046.399 } });
+    // Failed connections are requests nobody answered, without latency.
+    expect(samples[7]!.backendStats![NO_ANSWER_KEY]).toEqual({ requests: 1997, errors: { conn: 1997 }, latencyMs: null });
+    for (const s of samples) {
+      expect(sum(Object.values(s.backendStats!).map((b) => b.requests)), `t=${s.t}`).toBe(s.requests);
+      expect(errorCount(s.errorKinds)).toBe(s.errors);
+    }
+    expect(summary.errorKinds).toEqual({ "502": 2, "503": 29819, timeout: 10, conn: 1997 });
+    expect(summary.backendStats![BALANCER_KEY]).toEqual({ requests: 2, errors: { "502": 2 }, latencyMs: { avg: 1.378, max: 1.47 } });
+    expect(summary.backendStats!["app-0"]).toEqual({ requests: 30189, errors: { timeout: 10 }, latencyMs: { avg: 1.225, max: 2046.399 } });
+    const totals = wrkTotals(summary, 8);
+    expect(totals).toMatchObject({ requests: 69423, errors: 31828, errorKinds: summary.errorKinds, backendStats: summary.backendStats });
+    expect(sum(Object.values(totals.backendStats!).map((b) => b.requests))).toBe(totals.requests);
+    // The seconds add up to the run but for the responses after the last one.
+    expect(sum(samples.map((s) => s.requests))).toBeLessThanOrEqual(totals.requests);
+  });
+
+  it("counts a late error response once, as a timeout (wrk's counters count it as status and timeout)", () => {
+    const line = {
+      type: "sample",
+      t: 0,
+      requests: 3,
+      errors: { connect: 0, read: 0, write: 0, status: 2, timeout: 1 },
+      latencyMs: null,
+      backends: { "app-0": 3 },
+      backendStats: { "app-0": { requests: 3, errors: { "503": 1, timeout: 1 }, latencyUs: { count: 3, sum: 3_000_600, max: 3_000_000 } } },
+    };
+    const update = new WrkOutputReader().push(JSON.stringify(line));
+    expect(update).toMatchObject({ sample: { requests: 3, errors: 2, errorKinds: { "503": 1, timeout: 1 }, backendStats: { "app-0": { latencyMs: { avg: 1000.2, max: 3000 } } } } });
+  });
+
+  it("reads the lines of an older sl-wrk, without per-backend truth", () => {
+    const { samples, summary } = replay("wrk-errors.txt");
+    expect(samples.every((s) => s.backendStats === undefined && s.errorKinds === undefined)).toBe(true);
+    expect(wrkTotals(summary, 3)).not.toHaveProperty("backendStats");
   });
 
   it("ignores text and blank lines, and takes lines with a carriage return", () => {

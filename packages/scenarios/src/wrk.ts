@@ -1,7 +1,10 @@
 import { z } from "zod";
+import { errorCount, errorKindsOf, type TBackendStats } from "./backends";
+import { ERROR_KINDS, type TErrorCounts } from "./faults";
 import { LIMITS } from "./fields";
 import { ZLatency, type TLatency } from "./latency";
 import type { TSample } from "./schemas";
+import { round } from "./stats";
 
 /*
  * wrk as the load generator: sl-wrk, wrk 4.1.0 with Scalelab's patch
@@ -9,8 +12,9 @@ import type { TSample } from "./schemas";
  * second on stdout, then wrk's usual text report (not JSON; no line of it starts with `{`):
  *   {"type":"start","at":<unix ms>}
  *   {"type":"sample","t":<s>,"requests":N,"errors":{"connect":N,"read":N,"write":N,"status":N,"timeout":N},
- *    "latencyMs":{"avg","p50","p90","p95","p99","max"}|null,"backends":{"<X-Backend>":N,...}}
- *   {"type":"summary","at":<unix ms>,"durationMs":N,"requests":N,"errors":{...},"latencyMs":{...}|null,"backends":{...}}
+ *    "latencyMs":{"avg","p50","p90","p95","p99","max"}|null,"backends":{"<X-Backend>":N,...},
+ *    "backendStats":{"<name>":{"requests":N,"errors":{"<kind>":N,...},"latencyUs":{"count":N,"sum":N,"max":N}},...}}
+ *   {"type":"summary","at":<unix ms>,"durationMs":N,"requests":N,"errors":{...},"latencyMs":{...}|null,"backends":{...},"backendStats":{...}}
  * `t` counts whole seconds from the start line, one sample for every second of the duration;
  * responses after the last second (until wrk's threads stop, ~0.1 s) are in the summary only.
  * SIGINT (not SIGTERM) ends a run early with a sample for the partial second and the summary.
@@ -19,6 +23,11 @@ import type { TSample } from "./schemas";
  * Sample latencies come from a log-linear histogram (within 0.4 %); the summary's from wrk's full
  * histogram, before the coordinated-omission correction of wrk's text report. `status` counts
  * responses >= 400, `timeout` responses slower than --timeout (wrk 4.1.0 does not abort them).
+ * backendStats (./backends.ts) puts every request under the backend of its X-Backend header, "balancer"
+ * without it, "no answer" for a failed connection (kind conn, no latency), each failed one under one
+ * kind: a late response is a timeout under the backend that sent it, whatever its status (wrk's own
+ * counters count a late error response twice, as status and timeout); a backend's latency is the
+ * mean and max of its responses, late ones included. Lines of an older sl-wrk have no backendStats.
  */
 
 export const WRK_REPORT_BINARY = "sl-wrk";
@@ -108,6 +117,14 @@ export function renderWrkScript(input: { method: "GET" | "POST"; body?: Record<s
 
 const count = z.number().int().nonnegative();
 const ZWrkErrors = z.object({ connect: count, read: count, write: count, status: count, timeout: count });
+const ZWrkBackendStats = z.record(
+  z.string(),
+  z.object({
+    requests: count,
+    errors: z.partialRecord(z.enum(ERROR_KINDS), count),
+    latencyUs: z.object({ count, sum: count, max: count }).optional(),
+  }),
+);
 const ZWrkLine = z.discriminatedUnion("type", [
   z.object({ type: z.literal("start"), at: count }),
   z.object({
@@ -117,6 +134,7 @@ const ZWrkLine = z.discriminatedUnion("type", [
     errors: ZWrkErrors,
     latencyMs: ZLatency.nullable(),
     backends: z.record(z.string(), count),
+    backendStats: ZWrkBackendStats.optional(),
   }),
   z.object({
     type: z.literal("summary"),
@@ -126,6 +144,7 @@ const ZWrkLine = z.discriminatedUnion("type", [
     errors: ZWrkErrors,
     latencyMs: ZLatency.nullable(),
     backends: z.record(z.string(), count),
+    backendStats: ZWrkBackendStats.optional(),
   }),
 ]);
 
@@ -141,6 +160,9 @@ export type WrkSummary = {
   /** null when no request completed within the timeout. */
   latencyMs: TLatency | null;
   backends: Record<string, number>;
+  /** Absent from an older sl-wrk. */
+  backendStats?: TBackendStats;
+  errorKinds?: TErrorCounts;
 };
 
 export type WrkUpdate = { type: "start"; at: Date } | { type: "sample"; sample: TSample } | { type: "stop"; at: Date; summary: WrkSummary };
@@ -151,6 +173,27 @@ const errorTotal = (e: WrkErrors): number => e.connect + e.read + e.write + e.st
  * them out of its request count; the lab counts them as failed requests, as k6 does.
  */
 export const unanswered = (e: WrkErrors): number => e.connect + e.read + e.write;
+
+/** sl-wrk's per-backend figures as the lab's: latency in ms, the mean from the sum (null without responses). */
+function backendStatsOf(raw: z.infer<typeof ZWrkBackendStats>): TBackendStats {
+  const out: TBackendStats = {};
+  for (const [name, b] of Object.entries(raw)) {
+    const l = b.latencyUs;
+    out[name] = {
+      requests: b.requests,
+      errors: Object.fromEntries(Object.entries(b.errors).filter(([, n]) => n > 0)),
+      latencyMs: l && l.count > 0 ? { avg: round(l.sum / l.count / 1000), max: l.max / 1000 } : null,
+    };
+  }
+  return out;
+}
+
+/** Per backend, and the errors by kind; absent for an older sl-wrk. */
+function truthOf(raw: z.infer<typeof ZWrkBackendStats> | undefined) {
+  if (!raw) return undefined;
+  const backendStats = backendStatsOf(raw);
+  return { backendStats, errorKinds: errorKindsOf(backendStats) };
+}
 
 /** Reads sl-wrk's stdout line by line. */
 export class WrkOutputReader {
@@ -172,24 +215,37 @@ export class WrkOutputReader {
     switch (l.type) {
       case "start":
         return { type: "start", at: new Date(l.at) };
-      case "sample":
+      case "sample": {
+        const truth = truthOf(l.backendStats);
         return {
           type: "sample",
-          sample: { t: l.t, requests: l.requests + unanswered(l.errors), errors: errorTotal(l.errors), latencyMs: l.latencyMs, backends: l.backends },
+          sample: {
+            t: l.t,
+            requests: l.requests + unanswered(l.errors),
+            // One kind per failed request (see the top of this file), else wrk's counters.
+            errors: truth ? errorCount(truth.errorKinds) : errorTotal(l.errors),
+            latencyMs: l.latencyMs,
+            backends: l.backends,
+            ...truth,
+          },
         };
-      case "summary":
+      }
+      case "summary": {
+        const truth = truthOf(l.backendStats);
         return {
           type: "stop",
           at: new Date(l.at),
           summary: {
             durationMs: l.durationMs,
             requests: l.requests,
-            errors: errorTotal(l.errors),
+            errors: truth ? errorCount(truth.errorKinds) : errorTotal(l.errors),
             errorsByKind: l.errors,
             latencyMs: l.latencyMs,
             backends: l.backends,
+            ...truth,
           },
         };
+      }
     }
   }
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import { Area, AreaChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import { faultMarkerLines, type Marker } from "./fault-markers";
 
 export const PALETTE = ["#2f5bea", "#e8590c", "#2b8a3e", "#ae3ec9", "#c92a2a", "#0c8599", "#5f3dc4", "#e67700", "#495057", "#d6336c"];
 
@@ -23,6 +24,7 @@ export function TimeChart({
   stacked = false,
   connectNulls = false,
   empty = "Waiting for data…",
+  markers,
 }: {
   testId: string;
   data: readonly Row[];
@@ -33,6 +35,8 @@ export function TimeChart({
   /** Draw across seconds without a value instead of leaving a gap. */
   connectNulls?: boolean;
   empty?: string;
+  /** The run's faults: a labelled vertical line at each one's second. */
+  markers?: readonly Marker[];
 }) {
   if (data.length === 0) {
     return (
@@ -69,6 +73,7 @@ export function TimeChart({
           itemSorter={(item) => series.findIndex((s) => s.key === item.dataKey)}
         />
       )}
+      {faultMarkerLines(markers, [data[0]!.t, data[data.length - 1]!.t])}
     </>
   );
   return (

@@ -5,9 +5,10 @@ import { isTerminal } from "@scalelab/scenarios/schemas";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Fragment, useMemo } from "react";
-import { formatCount, formatMs, formatRps } from "~/lib/format";
+import { formatBytes, formatCount, formatMs, formatRps } from "~/lib/format";
 import { useTRPC } from "~/trpc/client";
 import { PALETTE, TimeChart } from "./charts";
+import { FaultCompare } from "./fault-compare";
 import { StatusBadge } from "./status";
 
 function formatFigure(unit: string, v: number | null): string {
@@ -21,12 +22,16 @@ function formatFigure(unit: string, v: number | null): string {
       return `${v.toFixed(2)} %`;
     case "/s":
       return `${v.toFixed(1)}/s`;
+    case "ms/s":
+      return `${formatMs(v)}/s`;
+    case "B/s":
+      return `${formatBytes(v)}/s`;
     default:
       return formatCount(v);
   }
 }
 
-const GROUPS = ["Load", "Latency", "CPU", "Worker pool", "Broker"] as const;
+const GROUPS = ["Load", "Latency", "Containers (CPU, throttling, network)", "Worker pool", "Broker"] as const;
 
 /** Which block of the table a figure belongs to, by its key. */
 function groupOf(key: string): (typeof GROUPS)[number] {
@@ -35,7 +40,7 @@ function groupOf(key: string): (typeof GROUPS)[number] {
   if (head === "latency") return "Latency";
   if (head === "pool") return "Worker pool";
   if (head === "broker") return "Broker";
-  return "CPU";
+  return "Containers (CPU, throttling, network)";
 }
 
 type Run = { id: string; name: string | null };
@@ -198,6 +203,8 @@ export function CompareView({ ids }: { ids: string[] }) {
           </tbody>
         </table>
       </section>
+
+      <FaultCompare runs={runs} colors={colors} label={label} />
 
       <div className="grid-2" style={{ marginBottom: 16 }}>
         <section className="panel">

@@ -5,6 +5,7 @@ import type { TFigureSample } from "@scalelab/scenarios/messages";
 import type { TTopology } from "@scalelab/scenarios/schemas";
 import { figureRows } from "~/lib/live";
 import { PALETTE, TimeChart, type Series } from "./charts";
+import type { Marker } from "./fault-markers";
 
 /** A runtime model worth charting and summarising: a bounded pool, or a log writer to wait on. */
 export const hasPoolModel = (t: TTopology) => t.service.workerPool > 0 || t.service.logging !== "none";
@@ -55,7 +56,17 @@ const seriesOf = (keys: readonly string[]): Series[] =>
   });
 
 /** One panel per figure chart the run's topology calls for. */
-export function FigureCharts({ topology, figures, active }: { topology: TTopology; figures: readonly TFigureSample[]; active: boolean }) {
+export function FigureCharts({
+  topology,
+  figures,
+  active,
+  markers,
+}: {
+  topology: TTopology;
+  figures: readonly TFigureSample[];
+  active: boolean;
+  markers?: readonly Marker[];
+}) {
   return FIGURE_CHARTS.filter((c) => c.shown(topology)).map((c) => {
     const keys = c.keys(topology);
     return (
@@ -66,6 +77,7 @@ export function FigureCharts({ topology, figures, active }: { topology: TTopolog
           data={figureRows(figures, keys)}
           unit=""
           series={seriesOf(keys)}
+          markers={markers}
           empty={active ? "Waiting for the components' figures…" : "No figures were recorded."}
         />
       </section>

@@ -5,6 +5,7 @@ import { keepPreviousData, skipToken, useMutation, useQuery } from "@tanstack/re
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
 import { FormProvider, useForm, useFormState, type Control } from "react-hook-form";
+import { faultFieldPaths } from "~/lib/faults";
 import { formatBytes } from "~/lib/format";
 import {
   DEFAULT_FORM,
@@ -20,6 +21,7 @@ import {
   type SectionSpec,
 } from "~/lib/run-form";
 import { useTRPC } from "~/trpc/client";
+import { FaultEditor } from "./fault-editor";
 import { FilePreview } from "./file-preview";
 import { FormField } from "./form-field";
 import { TopologyDiagram } from "./topology-diagram";
@@ -55,7 +57,7 @@ function FormSection({ section, values }: { section: SectionSpec; values: RunFor
 /** Errors with no field on screen: cross-component rules, the server's, a failed request. */
 function FormErrors({ control, values }: { control: Control<RunFormValues, unknown, TRunCreateInput>; values: RunFormValues }) {
   const { errors, submitCount } = useFormState({ control });
-  const shown = new Set<string>(visibleFields(values).map((f) => f.path));
+  const shown = new Set<string>([...visibleFields(values).map((f) => f.path), ...faultFieldPaths(values.faults)]);
   const all = errorMessages(errors);
   const elsewhere = all.filter((e) => !shown.has(e.path));
   return (
@@ -135,6 +137,7 @@ export function NewRunForm() {
             {SECTIONS.map((s) => (
               <FormSection key={s.key} section={s} values={values} />
             ))}
+            <FaultEditor values={values} />
             <FormErrors control={form.control} values={values} />
             <div className="form-actions">
               <button type="submit" className="btn btn-primary" data-testid="submit-run" disabled={create.isPending}>

@@ -5,11 +5,13 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import Link from "next/link";
 import { useEffect, useMemo, useReducer, useState } from "react";
-import { formatElapsed, formatMs, formatPct, formatRps, formatTimestamp, shortContainerName } from "~/lib/format";
+import { formatElapsed, formatMs, formatPct, formatRps, formatTimestamp } from "~/lib/format";
+import { BALANCER_KEY, NO_ANSWER_KEY } from "@scalelab/scenarios/backends";
+import type { ErrorKind } from "@scalelab/scenarios/faults";
 import {
   backendSeries,
-  containerCpuSeries,
   cpuByContainer,
+  errorKindSeries,
   initialLive,
   latencySeries,
   liveReducer,
@@ -19,6 +21,9 @@ import {
 import { runDiagram } from "~/lib/plan";
 import { useTRPC } from "~/trpc/client";
 import { PALETTE, TimeChart } from "./charts";
+import { ContainerCharts } from "./container-charts";
+import { faultMarkers } from "./fault-markers";
+import { FaultTable } from "./fault-table";
 import { FigureCharts, hasPoolModel } from "./figure-charts";
 import { StatusBadge, StepProgress, stepLabel } from "./status";
 import { BackendsTable, BrokerSummary, HostFacts, PoolSummary, SetupFacts, SummaryTable } from "./summary";
@@ -40,6 +45,19 @@ const LATENCY_SERIES = [
   { key: "p95", label: "p95", color: PALETTE[1]! },
   { key: "p99", label: "p99", color: PALETTE[4]! },
 ];
+
+/** Replicas in the palette's colours but red and grey, which stand for the requests no replica answered. */
+const REPLICA_COLORS = PALETTE.filter((c) => c !== "#c92a2a" && c !== "#495057");
+const backendColor = (key: string, i: number) => (key === NO_ANSWER_KEY ? "#c92a2a" : key === BALANCER_KEY ? "#495057" : REPLICA_COLORS[i % REPLICA_COLORS.length]!);
+
+const ERROR_KIND_SERIES: Record<ErrorKind, { label: string; color: string }> = {
+  "502": { label: "502 bad gateway", color: "#c92a2a" },
+  "503": { label: "503 unavailable", color: "#e8590c" },
+  "504": { label: "504 gateway timeout", color: "#ae3ec9" },
+  timeout: { label: "timeout", color: "#5f3dc4" },
+  conn: { label: "connection error", color: "#495057" },
+  other: { label: "other", color: "#0c8599" },
+};
 
 export function RunPage({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -71,8 +89,9 @@ export function RunPage({ id }: { id: string }) {
 
   const throughput = useMemo(() => throughputSeries(live.samples), [live.samples]);
   const latency = useMemo(() => latencySeries(live.samples), [live.samples]);
-  const cpu = useMemo(() => containerCpuSeries(live.containers, shortContainerName), [live.containers]);
   const backends = useMemo(() => backendSeries(live.samples), [live.samples]);
+  const errorKinds = useMemo(() => errorKindSeries(live.samples), [live.samples]);
+  const markers = useMemo(() => faultMarkers(run?.faults), [run?.faults]);
   const diagram = useMemo(
     () => (run ? runDiagram({ topology: run.topology, workload: run.workload, faults: run.faults }, run.id) : null),
     [run?.topology, run?.workload, run?.id],
@@ -196,29 +215,26 @@ export function RunPage({ id }: { id: string }) {
       <div className="grid-2" style={{ marginBottom: 16 }}>
         <section className="panel">
           <h2>Throughput (req/s)</h2>
-          <TimeChart testId="chart-rps" data={throughput} unit="req/s" series={[{ key: "rps", label: "req/s", color: PALETTE[0]! }]} />
+          <TimeChart testId="chart-rps" data={throughput} unit="req/s" series={[{ key: "rps", label: "req/s", color: PALETTE[0]! }]} markers={markers} />
         </section>
         <section className="panel">
           <h2>Latency percentiles (ms, per second)</h2>
-          <TimeChart testId="chart-latency" data={latency} unit="ms" series={LATENCY_SERIES} />
+          <TimeChart testId="chart-latency" data={latency} unit="ms" series={LATENCY_SERIES} markers={markers} />
         </section>
         <section className="panel">
           <h2>Errors per second</h2>
-          <TimeChart testId="chart-errors" data={throughput} unit="errors/s" series={[{ key: "errors", label: "errors/s", color: PALETTE[4]! }]} />
-        </section>
-        <section className="panel">
-          <h2>CPU per container (% of one core)</h2>
           <TimeChart
-            testId="chart-cpu"
-            data={cpu.rows}
-            unit="%"
-            connectNulls
-            series={cpu.keys.map((k, i) => ({ key: k, label: k, color: PALETTE[i % PALETTE.length]! }))}
-            empty={active ? "No container statistics yet." : "No container statistics were recorded."}
+            testId="chart-errors"
+            data={throughput}
+            unit="errors/s"
+            series={[{ key: "errors", label: "errors/s", color: PALETTE[4]! }]}
+            markers={markers}
           />
         </section>
-        <FigureCharts topology={run.topology} figures={live.figures} active={active} />
+        <FigureCharts topology={run.topology} figures={live.figures} active={active} markers={markers} />
       </div>
+
+      <ContainerCharts run={run} seconds={live.containers} active={active} markers={markers} />
 
       {backends.keys.length > 0 && (
         <section className="panel">
@@ -228,8 +244,34 @@ export function RunPage({ id }: { id: string }) {
             data={backends.rows}
             unit="req/s"
             stacked
-            series={backends.keys.map((k, i) => ({ key: k, label: k, color: PALETTE[i % PALETTE.length]! }))}
+            series={backends.keys.map((k, i) => ({ key: k, label: k, color: backendColor(k, i) }))}
+            markers={markers}
           />
+        </section>
+      )}
+
+      {errorKinds.keys.length > 0 && (
+        <section className="panel">
+          <h2>
+            Errors by kind (per second)<span className="h2-hint"> — {errorKinds.keys.map((k) => ERROR_KIND_SERIES[k].label).join(", ")}</span>
+          </h2>
+          <TimeChart
+            testId="chart-error-kinds"
+            data={errorKinds.rows}
+            unit="errors/s"
+            stacked
+            series={errorKinds.keys.map((k) => ({ key: k, ...ERROR_KIND_SERIES[k] }))}
+            markers={markers}
+          />
+        </section>
+      )}
+
+      {run.faults.length > 0 && (
+        <section className="panel">
+          <h2>
+            Faults<span className="h2-hint"> — each at its planned and actual second, and what it did to the load</span>
+          </h2>
+          <FaultTable faults={run.faults} effects={summary?.faults} active={active} />
         </section>
       )}
 
@@ -267,7 +309,7 @@ export function RunPage({ id }: { id: string }) {
         <div className="stack">
           <section className="panel" style={{ marginBottom: 0 }}>
             <h2>Setup</h2>
-            <SetupFacts topology={run.topology} workload={run.workload} />
+            <SetupFacts topology={run.topology} workload={run.workload} faults={run.faults} />
           </section>
           <section className="panel" style={{ marginBottom: 0 }}>
             <h2>Host</h2>

@@ -1,4 +1,5 @@
 import { COMPARE_FIGURES, setupRows } from "@scalelab/scenarios/compare";
+import type { TFaultRecord } from "@scalelab/scenarios/faults";
 import type { TRunSummary, TTopology, TWorkload, THostFacts } from "@scalelab/scenarios/schemas";
 import type { ReactNode } from "react";
 import { formatBytes, formatCount, formatMs, formatPct, formatRps } from "~/lib/format";
@@ -22,6 +23,14 @@ export function SummaryTable({ summary }: { summary: TRunSummary }) {
         <tr><td>Latency p95</td><td className="num">{formatMs(l.p95)}</td></tr>
         <tr><td>Latency p99</td><td className="num">{formatMs(l.p99)}</td></tr>
         <tr><td>Latency max</td><td className="num">{formatMs(l.max)}</td></tr>
+        {summary.imbalance && (
+          <tr data-testid="summary-imbalance" title="The busiest replica's requests over the mean per replica: 1 is an even spread, N (the replicas) is everything on one.">
+            <td>Imbalance (max/mean, 1 = even)</td>
+            <td className="num">
+              {summary.imbalance.run.toFixed(2)} <span className="muted">(median second {summary.imbalance.medianPerSecond.toFixed(2)})</span>
+            </td>
+          </tr>
+        )}
         {summary.loadgen?.percentiles === "worst instance" && (
           <tr data-testid="summary-percentiles-merge">
             <td colSpan={2} className="muted">
@@ -57,10 +66,10 @@ export function BackendsTable({ backends }: { backends: Record<string, number> }
 }
 
 /** The run's configuration, with the same rows and labels as the compare page's setup table. */
-export function SetupFacts({ topology, workload }: { topology: TTopology; workload: TWorkload }) {
+export function SetupFacts({ topology, workload, faults }: { topology: TTopology; workload: TWorkload; faults?: readonly TFaultRecord[] }) {
   return (
     <dl className="facts" data-testid="run-setup">
-      {setupRows([{ topology, workload }]).map((row) => (
+      {setupRows([{ topology, workload, faults }]).map((row) => (
         <Fact key={row.key} label={row.label}>
           {row.values[0]}
         </Fact>

@@ -1,7 +1,7 @@
 import type { TSample } from "@scalelab/scenarios/schemas";
 import { describe, expect, it } from "vitest";
 import type { TRunView } from "~/server/runs/types";
-import { backendSeries, containerCpuSeries, cpuByContainer, figureRows, initialLive, liveReducer, liveLoadgenUse, type LiveState } from "./live";
+import { backendSeries, containerCpuSeries, errorKindSeries, cpuByContainer, figureRows, initialLive, liveReducer, liveLoadgenUse, type LiveState } from "./live";
 
 const latencyMs = { avg: 2, p50: 1, p90: 3, p95: 4, p99: 5, max: 9 };
 const sample = (t: number, requests = 10, backends?: Record<string, number>): TSample => ({ t, requests, errors: 0, latencyMs, ...(backends ? { backends } : {}) });
@@ -72,6 +72,18 @@ describe("liveReducer", () => {
     s = liveReducer(s, { type: "run", run: { ...run, status: "succeeded", step: "done" } });
     expect(s.run?.status).toBe("succeeded");
   });
+
+  it("fills in a fault's actual time when the worker applies it", () => {
+    const faults: TRunView["faults"] = [
+      { at: 3, action: "stop", target: { role: "app", index: 1 } },
+      { at: 7, action: "start", target: { role: "app", index: 1 } },
+    ];
+    let s = liveReducer(initialLive, { type: "snapshot", run: { ...run, faults }, samples: [], containers: [], figures: [], events: [] });
+    s = liveReducer(s, { type: "fault", index: 1, actual: { atMs: 7012, lagMs: 12, tookMs: 290 } });
+    expect(s.run?.faults.map((f) => f.actual)).toEqual([undefined, { atMs: 7012, lagMs: 12, tookMs: 290 }]);
+    // One the run does not have (a stale message) changes nothing.
+    expect(liveReducer(s, { type: "fault", index: 5, actual: { atMs: 1, lagMs: 0, tookMs: 0 } })).toBe(s);
+  });
 });
 
 describe("series", () => {
@@ -80,6 +92,40 @@ describe("series", () => {
       { t: 0, containers: [{ container: "b", role: "app", cpuPct: 10, memBytes: 0, throttledPeriods: 0 }, { container: "a", role: "lb", cpuPct: 1, memBytes: 0, throttledPeriods: 0 }] },
     ]);
     expect(rows).toEqual({ keys: ["a", "b"], rows: [{ t: 0, a: 1, b: 10 }] });
+  });
+
+  it("charts every request per backend where samples carry backendStats, the balancer's own answers and the unanswered last", () => {
+    const stat = (requests: number, errors = {}) => ({ requests, errors, latencyMs: null });
+    const stopped: TSample = {
+      ...sample(1, 10, { "app-0": 5 }),
+      errors: 5,
+      backendStats: { "app-0": stat(5), balancer: stat(3, { "502": 3 }), "no answer": stat(2, { conn: 2 }) },
+      errorKinds: { "502": 3, conn: 2 },
+    };
+    const before: TSample = { ...sample(0, 10, { "app-0": 5, "app-1": 5 }), backendStats: { "app-1": stat(5), "app-0": stat(5) }, errorKinds: {} };
+    const { keys, rows } = backendSeries([before, stopped]);
+    expect(keys).toEqual(["app-0", "app-1", "balancer", "no answer"]);
+    expect(rows).toEqual([
+      { t: 0, "app-0": 5, "app-1": 5, balancer: 0, "no answer": 0 },
+      { t: 1, "app-0": 5, "app-1": 0, balancer: 3, "no answer": 2 },
+    ]);
+    expect(errorKindSeries([before, stopped])).toEqual({
+      keys: ["502", "conn"],
+      rows: [
+        { t: 0, "502": 0, conn: 0 },
+        { t: 1, "502": 3, conn: 2 },
+      ],
+    });
+    expect(errorKindSeries([sample(0)])).toEqual({ keys: [], rows: [] });
+  });
+
+  it("keeps a second in which no backend answered as zeros rather than a gap", () => {
+    expect(backendSeries([sample(0, 2, { "app-0": 2 }), sample(1, 0), sample(2, 1, { "app-0": 1 })]).rows).toEqual([
+      { t: 0, "app-0": 2 },
+      { t: 1, "app-0": 0 },
+      { t: 2, "app-0": 1 },
+    ]);
+    expect(backendSeries([sample(0)])).toEqual({ keys: [], rows: [] });
   });
 
   it("fills seconds in which a backend got nothing with zero", () => {

@@ -1,3 +1,5 @@
+import { BALANCER_KEY, NO_ANSWER_KEY } from "@scalelab/scenarios/backends";
+import { ERROR_KINDS, type ErrorKind } from "@scalelab/scenarios/faults";
 import type { TFigureSample } from "@scalelab/scenarios/messages";
 import { loadgenUse, median, type TLoadgenUse } from "@scalelab/scenarios/stats";
 import type { TSample } from "@scalelab/scenarios/schemas";
@@ -57,6 +59,12 @@ export function liveReducer(state: LiveState, ev: TLiveEvent): LiveState {
       return { ...state, figures: upsertByT(state.figures, { t: ev.t, figures: ev.figures }) };
     case "event":
       return { ...state, log: [...state.log, { level: ev.level, step: ev.step, message: ev.message }].slice(-MAX_LOG) };
+    case "fault": {
+      const fault = state.run?.faults[ev.index];
+      if (!state.run || !fault) return state;
+      const faults = state.run.faults.map((f, i) => (i === ev.index ? { ...fault, actual: ev.actual } : f));
+      return { ...state, run: { ...state.run, faults } };
+    }
   }
 }
 
@@ -94,21 +102,40 @@ export function containerCpuSeries(seconds: readonly TContainerSeconds[], name: 
   return { keys: [...keys].sort(), rows };
 }
 
+/** Who answered, in the per-backend chart's order: the replicas, then the balancer itself, then nobody. */
+const backendOrder = (name: string) => (name === NO_ANSWER_KEY ? 2 : name === BALANCER_KEY ? 1 : 0);
+const sortBackends = (names: Iterable<string>): string[] =>
+  [...names].sort((a, b) => backendOrder(a) - backendOrder(b) || a.localeCompare(b, "en", { numeric: true }));
+
+/**
+ * Requests per backend and second. From `backendStats` where samples carry it (every request,
+ * failed ones included, with the balancer's own answers and the requests nobody answered as their
+ * own series), else from the answered counts. Every backend has a value in every second, 0 when it
+ * took nothing, so a stopped replica drops to 0 instead of leaving a gap.
+ */
 export function backendSeries(samples: readonly TSample[]): WideSeries {
+  const stats = samples.some((s) => s.backendStats);
+  if (!stats && !samples.some((s) => s.backends)) return { keys: [], rows: [] };
   const keys = new Set<string>();
-  const rows = samples
-    .filter((s) => s.backends)
-    .map((s) => {
-      const row: { t: number } & Record<string, number> = { t: s.t };
-      for (const [backend, n] of Object.entries(s.backends!)) {
-        keys.add(backend);
-        row[backend] = n;
-      }
-      return row;
-    });
-  const sorted = [...keys].sort();
+  const rows = samples.map((s) => {
+    const row: { t: number } & Record<string, number> = { t: s.t };
+    const counts = stats ? Object.fromEntries(Object.entries(s.backendStats ?? {}).map(([name, b]) => [name, b.requests])) : (s.backends ?? {});
+    for (const [name, n] of Object.entries(counts)) {
+      keys.add(name);
+      row[name] = n;
+    }
+    return row;
+  });
+  const sorted = sortBackends(keys);
   for (const row of rows) for (const k of sorted) row[k] ??= 0;
   return { keys: sorted, rows };
+}
+
+/** Errors per second by kind (502, 503, 504, timeout, conn, other), for the kinds the run had; empty when samples carry none. */
+export function errorKindSeries(samples: readonly TSample[]): { keys: ErrorKind[]; rows: ({ t: number } & Record<string, number>)[] } {
+  if (!samples.some((s) => s.errorKinds)) return { keys: [], rows: [] };
+  const keys = ERROR_KINDS.filter((k) => samples.some((s) => s.errorKinds?.[k]));
+  return { keys, rows: samples.map((s) => ({ t: s.t, ...Object.fromEntries(keys.map((k) => [k, s.errorKinds?.[k] ?? 0])) })) };
 }
 
 export type FigureRow = { t: number } & Record<string, number | null>;

@@ -5,6 +5,7 @@ import {
   DEFAULT_FORM,
   depsOf,
   errorMessages,
+  faultRolesOf,
   fieldId,
   infoOf,
   numberFromInput,
@@ -33,6 +34,7 @@ const form = (patch: Patch = {}): RunFormValues => {
       storage: { ...t.storage, ...topology.storage },
     },
     workload: { ...DEFAULT_FORM.workload, ...workload },
+    faults: [],
   };
 };
 
@@ -163,6 +165,51 @@ describe("fields", () => {
     expect(depsOf(field("topology.storage.kind"))).toEqual(expect.arrayContaining(["workload.endpoint", "topology.storage.poolSize"]));
     expect(depsOf(field("topology.service.replicas"))).toEqual(["topology.storage.poolSize"]);
     expect(depsOf(field("topology.service.cpus"))).toEqual([]);
+  });
+});
+
+describe("the fault timeline", () => {
+  const withFaults = (faults: RunFormValues["faults"]): RunFormValues => ({ ...form({ model: "open", workload: { arrivalRate: 20, durationSeconds: 12 } }), faults });
+
+  it("sends the faults with only their actions' parameters, and none when there are none", () => {
+    const body = toRunInput(
+      withFaults([
+        { at: 3, action: "stop", target: { role: "app", index: 1 }, ms: 200 },
+        { at: 7, action: "start", target: { role: "app", index: 1 } },
+      ]),
+    );
+    expect(body.faults).toEqual([
+      { at: 3, action: "stop", target: { role: "app", index: 1 } },
+      { at: 7, action: "start", target: { role: "app", index: 1 } },
+    ]);
+    expect(ZRunCreate.safeParse(body).success).toBe(true);
+    expect(toRunInput(DEFAULT_FORM)).not.toHaveProperty("faults");
+  });
+
+  it("offers the roles of the topology on screen with their counts, and none while it is invalid", () => {
+    const roles = faultRolesOf(form({ service: { replicas: 4 }, storage: { kind: "postgres" } }));
+    expect(roles).toMatchObject({ app: { count: 4 }, lb: { count: 1 }, db: { count: 1 } });
+    expect(roles).not.toHaveProperty("loadgen");
+    expect(faultRolesOf(form({ balancer: { kind: "none" } }))).not.toHaveProperty("lb");
+    expect(faultRolesOf(form({ service: { replicas: 99 } }))).toBeNull();
+  });
+
+  it("puts each fault's issue on its row's field, with the API's message naming the fault", async () => {
+    expect(
+      await messagesOf(
+        withFaults([
+          { at: 3, action: "start", target: { role: "app", index: 1 } },
+          { at: 5, action: "stop", target: { role: "app", index: 3 } },
+          { at: 12, action: "stop", target: { role: "app", index: 0 } },
+          { at: 1, action: "delay", target: { role: "app", index: 0 } },
+        ]),
+      ),
+    ).toEqual({
+      "faults.0.action": "faults[0] (start app-1 @3s): start needs a stopped container (stop or kill it first); app-1 is running at 3 s",
+      "faults.1.target.index": "faults[1] (stop app-3 @5s): target.index must be between 0 and 2: the run has 3 replicas (app)",
+      "faults.2.at": "faults[2] (stop app-0 @12s): at must be before the end of the load (0–11 s for workload.durationSeconds 12)",
+      "faults.3.ms": "delay needs ms (1–60000)",
+    });
   });
 });
 

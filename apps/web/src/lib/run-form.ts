@@ -1,5 +1,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
+import type { FaultableRole } from "@scalelab/scenarios/faults";
 import { fieldInfo, type FieldInfo } from "@scalelab/scenarios/form";
+import { faultableRoles } from "@scalelab/scenarios/plan";
 import {
   balancerSettings,
   ZBalancer,
@@ -13,6 +15,7 @@ import {
   type TWorkloadInput,
 } from "@scalelab/scenarios/schemas";
 import { get, type FieldErrors, type Path, type Resolver, type ResolverOptions } from "react-hook-form";
+import { faultBody, type FaultFormValue } from "./faults";
 import type { FieldIssue } from "./issues";
 
 /**
@@ -26,7 +29,8 @@ export const LOAD_MODELS = ["closed", "open"] as const;
 export type LoadModel = (typeof LOAD_MODELS)[number];
 
 type Components = { [K in keyof TTopologyInput]-?: NonNullable<TTopologyInput[K]> };
-export type RunFormValues = { name: string; model: LoadModel; topology: Components; workload: TWorkloadInput };
+/** `faults` are the rows of the form's fault timeline (fault-editor.tsx), at the body's paths too. */
+export type RunFormValues = { name: string; model: LoadModel; topology: Components; workload: TWorkloadInput; faults: FaultFormValue[] };
 export type FormPath = Path<RunFormValues>;
 
 export const DEFAULT_FORM: RunFormValues = {
@@ -41,6 +45,7 @@ export const DEFAULT_FORM: RunFormValues = {
     storage: ZStorage.parse({}),
   },
   workload: { endpoint: "cpu", loadgen: "k6", protocol: "http", vus: 3, arrivalRate: 100, connections: 50, durationSeconds: 20, loadgenCpus: 1, loadgenInstances: 1 },
+  faults: [],
 };
 
 /** A field or section is shown while the value at `path` is (or is not) one of the values. */
@@ -299,16 +304,25 @@ function unset(target: object, path: string): void {
   if (typeof at === "object" && at !== null) delete (at as Record<string, unknown>)[last];
 }
 
-/** The API body of what is on screen: hidden fields and sections are left out, so the schema's defaults apply to them. */
+/**
+ * The API body of what is on screen: hidden fields and sections are left out, so the schema's
+ * defaults apply to them; each fault with only the parameters its action takes, none when empty.
+ */
 export function toRunInput(v: RunFormValues): TRunCreateInput {
-  const { model: _model, ...body } = structuredClone(v);
+  const { model: _model, faults, ...body } = structuredClone(v);
   const visible = new Set(visibleFields(v).map((f) => f.path));
   for (const s of SECTIONS) if (s.object && !sectionShown(s, v)) unset(body, s.object);
   for (const { field } of ALL_FIELDS) if (!visible.has(field.path)) unset(body, field.path);
   const name = v.name.trim();
   if (name) body.name = name;
   else unset(body, "name");
-  return body as TRunCreateInput;
+  return { ...body, ...(faults.length > 0 && { faults: faults.map(faultBody) }) } as TRunCreateInput;
+}
+
+/** The roles a fault can target in the topology on screen, whatever its faults; null while the rest of the form is invalid. */
+export function faultRolesOf(v: RunFormValues): Record<string, FaultableRole> | null {
+  const run = ZRunCreate.safeParse({ ...toRunInput(v), faults: [] });
+  return run.success ? faultableRoles(run.data) : null;
 }
 
 const resolveBody = zodResolver(ZRunCreate, undefined, { raw: true });

@@ -1,3 +1,5 @@
+import { faultEffects, runImbalance } from "@scalelab/scenarios/fault-effects";
+import type { TErrorCounts } from "@scalelab/scenarios/faults";
 import { brokerSummary, poolSummary } from "@scalelab/scenarios/figures";
 import type { RunPlan } from "@scalelab/scenarios/plan";
 import type { THostFacts, TRunSummary } from "@scalelab/scenarios/schemas";
@@ -16,7 +18,7 @@ export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, 
   if (!totals) throw new Error(`${run.workload.loadgen} reported no whole-run totals`);
   const readings = await deps.db.containerSample.findMany({
     where: { runId },
-    select: { role: true, container: true, cpuPct: true, throttledPeriods: true },
+    select: { role: true, container: true, cpuPct: true, throttledPeriods: true, memBytes: true, throttledMs: true, netRxBps: true, netTxBps: true },
   });
   const loadgen = loadgenUse(
     readings.filter((r) => r.role === "loadgen").map((r) => r.cpuPct),
@@ -28,6 +30,15 @@ export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, 
   const pool = poolSummary(load.figures.series, seconds);
   const figureTotals = load.figures.totals();
   const broker = brokerSummary(load.figures.series, seconds, figureTotals);
+  const samples = await deps.db.runSample.findMany({ where: { runId }, select: { t: true, errors: true, backends: true, errorKinds: true }, orderBy: { t: "asc" } });
+  const effectSamples = samples.map((s) => ({
+    t: s.t,
+    errors: s.errors,
+    backends: (s.backends ?? {}) as Record<string, number>,
+    ...(s.errorKinds && { errorKinds: s.errorKinds as TErrorCounts }),
+  }));
+  const imbalance = plan.backends.length > 1 ? runImbalance(effectSamples, totals.backends ?? {}, plan.backends) : undefined;
+  const faults = run.faults.length > 0 ? faultEffects(run.faults, effectSamples, { durationSeconds: seconds, backends: plan.backends }) : undefined;
   const summary: TRunSummary = {
     ...totals,
     loadgen: {
@@ -40,6 +51,8 @@ export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, 
     ...(readings.length > 0 && { containers }),
     ...(pool && { pool }),
     ...(broker && { broker }),
+    ...(imbalance && { imbalance }),
+    ...(faults && { faults }),
   };
   await deps.db.run.update({ where: { id: runId }, data: { summary, host } });
 

@@ -11,6 +11,7 @@ import { errorMessage } from "../log";
 import { sseEvents } from "../sse";
 import { followContainerStats, type ContainerRow } from "./container-stats";
 import { describeExit, sleep, type RunContext } from "./context";
+import { scheduleFaults } from "./faults";
 import { followFigures, type FigureFollower } from "./figures";
 
 export type LoadResult = {
@@ -34,6 +35,7 @@ export async function runLoad(ctx: RunContext, plan: RunPlan, containers: Starte
   const { deps, report, runId, signal } = ctx;
   const network = plan.network.name;
   const figures = await followFigures(ctx, plan, containers);
+  const faults = scheduleFaults(ctx, plan, containers);
   const started = await Promise.all(plan.loadgens.map((spec) => deps.provisioner.startContainer(spec, network)));
   const stats = followContainerStats({
     provisioner: deps.provisioner,
@@ -70,6 +72,7 @@ export async function runLoad(ctx: RunContext, plan: RunPlan, containers: Starte
           for await (const update of g.updates) {
             if (update.type === "start" && !loadStarted) {
               loadStarted = true;
+              faults.begin(update.at.getTime());
               stats.begin(update.at.getTime());
               figures.begin(update.at.getTime());
               await deps.db.run.update({ where: { id: runId }, data: { loadStartedAt: update.at } });
@@ -93,12 +96,12 @@ export async function runLoad(ctx: RunContext, plan: RunPlan, containers: Starte
     );
     await saving;
   } catch (err) {
-    await Promise.all([stats.stop(), figures.stop(), saving.catch(() => undefined)]);
+    await Promise.all([faults.stop(), stats.stop(), figures.stop(), saving.catch(() => undefined)]);
     signal.throwIfAborted();
     if (overtime.aborted) throw new Error(`the load generator did not finish within ${Math.round(limitMs / 1000)} s`);
     throw failed.signal.aborted ? failed.signal.reason : err;
   }
-  await stats.stop();
+  await Promise.all([faults.stop(), stats.stop()]);
   try {
     await drain(ctx, figures);
   } finally {

@@ -1,4 +1,5 @@
 import { Prisma, type Db } from "@scalelab/db";
+import type { TFaultActual } from "@scalelab/scenarios/faults";
 import type { TRunStatus, TRunStep, TSample } from "@scalelab/scenarios/schemas";
 import type { Redis } from "ioredis";
 import { errorMessage, type Logger } from "../log";
@@ -92,9 +93,10 @@ export class RunReporter {
   async saveSample(s: TSample): Promise<void> {
     const l = s.latencyMs;
     await this.db.$executeRaw`
-      INSERT INTO run_samples (run_id, t, requests, errors, lat_avg, lat_p50, lat_p90, lat_p95, lat_p99, lat_max, backends)
+      INSERT INTO run_samples (run_id, t, requests, errors, lat_avg, lat_p50, lat_p90, lat_p95, lat_p99, lat_max, backends, backend_stats, error_kinds)
       VALUES (${this.runId}, ${s.t}, ${s.requests}, ${s.errors}, ${l?.avg ?? null}, ${l?.p50 ?? null}, ${l?.p90 ?? null},
-              ${l?.p95 ?? null}, ${l?.p99 ?? null}, ${l?.max ?? null}, ${JSON.stringify(s.backends ?? {})}::jsonb)
+              ${l?.p95 ?? null}, ${l?.p99 ?? null}, ${l?.max ?? null}, ${JSON.stringify(s.backends ?? {})}::jsonb,
+              ${s.backendStats ? JSON.stringify(s.backendStats) : null}::jsonb, ${s.errorKinds ? JSON.stringify(s.errorKinds) : null}::jsonb)
       ON CONFLICT DO NOTHING`;
     await this.publish({ type: "sample", sample: s });
   }
@@ -102,10 +104,12 @@ export class RunReporter {
   async saveContainers(t: number, rows: ContainerRow[]): Promise<void> {
     if (rows.length === 0) return;
     const values = rows.map(
-      (r) => Prisma.sql`(${this.runId}, ${t}, ${r.container}, ${r.role}, ${r.cpuPct}, ${BigInt(r.memBytes)}, ${r.throttledPeriods})`,
+      (r) =>
+        Prisma.sql`(${this.runId}, ${t}, ${r.container}, ${r.role}, ${r.cpuPct}, ${BigInt(r.memBytes)}, ${r.throttledPeriods},
+                    ${r.throttledMs}, ${r.netRxBps ?? null}, ${r.netTxBps ?? null})`,
     );
     await this.db.$executeRaw`
-      INSERT INTO container_samples (run_id, t, container, role, cpu_pct, mem_bytes, throttled_periods)
+      INSERT INTO container_samples (run_id, t, container, role, cpu_pct, mem_bytes, throttled_periods, throttled_ms, net_rx_bps, net_tx_bps)
       VALUES ${Prisma.join(values)}
       ON CONFLICT DO NOTHING`;
     await this.publish({ type: "containers", t, containers: rows });
@@ -116,6 +120,19 @@ export class RunReporter {
       INSERT INTO figure_samples (run_id, t, figures) VALUES (${this.runId}, ${t}, ${JSON.stringify(figures)}::jsonb)
       ON CONFLICT DO NOTHING`;
     await this.publish({ type: "figures", t, figures });
+  }
+
+  /**
+   * Fault `index` was applied (or failed) at its actual time: its entry of the run's `faults` gains
+   * `actual` (one small jsonb_set, so the definition written at creation is never rewritten).
+   */
+  saveFault(index: number, actual: TFaultActual): Promise<void> {
+    return this.enqueue(async () => {
+      await this.db.$executeRaw`
+        UPDATE runs SET faults = jsonb_set(faults, ${[String(index), "actual"]}::text[], ${JSON.stringify(actual)}::jsonb)
+        WHERE id = ${this.runId}`;
+      await this.publish({ type: "fault", index, actual });
+    });
   }
 
   /** The final state. `step` is where the run ended: "done", or the step that failed or was stopped. */

@@ -1,5 +1,5 @@
 import { deadline } from "../pipeline/context";
-import type { Provisioner } from "./types";
+import { STOP_GRACE_SECONDS, type Provisioner } from "./types";
 
 /**
  * The provisioner with a deadline on every call but the stats and output streams (which end on
@@ -18,6 +18,8 @@ export function withDeadlines(p: Provisioner, ms: number): Provisioner {
     followOutput: (id, signal) => p.followOutput(id, signal),
     waitExit: (id, timeoutMs) => d("wait", p.waitExit(id, timeoutMs), 1 + timeoutMs / ms),
     stop: (id, timeoutSeconds) => d("stop", p.stop(id, timeoutSeconds), 1 + (timeoutSeconds * 1000) / ms),
+    // stop and restart wait up to the grace period for the process to exit.
+    act: (id, action) => d(action, p.act(id, action), 1 + (STOP_GRACE_SECONDS * 1000) / ms),
     removeByLabel: (labels) => d("remove", p.removeByLabel(labels), 3),
     labelValues: (label, where) => d("list", p.labelValues(label, where)),
     hostFacts: () => d("info", p.hostFacts()),

@@ -5,7 +5,7 @@ import type { DockerStatsReading } from "@scalelab/scenarios/stats";
 import type Docker from "dockerode";
 import { demuxLogs } from "./logs";
 import { tarFiles } from "./tar";
-import type { ContainerState, Provisioner, StartedContainer } from "./types";
+import { STOP_GRACE_SECONDS, type ContainerAction, type ContainerState, type Provisioner, type StartedContainer } from "./types";
 
 const statusOf = (err: unknown): number | undefined => (err as { statusCode?: number }).statusCode;
 const labelFilter = (labels: Record<string, string>) => ({ label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) });
@@ -29,23 +29,26 @@ export class DockerProvisioner implements Provisioner {
   }
 
   async startContainer(spec: PlannedContainer, network: string): Promise<StartedContainer> {
+    // A container that joins its network holder's namespace takes the holder's address, names and host name.
+    const joined = spec.networkOf !== undefined;
     const container = await this.docker.createContainer({
       name: spec.name,
       Image: spec.image,
-      Hostname: spec.hostname,
+      ...(!joined && { Hostname: spec.hostname }),
       Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
       ...(spec.cmd && { Cmd: spec.cmd }),
+      ...(spec.entrypoint && { Entrypoint: spec.entrypoint }),
       Labels: spec.labels,
       // The pipeline checks health through the balancer; an image's periodic probe would only
       // spend CPU inside the limits being measured.
       Healthcheck: { Test: ["NONE"] },
       HostConfig: {
-        NetworkMode: network,
+        NetworkMode: joined ? `container:${spec.networkOf}` : network,
         ...(spec.nanoCpus !== undefined && { NanoCpus: spec.nanoCpus }),
         // Swap equal to memory: the limit is a hard one, as on a server without swap.
         ...(spec.memoryBytes !== undefined && { Memory: spec.memoryBytes, MemorySwap: spec.memoryBytes }),
       },
-      NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: spec.aliases } } },
+      ...(!joined && { NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: spec.aliases } } } }),
     });
     if (spec.files.length > 0) await this.putFiles(container.id, spec.files);
     await container.start();
@@ -58,12 +61,17 @@ export class DockerProvisioner implements Provisioner {
 
   async inspect(containerId: string, network: string): Promise<ContainerState> {
     const info = await this.docker.getContainer(containerId).inspect();
+    const owner = /^container:(.+)$/.exec(info.HostConfig.NetworkMode ?? "")?.[1];
+    // A container in its network holder's namespace is reached at the holder's address.
+    const ip = owner
+      ? ((await this.docker.getContainer(owner).inspect()).NetworkSettings.Networks[network]?.IPAddress ?? "")
+      : (info.NetworkSettings.Networks[network]?.IPAddress ?? "");
     return {
       running: info.State.Running,
       exitCode: info.State.ExitCode,
       oomKilled: info.State.OOMKilled,
       error: info.State.Error ?? "",
-      ip: info.NetworkSettings.Networks[network]?.IPAddress ?? "",
+      ip,
     };
   }
 
@@ -138,9 +146,29 @@ export class DockerProvisioner implements Provisioner {
     }
   }
 
+  async act(containerId: string, action: ContainerAction): Promise<void> {
+    const c = this.docker.getContainer(containerId);
+    switch (action) {
+      case "stop":
+        return c.stop({ t: STOP_GRACE_SECONDS });
+      case "start":
+        return c.start();
+      case "kill":
+        return c.kill({ signal: "SIGKILL" });
+      case "restart":
+        return c.restart({ t: STOP_GRACE_SECONDS });
+      case "pause":
+        return c.pause();
+      case "unpause":
+        return c.unpause();
+    }
+  }
+
   async removeByLabel(labels: Record<string, string>): Promise<{ containers: number; networks: number }> {
     const filters = labelFilter(labels);
     const containers = await this.docker.listContainers({ all: true, filters });
+    // A paused container is thawed first: its processes then die by the removal's SIGKILL like any other.
+    await Promise.all(containers.filter((c) => c.State === "paused").map((c) => removing(() => this.docker.getContainer(c.Id).unpause())));
     const removedContainers = await Promise.all(
       containers.map((c) => removing(() => this.docker.getContainer(c.Id).remove({ force: true, v: true }))),
     );

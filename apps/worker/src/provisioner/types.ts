@@ -2,6 +2,11 @@ import type { PlannedContainer, PlannedFile } from "@scalelab/scenarios/plan";
 import type { THostFacts } from "@scalelab/scenarios/schemas";
 import type { DockerStatsReading } from "@scalelab/scenarios/stats";
 
+export type ContainerAction = "stop" | "start" | "kill" | "restart" | "pause" | "unpause";
+
+/** Docker's own default grace period of `docker stop` and `docker restart`. */
+export const STOP_GRACE_SECONDS = 10;
+
 export type StartedContainer = { id: string; name: string; role: string };
 
 export type ContainerState = {
@@ -33,6 +38,11 @@ export interface Provisioner {
   /** Exit code once the container has stopped; undefined if it still runs after timeoutMs. */
   waitExit(containerId: string, timeoutMs: number): Promise<number | undefined>;
   stop(containerId: string, timeoutSeconds: number): Promise<void>;
+  /**
+   * A fault on a container: stop (SIGTERM, then SIGKILL after STOP_GRACE_SECONDS), start, kill
+   * (SIGKILL), restart, pause (freezes its processes) or unpause. Throws with the engine's reason.
+   */
+  act(containerId: string, action: ContainerAction): Promise<void>;
   /** Removes (forcibly) every container, then every network, carrying all the given labels. */
   removeByLabel(labels: Record<string, string>): Promise<{ containers: number; networks: number }>;
   /** Values of `label` on the containers and networks carrying all of `where`, e.g. the run ids that have objects. */

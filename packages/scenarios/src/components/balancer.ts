@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { int, LIMITS, num, oneOf, strict } from "../fields";
 import { LB_PORT, NGINX_CONF_PATH, renderNginxConf } from "../nginx";
-import { HEALTH_PATH, replicaHost } from "./service";
+import { dialHost } from "./fault-proxy";
+import { HEALTH_PATH, replicaHost, SERVICE_ROLE } from "./service";
 import type { TWorkload } from "../schemas";
 import type { ComponentModule, PlannedContainer, Probe } from "./types";
 
@@ -148,6 +149,8 @@ export function balancerComponent(
       const b = balancerSettings(run.topology.balancer);
       if (b?.kind !== kind) return [];
       const backends = Array.from({ length: run.topology.service.replicas }, (_, i) => replicaHost(i));
+      // A replica behind a network-fault proxy is dialled by the proxy's name (./fault-proxy.ts).
+      const upstreams = backends.map((host, i) => dialHost(run, { role: SERVICE_ROLE, index: i }, host));
       return [
         container({
           index: 0,
@@ -157,7 +160,7 @@ export function balancerComponent(
           image: kind,
           hostname: BALANCER_HOST,
           cpus: b.cpus,
-          files: [{ path: configPath, content: render(b, backends, run.workload.protocol) }],
+          files: [{ path: configPath, content: render(b, upstreams, run.workload.protocol) }],
           ports: [LB_PORT],
           tier: 2,
           ready: balancerReady(b.algorithm, backends, run.workload.protocol),

@@ -70,7 +70,8 @@ export const cassandra: ComponentModule = {
           { path: CASSANDRA_YAML_PATH, content: renderCassandraYaml() },
           { path: `${SCHEMA_PATH}.cql`, content: renderSetup(setup, seed, "--") },
         ],
-        ports: [CASSANDRA_PORT],
+        // No `ports`: a network-fault proxy cannot stand in front of it (its hostname must be its
+        // seed's name, and the driver connects to the node's own address after discovery).
         tier: 0,
         ready: [
           { kind: "log", pattern: "Starting listening for CQL clients" },

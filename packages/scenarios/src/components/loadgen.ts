@@ -93,5 +93,7 @@ export function wrkTotals(s: WrkSummary, loadSeconds: number): TRunSummary {
     latencyMs: s.latencyMs ?? { avg: 0, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 },
     durationSeconds: loadSeconds,
     backends: s.backends,
+    ...(s.backendStats && { backendStats: s.backendStats }),
+    ...(s.errorKinds && { errorKinds: s.errorKinds }),
   };
 }

@@ -3,7 +3,7 @@ import type { TTestbedStats } from "../figures";
 import type { HaproxyStats } from "../haproxy-stats";
 
 /** The images a plan can use; each is built from packages/images/contexts/<name>. */
-export const LAB_IMAGES = ["testbed", "nginx", "haproxy", "k6", "wrk", "kafka", "cassandra", "postgres", "redis", "memcached", "hotkey-nginx", "ruby"] as const;
+export const LAB_IMAGES = ["testbed", "nginx", "haproxy", "k6", "wrk", "kafka", "cassandra", "postgres", "redis", "memcached", "hotkey-nginx", "ruby", "toxiproxy"] as const;
 export type LabImage = (typeof LAB_IMAGES)[number];
 
 export type PlannedFile = { path: string; content: string };
@@ -51,6 +51,13 @@ export type PlannedContainer = {
   aliases: string[];
   env: Record<string, string>;
   cmd?: string[];
+  /** Replaces the image's entrypoint (a network holder's `sleep infinity`). */
+  entrypoint?: string[];
+  /**
+   * The container whose network it joins (its network holder, ./netns.ts): it then has no address,
+   * aliases or host name of its own on the run network; the holder's are its.
+   */
+  networkOf?: string;
   /** CPU limit in CPUs (for reports) and billionths of a CPU (for Docker); absent = no limit. */
   cpus?: number;
   nanoCpus?: number;
@@ -60,7 +67,8 @@ export type PlannedContainer = {
   files: PlannedFile[];
   /**
    * Ports it takes the run's incoming connections on (the service's, the store's, the broker's);
-   * a network fault puts its proxy on these. Absent: it takes none (a consumer, a load generator).
+   * a network fault puts its proxy on these. Absent: no proxy can stand in front of it (a consumer
+   * takes no connections; Cassandra's clients find the node by its address).
    */
   ports?: number[];
   /** Start order: a tier starts once every container of the earlier tiers is ready. */

@@ -8,10 +8,11 @@ import { getEnv } from "~/env";
 import { RedisChannels } from "../channels";
 import { appRouter } from "../routers/_app";
 import type { Deps } from "../runtime";
-import { getRun } from "../runs/service";
+import { createRun, getRun } from "../runs/service";
 import { coercedSchemas, NOT_NUMBERS, post, runBody } from "../testing";
 import { createTrpcHandler } from "../trpc-http";
 import { createRestHandler } from "./handler";
+import { openApiDocument } from "./openapi";
 
 // Real Postgres and Redis (DATABASE_URL, REDIS_URL; getEnv throws when they are not set, and
 // beforeAll fails when they do not answer); a queue of its own so no worker takes these jobs.
@@ -160,4 +161,45 @@ describe("database errors never reach a client", () => {
       await broken.db.$disconnect();
     }
   }, 30_000);
+});
+
+describe("GET /runs/{id}/containers (tRPC runs.containers)", () => {
+  it("lists every container's resources per second, in order of the second; older rows lack the later columns; 404 for an unknown run", async () => {
+    const { id } = await createRun(deps, ZRunCreate.parse(runBody(1, named("containers"))));
+    await deps.queue.remove(id);
+    const app = { role: "app", cpuPct: 20.2, memBytes: 9_000_000n, throttledPeriods: 10 };
+    await deps.db.containerSample.createMany({
+      data: [
+        { runId: id, t: 1, container: "sl-x-app-0", ...app, throttledMs: 1342.6, netRxBps: 754_781.7, netTxBps: 1_577_384.9 },
+        { runId: id, t: 1, container: "sl-x-lb", role: "lb", cpuPct: 31, memBytes: 4_000_000n, throttledPeriods: 0, throttledMs: 0, netRxBps: 2e6, netTxBps: 2.1e6 },
+        // A row recorded before throttled time and network were (the columns are null).
+        { runId: id, t: 0, container: "sl-x-app-0", ...app },
+      ],
+    });
+    const expected = [
+      { t: 0, container: "sl-x-app-0", role: "app", cpuPct: 20.2, memBytes: 9_000_000, throttledPeriods: 10 },
+      { t: 1, container: "sl-x-app-0", role: "app", cpuPct: 20.2, memBytes: 9_000_000, throttledPeriods: 10, throttledMs: 1342.6, netRxBps: 754_781.7, netTxBps: 1_577_384.9 },
+      { t: 1, container: "sl-x-lb", role: "lb", cpuPct: 31, memBytes: 4_000_000, throttledPeriods: 0, throttledMs: 0, netRxBps: 2e6, netTxBps: 2.1e6 },
+    ];
+
+    const res = await rest(new Request(`${API}/runs/${id}/containers`));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(expected);
+
+    const viaTrpc = await trpc(new Request(`${TRPC}/runs.containers?input=${encodeURIComponent(JSON.stringify({ id }))}`));
+    expect(viaTrpc.status).toBe(200);
+    expect(((await viaTrpc.json()) as { result: { data: unknown } }).result.data).toEqual(expected);
+
+    const missing = await rest(new Request(`${API}/runs/${randomUUID()}/containers`));
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ error: "not_found" });
+
+    const doc = openApiDocument();
+    const op = (doc.paths!["/runs/{id}/containers"] as { get: { responses: Record<string, { content?: Record<string, { schema: unknown }> }> } }).get;
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["200", "404"]));
+    expect(op.responses["200"]!.content!["application/json"]!.schema).toMatchObject({
+      type: "array",
+      items: { properties: { t: {}, container: {}, role: {}, cpuPct: {}, memBytes: {}, throttledPeriods: {}, throttledMs: {}, netRxBps: {}, netTxBps: {} } },
+    });
+  });
 });

@@ -1,9 +1,9 @@
-import { ZFigureSample } from "@scalelab/scenarios/messages";
+import { ZContainerSample, ZFigureSample } from "@scalelab/scenarios/messages";
 import { ZRunCreate, ZSample } from "@scalelab/scenarios/schemas";
 import { z } from "zod";
 import { ZCompareInput, ZCompareResult } from "../runs/compare-types";
 import { liveRun } from "../runs/live";
-import { assertRunExists, cancelRun, compare, createRun, getFigures, getRun, getSamples, listRuns } from "../runs/service";
+import { assertRunExists, cancelRun, compare, createRun, getContainers, getFigures, getRun, getSamples, listRuns } from "../runs/service";
 import { ZRunId, ZRunRef, ZRunView } from "../runs/types";
 import { procedure, router } from "../trpc";
 
@@ -79,6 +79,21 @@ export const runsRouter = router({
     .input(ZRunId)
     .output(z.array(ZFigureSample))
     .query(({ ctx, input }) => getFigures(ctx.deps, input.id)),
+
+  containers: procedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/runs/{id}/containers",
+        tags,
+        protect: false,
+        summary: "Per-second resources of every container of a run: CPU (% of one core) and throttling, memory, network bytes/s in and out",
+        errorResponses: [404],
+      },
+    })
+    .input(ZRunId)
+    .output(z.array(ZContainerSample))
+    .query(({ ctx, input }) => getContainers(ctx.deps, input.id)),
 
   cancel: procedure
     .meta({

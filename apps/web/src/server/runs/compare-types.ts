@@ -18,7 +18,7 @@ export const ZCompareResult = z.object({
     z.object({
       key: z.string(),
       label: z.string(),
-      unit: z.enum(["", "req/s", "ms", "%", "/s"]),
+      unit: z.enum(["", "req/s", "ms", "%", "/s", "B/s", "ms/s"]),
       better: z.enum(["higher", "lower", "none"]),
       cells: z.array(
         z.object({

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import type { FigureSample, Prisma, Run, RunSample } from "@scalelab/db";
+import type { ContainerSample, FigureSample, Prisma, Run, RunSample } from "@scalelab/db";
 import { compareRuns, setupRows } from "@scalelab/scenarios/compare";
 import { explicitBalancer } from "@scalelab/scenarios/components/balancer";
 import { validateAgainstHost } from "@scalelab/scenarios/host";
-import { ZFigureSample, type TFigureSample } from "@scalelab/scenarios/messages";
+import { ZFigureSample, type TContainerSample, type TContainerStat, type TFigureSample } from "@scalelab/scenarios/messages";
 import { ZHostFacts, ZRunSummary, ZSample, type THostFacts, type TRunCreate, type TSample } from "@scalelab/scenarios/schemas";
 import type { Redis } from "ioredis";
 import { AppError, invalidInput, runNotFound } from "../errors";
@@ -14,6 +14,8 @@ import { ZRunView, type TContainerSeconds, type TRunEventView, type TRunRef, typ
 
 const ENQUEUE_TIMEOUT_MS = 5_000;
 const ZBackends = ZSample.shape.backends;
+const ZBackendStats = ZSample.shape.backendStats;
+const ZErrorKinds = ZSample.shape.errorKinds;
 
 export type HostBounds = Pick<THostFacts, "cpus" | "memoryBytes"> & { source: "docker" | "web" };
 
@@ -126,6 +128,9 @@ export async function readSamples(deps: Deps, id: string): Promise<TSample[]> {
 
 function toSample(s: RunSample): TSample {
   const backends = ZBackends.safeParse(s.backends);
+  // Null in seconds recorded before per-backend truth was: left out.
+  const backendStats = ZBackendStats.safeParse(s.backendStats);
+  const errorKinds = ZErrorKinds.safeParse(s.errorKinds);
   return {
     t: s.t,
     requests: s.requests,
@@ -135,6 +140,8 @@ function toSample(s: RunSample): TSample {
         ? null
         : { avg: s.latAvg, p50: s.latP50 ?? 0, p90: s.latP90 ?? 0, p95: s.latP95 ?? 0, p99: s.latP99 ?? 0, max: s.latMax ?? 0 },
     ...(backends.success && backends.data ? { backends: backends.data } : {}),
+    ...(backendStats.success && backendStats.data ? { backendStats: backendStats.data } : {}),
+    ...(errorKinds.success && errorKinds.data ? { errorKinds: errorKinds.data } : {}),
   };
 }
 
@@ -156,21 +163,35 @@ function toFigureSample(row: FigureSample): TFigureSample {
   return { t: row.t, figures: figures.success ? figures.data : {} };
 }
 
+export async function getContainers(deps: Deps, id: string): Promise<TContainerSample[]> {
+  await assertRunExists(deps, id);
+  const rows = await deps.db.containerSample.findMany({ where: { runId: id }, orderBy: [{ t: "asc" }, { container: "asc" }] });
+  return rows.map((r) => ({ t: r.t, ...toContainerStat(r) }));
+}
+
 export async function readContainerSeconds(deps: Deps, id: string): Promise<TContainerSeconds[]> {
   const rows = await deps.db.containerSample.findMany({ where: { runId: id }, orderBy: [{ t: "asc" }, { container: "asc" }] });
   const byT = new Map<number, TContainerSeconds>();
   for (const r of rows) {
     let second = byT.get(r.t);
     if (!second) byT.set(r.t, (second = { t: r.t, containers: [] }));
-    second.containers.push({
-      container: r.container,
-      role: r.role,
-      cpuPct: r.cpuPct,
-      memBytes: Number(r.memBytes),
-      throttledPeriods: r.throttledPeriods,
-    });
+    second.containers.push(toContainerStat(r));
   }
   return [...byT.values()];
+}
+
+/** A stored row as the live message has it; the columns added later are null in older rows and left out. */
+function toContainerStat(r: ContainerSample): TContainerStat {
+  return {
+    container: r.container,
+    role: r.role,
+    cpuPct: r.cpuPct,
+    memBytes: Number(r.memBytes),
+    throttledPeriods: r.throttledPeriods,
+    ...(r.throttledMs !== null && { throttledMs: r.throttledMs }),
+    ...(r.netRxBps !== null && { netRxBps: r.netRxBps }),
+    ...(r.netTxBps !== null && { netTxBps: r.netTxBps }),
+  };
 }
 
 const EVENTS_SHOWN = 200;
