@@ -27,6 +27,6 @@ cat <<MSG
     REST API    http://localhost:$PORT/api/v1/openapi.json
     logs        $STATE/logs/{web,worker}.log
     stop        bash scripts/down.sh   (add --all to stop Postgres and Redis too)
-    images      testbed, nginx and k6 are ready; wrk, HAProxy, Kafka, Cassandra and the hot-key servers are built on first use
+    images      testbed, nginx and k6 are ready; wrk, HAProxy, Kafka, Cassandra, the hot-key servers and toxiproxy are built on first use
 
 MSG

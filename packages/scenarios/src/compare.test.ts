@@ -168,6 +168,7 @@ describe("setupRows", () => {
     ]);
     expect(by("faults").differs).toBe(true);
     expect(by("faultProxy").values).toEqual(["none", "in front of app-0, lb-0", "none", "none"]);
+    expect(by("netnsHolders").values).toEqual(["keep the address of stopped app-2", "none", "none", "none"]);
     expect(setupRows([none, old]).find((r) => r.key === "faultProxy")!.differs).toBe(false);
   });
 });

@@ -1,7 +1,9 @@
 import { wrkThreads } from "./components/loadgen";
 import { balancerLabel, balancerSettings } from "./components/balancer";
+import { networkFaultTargets } from "./components/fault-proxy";
+import { netnsTargets } from "./components/netns";
 import type { TRunSummary, TSample, TTopology, TWorkload } from "./schemas";
-import { faultLabel, faultSchedule, isNetworkFault, type TFault } from "./faults";
+import { faultLabel, faultSchedule, type TFault } from "./faults";
 
 /**
  * Side-by-side comparison of runs, as in the write-ups of EXPERIMENTS.md: each figure per run
@@ -187,9 +189,9 @@ const faultTimeline = (faults: readonly SetupFault[] = []): string =>
   faults.length === 0 ? "none" : faultSchedule(faults).map(({ fault: f }) => `${faultLabel(f)}${faultParams(f)}`).join(", ");
 
 /** Where the network-fault proxy stood: in front of each target of a network fault, and nowhere without one. */
-function proxyPlacement(faults: readonly SetupFault[] = []): string {
-  const targets = [...new Set(faults.filter((f) => isNetworkFault(f.action)).map((f) => `${f.target.role}-${f.target.index}`))];
-  return targets.length === 0 ? "none" : `in front of ${targets.join(", ")}`;
+/** Where the lab put its fault plumbing: "none", or the targets, e.g. `in front of app-2, lb-0`. */
+function placement(targets: readonly { role: string; index: number }[], prefix: string): string {
+  return targets.length === 0 ? "none" : `${prefix}${targets.map((t) => `${t.role}-${t.index}`).join(", ")}`;
 }
 
 /** The testbed's runtime knobs mean nothing for experiment 7's servers: say so instead of showing their defaults. */
@@ -261,7 +263,12 @@ const SETUP_FIELDS: { key: string; label: string; show: (s: Setup) => string }[]
   },
   { key: "duration", label: "Duration", show: (s) => `${s.workload.durationSeconds} s` },
   { key: "faults", label: "Faults", show: (s) => faultTimeline(s.faults) },
-  { key: "faultProxy", label: "Network-fault proxy", show: (s) => proxyPlacement(s.faults) },
+  { key: "faultProxy", label: "Network-fault proxy", show: (s) => placement(networkFaultTargets({ faults: s.faults ?? [] }), "in front of ") },
+  {
+    key: "netnsHolders",
+    label: "Network holders",
+    show: (s) => placement(netnsTargets({ faults: s.faults ?? [] }), "keep the address of stopped "),
+  },
 ];
 
 /** The configuration of each run side by side, flagging what differs between them. */

@@ -66,7 +66,7 @@ export type Toxic = {
 };
 
 /** The distinct targets of the run's network faults, in the order they first appear. */
-export function networkFaultTargets(run: Pick<TRunCreate, "faults">): TFaultTarget[] {
+export function networkFaultTargets(run: { faults: readonly Pick<TFault, "action" | "target">[] }): TFaultTarget[] {
   const seen = new Map<string, TFaultTarget>();
   for (const f of run.faults) {
     const key = `${f.target.role}-${f.target.index}`;

@@ -1,4 +1,4 @@
-import type { TFaultTarget } from "../faults";
+import type { TFault, TFaultTarget } from "../faults";
 import type { TRunCreate } from "../schemas";
 import { LABELS } from "../labels";
 import type { PlannedContainer } from "./types";
@@ -25,7 +25,7 @@ export const NETNS_ROLE = "netns";
 const TAKES_DOWN = new Set(["stop", "kill", "restart"]);
 
 /** The distinct targets of the run's stop, kill and restart faults. */
-export function netnsTargets(run: Pick<TRunCreate, "faults">): TFaultTarget[] {
+export function netnsTargets(run: { faults: readonly Pick<TFault, "action" | "target">[] }): TFaultTarget[] {
   const seen = new Map<string, TFaultTarget>();
   for (const f of run.faults) {
     const key = `${f.target.role}-${f.target.index}`;
