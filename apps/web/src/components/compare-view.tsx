@@ -237,7 +237,10 @@ export function CompareView({ ids }: { ids: string[] }) {
                   {row.differs && <span className="differs-tag">differs</span>}
                 </td>
                 {row.values.map((v, i) => (
-                  <td key={i}>{v}</td>
+                  // A long value (a fault timeline) wraps instead of widening the table.
+                  <td key={i} className="wrap">
+                    {v}
+                  </td>
                 ))}
               </tr>
             ))}

@@ -65,7 +65,7 @@ export function FaultCompare({ runs, colors, label }: { runs: readonly TRunView[
                   <strong>{formatCount(n)}</strong>
                   {i > 0 && n !== null && baseline !== null && (
                     <span className={`ratio ${verdictOf(ratio, "lower")}`} style={{ marginLeft: 8 }} title="fewer is better">
-                      {n === baseline ? "same" : n < baseline ? "fewer" : "more"} ({formatRatio(ratio)})
+                      {n === baseline ? "the same" : `${formatCount(Math.abs(baseline - n))} ${n < baseline ? "fewer" : "more"}`} ({formatRatio(ratio)})
                     </span>
                   )}
                 </td>
