@@ -230,6 +230,11 @@ export const ZSample = z.object({
   /** Requests answered per backend hostname in this second (from the X-Backend header). */
   backends: z.record(z.string(), z.number()).optional(),
   /**
+   * max/mean of `backends` over every replica (1 = even, N = all on one; ./fault-effects.ts), added
+   * when the samples are read back (REST); absent when nothing was answered or with one replica.
+   */
+  imbalance: z.number().optional(),
+  /**
    * Every request of the second per backend (./backends.ts): requests (failed ones included), errors
    * by kind and the latency of its responses; BALANCER_KEY when the balancer answered itself,
    * NO_ANSWER_KEY for timeouts and connection errors. Absent in runs recorded before it was.

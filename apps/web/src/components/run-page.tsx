@@ -10,6 +10,7 @@ import { BALANCER_KEY, NO_ANSWER_KEY } from "@scalelab/scenarios/backends";
 import type { ErrorKind } from "@scalelab/scenarios/faults";
 import {
   backendSeries,
+  imbalanceSeries,
   cpuByContainer,
   errorKindSeries,
   initialLive,
@@ -90,6 +91,8 @@ export function RunPage({ id }: { id: string }) {
   const throughput = useMemo(() => throughputSeries(live.samples), [live.samples]);
   const latency = useMemo(() => latencySeries(live.samples), [live.samples]);
   const backends = useMemo(() => backendSeries(live.samples), [live.samples]);
+  const replicas = run?.topology.service.replicas ?? 1;
+  const imbalance = useMemo(() => imbalanceSeries(live.samples, replicas), [live.samples, replicas]);
   const errorKinds = useMemo(() => errorKindSeries(live.samples), [live.samples]);
   const markers = useMemo(() => faultMarkers(run?.faults), [run?.faults]);
   const diagram = useMemo(
@@ -247,6 +250,21 @@ export function RunPage({ id }: { id: string }) {
             series={backends.keys.map((k, i) => ({ key: k, label: k, color: backendColor(k, i) }))}
             markers={markers}
           />
+          {run.topology.service.replicas > 1 && (
+            <>
+              <h2 style={{ marginTop: 16 }}>
+                Imbalance<span className="h2-hint"> — max/mean of the replicas' answers each second: 1 = even, {run.topology.service.replicas} = all on one</span>
+              </h2>
+              <TimeChart
+                testId="chart-imbalance"
+                data={imbalance}
+                unit="×"
+                height={140}
+                series={[{ key: "imbalance", label: "max/mean", color: PALETTE[3]! }]}
+                markers={markers}
+              />
+            </>
+          )}
         </section>
       )}
 

@@ -1,7 +1,7 @@
 import type { TSample } from "@scalelab/scenarios/schemas";
 import { describe, expect, it } from "vitest";
 import type { TRunView } from "~/server/runs/types";
-import { backendSeries, containerCpuSeries, errorKindSeries, cpuByContainer, figureRows, initialLive, liveReducer, liveLoadgenUse, type LiveState } from "./live";
+import { backendSeries, containerCpuSeries, errorKindSeries, cpuByContainer, figureRows, imbalanceSeries, initialLive, liveReducer, liveLoadgenUse, type LiveState } from "./live";
 
 const latencyMs = { avg: 2, p50: 1, p90: 3, p95: 4, p99: 5, max: 9 };
 const sample = (t: number, requests = 10, backends?: Record<string, number>): TSample => ({ t, requests, errors: 0, latencyMs, ...(backends ? { backends } : {}) });
@@ -171,5 +171,16 @@ describe("series", () => {
     const second = (cpuPct: number) => ({ t: 0, containers: [{ container: "lg", role: "loadgen", cpuPct, memBytes: 0, throttledPeriods: 0 }] });
     expect(liveLoadgenUse([second(95), second(85)], 1)).toEqual({ cpus: 1, medianCpuPct: 90, saturated: true });
     expect(liveLoadgenUse([], 1)).toBeUndefined();
+  });
+});
+
+describe("imbalanceSeries", () => {
+  it("is max/mean over every replica each second, a replica at 0 included, and null when nothing was answered", () => {
+    const s = (t: number, backends?: Record<string, number>): TSample => ({ t, requests: 8, errors: 0, latencyMs: null, ...(backends && { backends }) });
+    expect(imbalanceSeries([s(0, { "app-0": 2, "app-1": 2, "app-2": 2, "app-3": 2 }), s(1, { "app-0": 4, "app-1": 4 }), s(2)], 4)).toEqual([
+      { t: 0, imbalance: 1 },
+      { t: 1, imbalance: 2 },
+      { t: 2, imbalance: null },
+    ]);
   });
 });

@@ -1,3 +1,5 @@
+import { imbalanceIndex } from "@scalelab/scenarios/fault-effects";
+import { replicaHost } from "@scalelab/scenarios/components/service";
 import { BALANCER_KEY, NO_ANSWER_KEY } from "@scalelab/scenarios/backends";
 import { ERROR_KINDS, type ErrorKind } from "@scalelab/scenarios/faults";
 import type { TFigureSample } from "@scalelab/scenarios/messages";
@@ -129,6 +131,15 @@ export function backendSeries(samples: readonly TSample[]): WideSeries {
   const sorted = sortBackends(keys);
   for (const row of rows) for (const k of sorted) row[k] ??= 0;
   return { keys: sorted, rows };
+}
+
+/** The replicas' host names (what X-Backend says), for a run of `replicas`. */
+export const replicaNames = (replicas: number): string[] => Array.from({ length: replicas }, (_, i) => replicaHost(i));
+
+/** Imbalance per second: max/mean of the answered requests over every replica (1 = even; null: nothing answered). */
+export function imbalanceSeries(samples: readonly TSample[], replicas: number): { t: number; imbalance: number | null }[] {
+  const names = replicaNames(replicas);
+  return samples.map((s) => ({ t: s.t, imbalance: imbalanceIndex(s.backends ?? {}, names) ?? null }));
 }
 
 /** Errors per second by kind (502, 503, 504, timeout, conn, other), for the kinds the run had; empty when samples carry none. */

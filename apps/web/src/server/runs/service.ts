@@ -5,7 +5,9 @@ import { compareRuns, setupRows } from "@scalelab/scenarios/compare";
 import { explicitBalancer } from "@scalelab/scenarios/components/balancer";
 import { validateAgainstHost } from "@scalelab/scenarios/host";
 import { ZFigureSample, type TContainerSample, type TContainerStat, type TFigureSample } from "@scalelab/scenarios/messages";
-import { ZHostFacts, ZRunSummary, ZSample, type THostFacts, type TRunCreate, type TSample } from "@scalelab/scenarios/schemas";
+import { imbalanceIndex } from "@scalelab/scenarios/fault-effects";
+import { replicaHost } from "@scalelab/scenarios/components/service";
+import { ZHostFacts, ZRunSummary, ZSample, ZTopology, type THostFacts, type TRunCreate, type TSample } from "@scalelab/scenarios/schemas";
 import type { Redis } from "ioredis";
 import { AppError, invalidInput, runNotFound } from "../errors";
 import { HOST_KEY, RUN_JOB, cancelChannel, runChannel } from "@scalelab/scenarios/channels";
@@ -117,8 +119,16 @@ export async function assertRunExists(deps: Deps, id: string): Promise<void> {
 }
 
 export async function getSamples(deps: Deps, id: string): Promise<TSample[]> {
-  await assertRunExists(deps, id);
-  return readSamples(deps, id);
+  const run = await deps.db.run.findUnique({ where: { id }, select: { topology: true } });
+  if (!run) throw runNotFound(id);
+  const samples = await readSamples(deps, id);
+  const replicas = ZTopology.shape.service.safeParse((run.topology as { service?: unknown }).service).data?.replicas ?? 1;
+  if (replicas < 2) return samples;
+  const names = Array.from({ length: replicas }, (_, i) => replicaHost(i));
+  return samples.map((s) => {
+    const imbalance = imbalanceIndex(s.backends ?? {}, names);
+    return imbalance === undefined ? s : { ...s, imbalance };
+  });
 }
 
 export async function readSamples(deps: Deps, id: string): Promise<TSample[]> {
