@@ -8,6 +8,10 @@ export const workerConnection = (url: string) => new Redis(url, { maxRetriesPerR
 export const producerConnection = (url: string) =>
   new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: false, lazyConnect: true, connectionName: "scalelab-worker-pub" });
 
+/** For a BullMQ Queue that adds jobs: fails fast while Redis is away (BullMQ's advice for producers). */
+export const queueConnection = (url: string) =>
+  new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: false, connectionName: "scalelab-worker-queue" });
+
 /** Subscriber mode; ioredis resubscribes after a reconnect. */
 export const subscriberConnection = (url: string) => new Redis(url, { lazyConnect: true, connectionName: "scalelab-worker-sub" });
 

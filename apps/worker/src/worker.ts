@@ -1,6 +1,6 @@
 import { createDb, type Db } from "@scalelab/db";
 import { ensureImages } from "@scalelab/images";
-import { Worker } from "bullmq";
+import { Queue, Worker } from "bullmq";
 import Docker from "dockerode";
 import type { Redis } from "ioredis";
 import { instanceId, type Env } from "./env";
@@ -10,9 +10,10 @@ import { createLogger, errorMessage, type Logger } from "./log";
 import { DEFAULT_TIMEOUTS, type PipelineDeps, type PrepareImages, type Timeouts } from "./pipeline/context";
 import { withDeadlines } from "./provisioner/deadlines";
 import { DockerProvisioner } from "./provisioner/docker";
-import { HOST_KEY, RUN_QUEUE, runChannel } from "@scalelab/scenarios/channels";
+import { HOST_KEY, RUN_QUEUE, runChannel, type RunJobData } from "@scalelab/scenarios/channels";
+import { retryIfWanted } from "./experiments";
 import { encodeChannelMessage } from "@scalelab/scenarios/messages";
-import { connect, producerConnection, subscriberConnection, workerConnection } from "./redis";
+import { connect, producerConnection, queueConnection, subscriberConnection, workerConnection } from "./redis";
 import { sweep } from "./sweeper";
 import { acquireWorkerLock, stopWhenLost } from "./single-instance";
 
@@ -47,7 +48,13 @@ export async function start(opts: StartOptions): Promise<WorkerHandle> {
   for (const [name, conn] of [["publisher", pub], ["subscriber", sub]] as const) {
     conn.on("error", (err) => log.warn(`redis ${name}: ${errorMessage(err)}`));
   }
+  // Adds the retries of experiments' runs; a producer connection, failing fast while Redis is away.
+  const queueConn = queueConnection(env.REDIS_URL);
+  const queue = new Queue<RunJobData>(RUN_QUEUE, { connection: queueConn });
+  queue.on("error", (err) => log.warn(`redis queue: ${errorMessage(err)}`));
   const disconnect = async () => {
+    await queue.close();
+    queueConn.disconnect();
     pub.disconnect();
     sub.disconnect();
     await db.$disconnect();
@@ -57,12 +64,12 @@ export async function start(opts: StartOptions): Promise<WorkerHandle> {
   let current: string | undefined;
   try {
     await reach("Postgres", () => db.$queryRaw`SELECT 1`);
-    await reach("Redis", () => Promise.all([connect(pub), connect(sub)]));
+    await reach("Redis", () => Promise.all([connect(pub), connect(sub), queue.waitUntilReady()]));
     await reach(`Docker at ${env.SCALELAB_DOCKER_SOCKET}`, () => docker.ping());
     const host = await provisioner.hostFacts();
     await pub.set(HOST_KEY, JSON.stringify(host));
     log.info("host", host);
-    await markInterrupted(db, pub, log);
+    await markInterrupted(db, pub, queue, log);
     await sweep({ provisioner, db, instance, current: () => current, log });
   } catch (err) {
     await disconnect();
@@ -80,7 +87,7 @@ export async function start(opts: StartOptions): Promise<WorkerHandle> {
     log,
     timeouts,
   };
-  const jobs = new Map<string, JobDefinition>([runJob(deps)].map((j) => [j.name, j]));
+  const jobs = new Map<string, JobDefinition>([runJob(deps, queue)].map((j) => [j.name, j]));
   const shutdown = new AbortController();
   const bull = workerConnection(env.REDIS_URL);
   bull.on("error", (err) => log.warn(`redis worker: ${errorMessage(err)}`));
@@ -139,7 +146,7 @@ async function reach(what: string, check: () => Promise<unknown>): Promise<void>
 }
 
 /** Runs left `running` by a worker that died: their samples stay, their containers get swept. */
-async function markInterrupted(db: Db, pub: Redis, log: Logger): Promise<void> {
+async function markInterrupted(db: Db, pub: Redis, queue: Queue<RunJobData>, log: Logger): Promise<void> {
   const stale = await db.run.findMany({ where: { status: "running" }, select: { id: true, step: true } });
   for (const run of stale) {
     const detail = `the worker stopped during ${run.step}`;
@@ -148,5 +155,6 @@ async function markInterrupted(db: Db, pub: Redis, log: Logger): Promise<void> {
     await db.runEvent.create({ data: { runId: run.id, step: run.step, level: "warn", message: `interrupted: ${detail}` } });
     await pub.publish(runChannel(run.id), encodeChannelMessage({ type: "status", status: "interrupted", step: run.step, stepDetail: detail, error }));
     log.warn("marked interrupted", { runId: run.id, step: run.step });
+    await retryIfWanted(db, queue, run.id, log);
   }
 }

@@ -1,19 +1,33 @@
 import { RUN_ID_PATTERN } from "@scalelab/scenarios/plan";
 import { RUN_JOB } from "@scalelab/scenarios/channels";
 import { z } from "zod";
+import type { Queue } from "bullmq";
+import type { RunJobData } from "@scalelab/scenarios/channels";
+import { retryIfWanted, settleBeforeRun } from "../experiments";
+import { errorMessage } from "../log";
 import type { PipelineDeps } from "../pipeline/context";
 import { runPipeline } from "../pipeline";
 import { defineJob } from "./define";
 
 export const ZRunJobPayload = z.object({ runId: z.string().regex(RUN_ID_PATTERN) });
 
-/** Job id = run id. A failed run fails the job too, so the queue shows it; a retry would be skipped. */
-export const runJob = (deps: PipelineDeps) =>
+/**
+ * Job id = run id. A failed run fails the job too, so the queue shows it; a retry of the job would
+ * be skipped. A run of an experiment waits the experiment's settle pause first, and one that failed
+ * or was interrupted is run again once, as a new run.
+ */
+export const runJob = (deps: PipelineDeps, queue: Queue<RunJobData>) =>
   defineJob({
     name: RUN_JOB,
     payload: ZRunJobPayload,
     handler: async ({ runId }, { shutdown }) => {
+      await settleBeforeRun(deps.db, runId, shutdown, deps.log);
       const outcome = await runPipeline(deps, runId, shutdown);
+      if (outcome.status === "failed" || outcome.status === "interrupted") {
+        await retryIfWanted(deps.db, queue, runId, deps.log).catch((err: unknown) =>
+          deps.log.error("could not queue the retry", { runId, error: errorMessage(err) }),
+        );
+      }
       if (outcome.status === "failed") throw new Error(outcome.error ?? "run failed");
     },
   });

@@ -1,0 +1,212 @@
+import { randomUUID } from "node:crypto";
+import type { Experiment, Prisma, Run } from "@scalelab/db";
+import { RUN_JOB } from "@scalelab/scenarios/channels";
+import { experimentProgress } from "@scalelab/scenarios/experiment-progress";
+import { experimentStatistics } from "@scalelab/scenarios/experiment-report";
+import { estimateSeconds, expandExperiment, experimentRecords, issueOrigin, ZExperimentCreate, type TExpansion, type TExperimentCreate } from "@scalelab/scenarios/experiments";
+import { validateAgainstHost } from "@scalelab/scenarios/host";
+import { presetByName } from "@scalelab/scenarios/presets";
+import { ZRunSummary, type TRunStatus } from "@scalelab/scenarios/schemas";
+import { AppError, invalidInput, type FieldIssue } from "../errors";
+import type { Deps } from "../runtime";
+import { cancelRun, readHostBounds } from "../runs/service";
+import { ZExperimentVariant, type TExperimentPreview, type TExperimentRef, type TExperimentSummary, type TExperimentView } from "./types";
+
+const ENQUEUE_TIMEOUT_MS = 10_000;
+const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
+
+type Planned = { input: TExperimentCreate; expansion: Extract<TExpansion, { ok: true }>; estimatedSeconds: number };
+
+/** Validates the definition as a whole and each variant against the host; throws a 400 naming every field at fault. */
+async function plan(deps: Deps, input: TExperimentCreate): Promise<Planned> {
+  const expansion = expandExperiment(input);
+  if (!expansion.ok) throw invalidInput(expansion.issues);
+  const host = await readHostBounds(deps.redis);
+  const issues: FieldIssue[] = [];
+  const seen = new Set<string>();
+  for (const v of expansion.variants) {
+    for (const issue of validateAgainstHost(v.run, host)) {
+      const path = issueOrigin(input, v.source, issue.path);
+      const message = path.startsWith("base") ? issue.message : `variant "${v.name}": ${issue.message}`;
+      if (seen.has(path + message)) continue;
+      seen.add(path + message);
+      issues.push({ path, message });
+    }
+  }
+  if (issues.length > 0) throw invalidInput(issues);
+  return { input, expansion, estimatedSeconds: estimateSeconds(expansion.variants, input.repetitions, input.settleSeconds) };
+}
+
+export async function previewExperiment(deps: Deps, input: TExperimentCreate): Promise<TExperimentPreview> {
+  const { expansion, estimatedSeconds } = await plan(deps, input);
+  return {
+    runs: expansion.runs,
+    estimatedSeconds,
+    baseline: expansion.variants[expansion.baseline]!.name,
+    variants: expansion.variants.map((v) => ({ index: v.index, name: v.name, axes: v.axes, patch: v.patch })),
+  };
+}
+
+/**
+ * Inserts the experiment and all its runs (in the interleaved order) in one transaction, then
+ * queues the runs in that order; if they cannot be queued, nothing remains.
+ */
+export async function createExperiment(deps: Deps, input: TExperimentCreate, opts: { preset?: string } = {}): Promise<TExperimentRef> {
+  const { expansion } = await plan(deps, input);
+  const id = randomUUID();
+  const records = experimentRecords(input, expansion, { experiment: id, run: randomUUID }, opts);
+  const runs = records.runs;
+  await deps.db.$transaction([
+    deps.db.experiment.create({ data: { ...records.experiment, definition: json(records.experiment.definition), variants: json(records.experiment.variants) } }),
+    deps.db.run.createMany({ data: runs.map((r) => ({ ...r, topology: json(r.topology), workload: json(r.workload), faults: json(r.faults) })) }),
+  ]);
+  const jobs = runs.map((r) => ({
+    name: RUN_JOB,
+    data: { runId: r.id },
+    opts: { jobId: r.id, removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } },
+  }));
+  const adding = deps.queue.addBulk(jobs);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      adding,
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`queueing timed out after ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS))),
+    ]);
+  } catch (err) {
+    adding.then(() => Promise.all(runs.map((r) => deps.queue.remove(r.id)))).catch(() => {});
+    await deps.db.experiment.deleteMany({ where: { id } });
+    throw new AppError("unavailable", "the experiment's runs could not be queued (is Redis up?); nothing was created", [], { cause: err });
+  } finally {
+    clearTimeout(timer);
+  }
+  return { id, status: "queued", runs: runs.length, estimatedSeconds: records.experiment.estimatedSeconds };
+}
+
+function referenceOf(name: string | null): TExperimentView["reference"] {
+  const preset = name ? presetByName(name) : undefined;
+  return preset ? { source: preset.source, expected: preset.expected, figures: preset.reference } : null;
+}
+
+export const experimentNotFound = (id: string) => new AppError("not_found", `experiment ${id} not found`);
+
+const RUN_FIELDS = {
+  id: true,
+  name: true,
+  status: true,
+  step: true,
+  error: true,
+  variant: true,
+  repetition: true,
+  attempt: true,
+  workload: true,
+  summary: true,
+  createdAt: true,
+  startedAt: true,
+  finishedAt: true,
+} as const;
+type RunRow = Pick<Run, keyof typeof RUN_FIELDS>;
+
+const loadSecondsOf = (workload: unknown): number => {
+  const d = (workload as { durationSeconds?: unknown } | null)?.durationSeconds;
+  return typeof d === "number" ? d : 30;
+};
+
+function progressOf(e: Experiment, runs: RunRow[], variantCount: number) {
+  return experimentProgress(
+    runs.map((r) => ({
+      variant: r.variant ?? 0,
+      repetition: r.repetition ?? 0,
+      attempt: r.attempt,
+      status: r.status as TRunStatus,
+      startedAt: r.startedAt?.getTime() ?? null,
+      finishedAt: r.finishedAt?.getTime() ?? null,
+      loadSeconds: loadSecondsOf(r.workload),
+    })),
+    { planned: e.plannedRuns, variants: variantCount, repetitions: e.repetitions, cancelRequested: e.cancelRequested, settleSeconds: e.settleSeconds, now: Date.now() },
+  );
+}
+
+const variantsOf = (e: Experiment) => ZExperimentVariant.array().parse(e.variants);
+
+async function readRuns(deps: Deps, experimentId: string): Promise<RunRow[]> {
+  // Queue order: creation order, then the retries as they were added.
+  return deps.db.run.findMany({ where: { experimentId }, select: RUN_FIELDS, orderBy: [{ createdAt: "asc" }, { attempt: "asc" }, { repetition: "asc" }, { variant: "asc" }] });
+}
+
+export async function getExperiment(deps: Deps, id: string): Promise<TExperimentView> {
+  const e = await deps.db.experiment.findUnique({ where: { id } });
+  if (!e) throw experimentNotFound(id);
+  const runs = await readRuns(deps, id);
+  const variants = variantsOf(e);
+  const { status, progress } = progressOf(e, runs, variants.length);
+  const definition = ZExperimentCreate.parse(e.definition);
+  const stats = experimentStatistics({
+    variants: variants.map((v, index) => ({ index, name: v.name, axes: v.axes })),
+    baseline: e.baseline,
+    sweep: definition.sweep ?? [],
+    runs: runs.map((r) => ({ variant: r.variant ?? 0, status: r.status as TRunStatus, summary: ZRunSummary.safeParse(r.summary).data ?? null })),
+  });
+  return {
+    id: e.id,
+    name: e.name,
+    status,
+    preset: e.preset,
+    createdAt: e.createdAt.toISOString(),
+    repetitions: e.repetitions,
+    settleSeconds: e.settleSeconds,
+    estimatedSeconds: e.estimatedSeconds,
+    cancelRequested: e.cancelRequested,
+    definition,
+    progress,
+    baseline: variants[e.baseline]?.name ?? null,
+    variants: variants.map((v, index) => ({
+      index,
+      name: v.name,
+      axes: v.axes,
+      patch: v.patch,
+      runs: runs
+        .filter((r) => (r.variant ?? 0) === index)
+        .map((r) => ({
+          id: r.id,
+          repetition: r.repetition ?? 0,
+          attempt: r.attempt,
+          status: r.status as TRunStatus,
+          step: r.step,
+          error: r.error,
+          rps: ZRunSummary.safeParse(r.summary).data?.rps ?? null,
+        })),
+      statistics: stats.variants[index]!,
+    })),
+    comparisons: stats.comparisons,
+    usl: stats.usl,
+    uslNote: stats.uslNote,
+    findings: [],
+    reference: referenceOf(e.preset),
+  };
+}
+
+export async function listExperiments(deps: Deps, opts: { limit: number }): Promise<TExperimentSummary[]> {
+  const rows = await deps.db.experiment.findMany({ orderBy: { createdAt: "desc" }, take: opts.limit });
+  const runs = await deps.db.run.findMany({ where: { experimentId: { in: rows.map((r) => r.id) } }, select: { ...RUN_FIELDS, experimentId: true } });
+  return rows.map((e) => {
+    const own = runs.filter((r) => r.experimentId === e.id);
+    const { status, progress } = progressOf(e, own, variantsOf(e).length);
+    return { id: e.id, name: e.name, status, preset: e.preset, createdAt: e.createdAt.toISOString(), variants: variantsOf(e).length, repetitions: e.repetitions, progress };
+  });
+}
+
+/** Cancels what is left: queued runs leave the queue, the running one is torn down by the worker. */
+export async function cancelExperiment(deps: Deps, id: string): Promise<TExperimentRef> {
+  const e = await deps.db.experiment.findUnique({ where: { id } });
+  if (!e) throw experimentNotFound(id);
+  await deps.db.experiment.update({ where: { id }, data: { cancelRequested: true } });
+  const live = await deps.db.run.findMany({ where: { experimentId: id, status: { in: ["queued", "running"] } }, select: { id: true }, orderBy: { createdAt: "desc" } });
+  for (const r of live) {
+    await cancelRun(deps, r.id).catch((err: unknown) => {
+      // A run that ended meanwhile cannot be cancelled any more, which is fine.
+      if (!(err instanceof AppError && err.kind === "conflict")) throw err;
+    });
+  }
+  const view = await getExperiment(deps, id);
+  return { id, status: view.status, runs: view.progress.total, estimatedSeconds: e.estimatedSeconds };
+}

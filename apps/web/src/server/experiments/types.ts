@@ -1,0 +1,88 @@
+import { ZExperimentComparison, ZUslResult, ZVariantStatistics } from "@scalelab/scenarios/experiment-report";
+import { ZExperimentProgress, ZExperimentStatus } from "@scalelab/scenarios/experiment-progress";
+import { ZExperimentCreate } from "@scalelab/scenarios/experiments";
+import { ZRunStatus } from "@scalelab/scenarios/schemas";
+import { z } from "zod";
+
+/** Output schemas of the experiments API: the REST document is generated from these. */
+
+const ZAxes = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+
+export const ZExperimentVariant = z.object({ name: z.string(), axes: ZAxes, patch: z.record(z.string(), z.unknown()) });
+
+export const ZExperimentRef = z.object({
+  id: z.string(),
+  status: ZExperimentStatus,
+  runs: z.number().int().describe("runs made (planned, then retries)"),
+  estimatedSeconds: z.number().int().describe("expected duration when it was created (images built on first use not included)"),
+});
+export type TExperimentRef = z.infer<typeof ZExperimentRef>;
+
+export const ZExperimentPreview = z.object({
+  runs: z.number().int(),
+  estimatedSeconds: z.number().int(),
+  baseline: z.string(),
+  variants: z.array(ZExperimentVariant.extend({ index: z.number().int() })),
+});
+export type TExperimentPreview = z.infer<typeof ZExperimentPreview>;
+
+export const ZFinding = z.object({ code: z.string(), message: z.string(), evidence: z.record(z.string(), z.unknown()) });
+
+export const ZExperimentView = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: ZExperimentStatus,
+  preset: z.string().nullable(),
+  createdAt: z.string(),
+  repetitions: z.number().int(),
+  settleSeconds: z.number().int(),
+  estimatedSeconds: z.number().int(),
+  cancelRequested: z.boolean(),
+  definition: ZExperimentCreate,
+  progress: ZExperimentProgress,
+  baseline: z.string().nullable(),
+  variants: z.array(
+    ZExperimentVariant.extend({
+      index: z.number().int(),
+      runs: z.array(
+        z.object({
+          id: z.string(),
+          repetition: z.number().int(),
+          attempt: z.number().int(),
+          status: ZRunStatus,
+          step: z.string(),
+          error: z.string().nullable(),
+          rps: z.number().nullable(),
+        }),
+      ),
+      statistics: ZVariantStatistics,
+    }),
+  ),
+  comparisons: z.array(ZExperimentComparison),
+  usl: ZUslResult.nullable(),
+  uslNote: z.string().nullable(),
+  findings: z.array(ZFinding),
+  /** For an experiment started from a preset: the write-up's figures beside its variants, and the shape expected. */
+  reference: z
+    .object({
+      source: z.string(),
+      expected: z.string(),
+      figures: z.array(z.object({ variant: z.string(), metric: z.string(), value: z.number(), note: z.string().optional() })),
+    })
+    .nullable(),
+});
+export type TExperimentView = z.infer<typeof ZExperimentView>;
+
+export const ZExperimentSummary = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: ZExperimentStatus,
+  preset: z.string().nullable(),
+  createdAt: z.string(),
+  variants: z.number().int(),
+  repetitions: z.number().int(),
+  progress: ZExperimentProgress,
+});
+export type TExperimentSummary = z.infer<typeof ZExperimentSummary>;
+
+export const ZExperimentId = z.object({ id: z.string().min(1).max(64) });

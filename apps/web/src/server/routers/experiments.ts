@@ -1,0 +1,69 @@
+import { ZExperimentCreate } from "@scalelab/scenarios/experiments";
+import { z } from "zod";
+import { cancelExperiment, createExperiment, getExperiment, listExperiments, previewExperiment } from "../experiments/service";
+import { ZExperimentId, ZExperimentPreview, ZExperimentRef, ZExperimentSummary, ZExperimentView } from "../experiments/types";
+import { procedure, router } from "../trpc";
+
+const tags = ["experiments"];
+
+export const experimentsRouter = router({
+  create: procedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/experiments",
+        tags,
+        protect: false,
+        summary: "Create an experiment (variants and/or sweep axes × repetitions, interleaved) and queue its runs",
+        errorResponses: [400, 503],
+      },
+      successStatus: 201,
+    })
+    .input(ZExperimentCreate)
+    .output(ZExperimentRef)
+    .mutation(({ ctx, input }) => createExperiment(ctx.deps, input)),
+
+  preview: procedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/experiments/preview",
+        tags,
+        protect: false,
+        summary: "Validate an experiment and list its variants, run count and estimated duration without creating it",
+        errorResponses: [400],
+      },
+    })
+    .input(ZExperimentCreate)
+    .output(ZExperimentPreview)
+    .mutation(({ ctx, input }) => previewExperiment(ctx.deps, input)),
+
+  list: procedure
+    .meta({ openapi: { method: "GET", path: "/experiments", tags, protect: false, summary: "Experiments, newest first" } })
+    .input(z.object({}).prefault({}))
+    .output(z.array(ZExperimentSummary))
+    .query(({ ctx }) => listExperiments(ctx.deps, { limit: 200 })),
+
+  get: procedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/experiments/{id}",
+        tags,
+        protect: false,
+        summary: "An experiment: status, progress, variants with their runs and statistics, comparisons, findings, USL fit",
+        errorResponses: [404],
+      },
+    })
+    .input(ZExperimentId)
+    .output(ZExperimentView)
+    .query(({ ctx, input }) => getExperiment(ctx.deps, input.id)),
+
+  cancel: procedure
+    .meta({
+      openapi: { method: "POST", path: "/experiments/{id}/cancel", tags, protect: false, summary: "Cancel the runs an experiment has left", errorResponses: [404] },
+    })
+    .input(ZExperimentId)
+    .output(ZExperimentRef)
+    .mutation(({ ctx, input }) => cancelExperiment(ctx.deps, input.id)),
+});
