@@ -7,8 +7,11 @@ import { unstorableText } from "./storable";
 
 export type Context = { deps: Deps };
 
-/** `successStatus`: the REST status of a successful call when it is not 200 (e.g. 201 Created). */
-export type Meta = OpenApiMeta<{ successStatus?: number }>;
+/**
+ * `successStatus`: the REST status of a successful call when it is not 200 (e.g. 201 Created).
+ * `file`: the procedure returns a TFile (rest/file.ts); REST answers with its body as the file itself.
+ */
+export type Meta = OpenApiMeta<{ successStatus?: number; file?: boolean }>;
 
 const CODE: Record<AppErrorKind, TRPC_ERROR_CODE_KEY> = {
   invalid_input: "BAD_REQUEST",

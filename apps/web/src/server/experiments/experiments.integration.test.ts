@@ -184,4 +184,39 @@ describe("REST", () => {
     const bad = await rest(post(`${API}/presets/hot-key/run`, JSON.stringify({ repetitions: 0 })));
     expect(bad.status).toBe(400);
   });
+
+  it("GET /experiments/{id}/export: the runs as CSV, everything as JSON, a self-contained HTML report; a bad format is a 400", async () => {
+    const ref = await createExperiment(deps, ZExperimentCreate.parse(body({ name: `${prefix} export, "quoted"` })));
+    const run = await deps.db.run.findFirstOrThrow({ where: { experimentId: ref.id, variant: 0, repetition: 0 } });
+    await deps.db.run.update({ where: { id: run.id }, data: { status: "succeeded", summary: { requests: 50, rps: 10, errors: 0, errorRate: 0, latencyMs: { avg: 5, p50: 4, p90: 6, p95: 7, p99: 9, max: 12 } } } });
+    await deps.db.runSample.create({ data: { runId: run.id, t: 0, requests: 10, errors: 0, latAvg: 5, latP50: 4, latP90: 6, latP95: 7, latP99: 9, latMax: 12, backends: { "app-0": 10 } } });
+
+    const csv = await rest(new Request(`${API}/experiments/${ref.id}/export?format=csv`));
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(csv.headers.get("content-disposition")).toMatch(/^attachment; filename="experiments-integration-[a-z0-9]+-export-quoted-runs\.csv"$/);
+    const lines = (await csv.text()).trim().split("\n");
+    expect(lines).toHaveLength(5);
+    expect(lines.find((l) => l.includes(run.id))).toMatch(/,succeeded,50,10,0,0,5,4,6,7,9,12,$/);
+
+    const samples = await (await rest(new Request(`${API}/experiments/${ref.id}/export?format=csv&table=samples`))).text();
+    expect(samples.trim().split("\n")).toEqual(["runId,variant,repetition,t,requests,errors,latAvgMs,latP50Ms,latP90Ms,latP95Ms,latP99Ms,latMaxMs,backend:app-0", `${run.id},one,1,0,10,0,5,4,6,7,9,12,10`]);
+
+    const all = (await (await rest(new Request(`${API}/experiments/${ref.id}/export?format=json`))).json()) as { experiment: { id: string }; runs: { id: string; samples: unknown[] }[] };
+    expect(all.experiment.id).toBe(ref.id);
+    expect(all.runs.find((r) => r.id === run.id)?.samples).toHaveLength(1);
+
+    const html = await rest(new Request(`${API}/experiments/${ref.id}/export?format=html`));
+    expect(html.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const page = await html.text();
+    expect(page).toContain("<svg");
+    expect(page).toContain("export, &quot;quoted&quot;");
+
+    const bad = await rest(new Request(`${API}/experiments/${ref.id}/export?format=xlsx`));
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { issues: { path: string; message: string }[] }).issues[0]).toEqual({ path: "format", message: "format must be one of: csv, json, html" });
+
+    const runCsv = await rest(new Request(`${API}/runs/${run.id}/export?format=csv`));
+    expect((await runCsv.text()).trim().split("\n")[1]).toBe("0,10,0,5,4,6,7,9,12,10");
+  });
 });

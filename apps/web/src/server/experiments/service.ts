@@ -6,7 +6,8 @@ import { experimentStatistics } from "@scalelab/scenarios/experiment-report";
 import { estimateSeconds, expandExperiment, experimentRecords, issueOrigin, ZExperimentCreate, type TExpansion, type TExperimentCreate } from "@scalelab/scenarios/experiments";
 import { validateAgainstHost } from "@scalelab/scenarios/host";
 import { presetByName } from "@scalelab/scenarios/presets";
-import { ZRunSummary, type TRunStatus } from "@scalelab/scenarios/schemas";
+import { experimentFindings } from "@scalelab/scenarios/findings";
+import { ZHostFacts, ZRunSummary, type TRunStatus } from "@scalelab/scenarios/schemas";
 import { AppError, invalidInput, type FieldIssue } from "../errors";
 import type { Deps } from "../runtime";
 import { cancelRun, readHostBounds } from "../runs/service";
@@ -100,6 +101,7 @@ const RUN_FIELDS = {
   attempt: true,
   workload: true,
   summary: true,
+  host: true,
   createdAt: true,
   startedAt: true,
   finishedAt: true,
@@ -140,12 +142,23 @@ export async function getExperiment(deps: Deps, id: string): Promise<TExperiment
   const variants = variantsOf(e);
   const { status, progress } = progressOf(e, runs, variants.length);
   const definition = ZExperimentCreate.parse(e.definition);
+  const summaries = runs.map((r) => ZRunSummary.safeParse(r.summary).data ?? null);
   const stats = experimentStatistics({
     variants: variants.map((v, index) => ({ index, name: v.name, axes: v.axes })),
     baseline: e.baseline,
     sweep: definition.sweep ?? [],
-    runs: runs.map((r) => ({ variant: r.variant ?? 0, status: r.status as TRunStatus, summary: ZRunSummary.safeParse(r.summary).data ?? null })),
+    runs: runs.map((r, i) => ({ variant: r.variant ?? 0, status: r.status as TRunStatus, summary: summaries[i]! })),
   });
+  const findings = experimentFindings(
+    stats,
+    variants.map((v, index) => ({
+      name: v.name,
+      runs: runs.flatMap((r, i) =>
+        (r.variant ?? 0) === index && r.status === "succeeded" && summaries[i] ? [{ summary: summaries[i], hostCpus: ZHostFacts.safeParse(r.host).data?.cpus ?? null }] : [],
+      ),
+    })),
+    e.baseline,
+  );
   return {
     id: e.id,
     name: e.name,
@@ -180,7 +193,7 @@ export async function getExperiment(deps: Deps, id: string): Promise<TExperiment
     comparisons: stats.comparisons,
     usl: stats.usl,
     uslNote: stats.uslNote,
-    findings: [],
+    findings,
     reference: referenceOf(e.preset),
   };
 }

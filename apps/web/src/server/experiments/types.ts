@@ -1,5 +1,6 @@
 import { ZExperimentComparison, ZUslResult, ZVariantStatistics } from "@scalelab/scenarios/experiment-report";
 import { ZExperimentProgress, ZExperimentStatus } from "@scalelab/scenarios/experiment-progress";
+import { ZFinding } from "@scalelab/scenarios/findings";
 import { ZExperimentCreate } from "@scalelab/scenarios/experiments";
 import { ZRunStatus } from "@scalelab/scenarios/schemas";
 import { z } from "zod";
@@ -26,7 +27,6 @@ export const ZExperimentPreview = z.object({
 });
 export type TExperimentPreview = z.infer<typeof ZExperimentPreview>;
 
-export const ZFinding = z.object({ code: z.string(), message: z.string(), evidence: z.record(z.string(), z.unknown()) });
 
 export const ZExperimentView = z.object({
   id: z.string(),

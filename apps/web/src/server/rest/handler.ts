@@ -13,6 +13,7 @@ import {
   type ApiHandlerOptions,
 } from "../http";
 import { fromTrpcError, invalidInputError, restError, type TRestError } from "./errors";
+import { fileResponse, ZFile } from "./file";
 import { matchRoute, routesOf, type Route } from "./routes";
 
 export const REST_BASE = "/api/v1";
@@ -166,6 +167,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
         signal: req.signal,
         batchIndex: 0,
       });
+      if (route.file) return fileResponse(ZFile.parse(data));
       return Response.json(data ?? null, { status: route.successStatus });
     } catch (cause) {
       if (cause instanceof Refusal) return restError(cause.status, cause.body);

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { MAX_BODY_BYTES } from "../http";
 import { appRouter } from "../routers/_app";
 import { ZRestError } from "./errors";
+import { FILE_TYPES } from "./file";
 import { REST_BASE } from "./handler";
 import { routesOf } from "./routes";
 
@@ -14,6 +15,8 @@ const BODY_ERRORS: Record<string, string> = {
   "413": `The request body is larger than ${MAX_BODY_BYTES} bytes`,
   "415": "The request body is not application/json",
 };
+
+const FILE_CONTENT = Object.fromEntries(FILE_TYPES.map((type) => [type, { schema: { type: "string" } }]));
 
 let cached: OpenAPIObject | undefined;
 
@@ -34,8 +37,11 @@ export function openApiDocument(): OpenAPIObject {
   });
 
   const successStatus = new Map<string, number>();
+  const files = new Set<string>();
   for (const route of routesOf(appRouter)) {
-    if (route.successStatus !== 200) successStatus.set(route.procedure.replace(/\./g, "-"), route.successStatus);
+    const id = route.procedure.replace(/\./g, "-");
+    if (route.successStatus !== 200) successStatus.set(id, route.successStatus);
+    if (route.file) files.add(id);
   }
   const { $schema: _, ...errorSchema } = z.toJSONSchema(ZRestError);
 
@@ -47,6 +53,10 @@ export function openApiDocument(): OpenAPIObject {
       if (status && responses["200"]) {
         responses[String(status)] = responses["200"];
         delete responses["200"];
+      }
+      if (op.operationId && files.has(op.operationId) && responses["200"]) {
+        // The file itself, not the procedure's JSON wrapper (rest/file.ts).
+        responses["200"] = { description: "The file, as an attachment", content: FILE_CONTENT };
       }
       if (op.requestBody) {
         for (const [code, description] of Object.entries(BODY_ERRORS)) {

@@ -11,6 +11,8 @@ export type Route = {
   type: "query" | "mutation";
   params: string[];
   successStatus: number;
+  /** The procedure returns a file (rest/file.ts): REST sends its body with its content type. */
+  file: boolean;
   pattern: RegExp;
 };
 
@@ -53,6 +55,7 @@ export function routesOf(router: AnyRouter): Route[] {
       procedure: path,
       type,
       successStatus: meta.successStatus ?? 200,
+      file: meta.file === true,
       ...compile(openapi.path),
     });
   }

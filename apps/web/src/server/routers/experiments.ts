@@ -2,6 +2,8 @@ import { ZExperimentCreate } from "@scalelab/scenarios/experiments";
 import { z } from "zod";
 import { cancelExperiment, createExperiment, getExperiment, listExperiments, previewExperiment } from "../experiments/service";
 import { ZExperimentId, ZExperimentPreview, ZExperimentRef, ZExperimentSummary, ZExperimentView } from "../experiments/types";
+import { exportExperiment, ZExperimentExportInput } from "../experiments/export";
+import { ZFile } from "../rest/file";
 import { procedure, router } from "../trpc";
 
 const tags = ["experiments"];
@@ -58,6 +60,22 @@ export const experimentsRouter = router({
     .input(ZExperimentId)
     .output(ZExperimentView)
     .query(({ ctx, input }) => getExperiment(ctx.deps, input.id)),
+
+  export: procedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/experiments/{id}/export",
+        tags,
+        protect: false,
+        summary: "Download an experiment: ?format=json (everything, per-second samples included), csv (&table=runs: one row per run; samples: one per second) or html (a self-contained report with its charts)",
+        errorResponses: [400, 404],
+      },
+      file: true,
+    })
+    .input(ZExperimentExportInput)
+    .output(ZFile)
+    .query(({ ctx, input }) => exportExperiment(ctx.deps, input)),
 
   cancel: procedure
     .meta({

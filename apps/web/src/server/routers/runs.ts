@@ -5,6 +5,8 @@ import { ZCompareInput, ZCompareResult } from "../runs/compare-types";
 import { liveRun } from "../runs/live";
 import { assertRunExists, cancelRun, compare, createRun, getContainers, getFigures, getRun, getSamples, listRuns } from "../runs/service";
 import { ZRunId, ZRunRef, ZRunView } from "../runs/types";
+import { exportRun, ZRunExportInput } from "../experiments/export";
+import { ZFile } from "../rest/file";
 import { procedure, router } from "../trpc";
 
 const tags = ["runs"];
@@ -94,6 +96,22 @@ export const runsRouter = router({
     .input(ZRunId)
     .output(z.array(ZContainerSample))
     .query(({ ctx, input }) => getContainers(ctx.deps, input.id)),
+
+  export: procedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/runs/{id}/export",
+        tags,
+        protect: false,
+        summary: "Download a run: ?format=json (the run, its per-second samples, containers and figures) or csv (its per-second samples)",
+        errorResponses: [400, 404],
+      },
+      file: true,
+    })
+    .input(ZRunExportInput)
+    .output(ZFile)
+    .query(({ ctx, input }) => exportRun(ctx.deps, input)),
 
   cancel: procedure
     .meta({

@@ -6,6 +6,7 @@ import { explicitBalancer } from "@scalelab/scenarios/components/balancer";
 import { validateAgainstHost } from "@scalelab/scenarios/host";
 import { ZFigureSample, type TContainerSample, type TContainerStat, type TFigureSample } from "@scalelab/scenarios/messages";
 import { imbalanceIndex } from "@scalelab/scenarios/fault-effects";
+import { runFindings } from "@scalelab/scenarios/findings";
 import { replicaHost } from "@scalelab/scenarios/components/service";
 import { ZHostFacts, ZRunSummary, ZSample, ZTopology, type THostFacts, type TRunCreate, type TSample } from "@scalelab/scenarios/schemas";
 import type { Redis } from "ioredis";
@@ -94,6 +95,7 @@ export function toRunView(row: Run): TRunView {
     faults: row.faults,
     host: host.success ? host.data : null,
     summary: summary.success ? summary.data : null,
+    findings: summary.success ? runFindings({ summary: summary.data, hostCpus: host.success ? host.data.cpus : null }) : [],
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     startedAt: iso(row.startedAt),

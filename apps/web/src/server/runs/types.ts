@@ -7,6 +7,7 @@ import {
   ZWorkload,
 } from "@scalelab/scenarios/schemas";
 import { ZFaultRecord } from "@scalelab/scenarios/faults";
+import { ZFinding } from "@scalelab/scenarios/findings";
 import { ZContainerStat, type TContainerStat } from "@scalelab/scenarios/messages";
 import { z } from "zod";
 
@@ -28,6 +29,8 @@ export const ZRunView = z.object({
   faults: z.array(ZFaultRecord),
   host: ZHostFacts.nullable(),
   summary: ZRunSummary.nullable(),
+  /** What the run's figures say about why it came out so (scenarios findings.ts); empty until it has a summary. */
+  findings: z.array(ZFinding),
   createdAt: timestamp,
   updatedAt: timestamp,
   startedAt: timestamp.nullable(),
