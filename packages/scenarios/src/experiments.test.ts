@@ -108,7 +108,7 @@ describe("expandExperiment", () => {
 
   it("an invalid sweep value is an issue at the sweep naming the variant and the field's range", () => {
     const issues = issuesOf({ name: "x", base, sweep: [{ field: "topology.service.replicas", values: [1, 40] }] });
-    expect(issues).toEqual([{ path: "sweep[0].values", message: 'variant "replicas=40": service.replicas must be between 1 and 16' }]);
+    expect(issues).toEqual([{ path: "sweep.0.values", message: 'variant "replicas=40": service.replicas must be between 1 and 16' }]);
   });
 
   it("an invalid patch is an issue at the variant's patch; an unknown field too", () => {
@@ -120,8 +120,18 @@ describe("expandExperiment", () => {
         { name: "bad", patch: { topology: { service: { cpus: 0 } }, workload: { vu: 3 } } },
       ],
     });
-    expect(issues.map((i) => i.path)).toEqual(["variants[1].patch.topology.service.cpus", "variants[1].patch.workload.vu"]);
+    expect(issues.map((i) => i.path)).toEqual(["variants.1.patch.topology.service.cpus", "variants.1.patch.workload.vu"]);
     expect(issues[0]!.message).toMatch(/^variant "bad": service.cpus must be between/);
+  });
+
+  it("a variant's bad patch is said once, naming the variant, not once per sweep point", () => {
+    const issues = issuesOf({
+      name: "x",
+      base,
+      variants: [{ name: "greedy", patch: { topology: { service: { cpus: 0 } } } }],
+      sweep: [{ field: "workload.vus", values: [1, 2, 4] }],
+    });
+    expect(issues).toEqual([{ path: "variants.0.patch.topology.service.cpus", message: expect.stringMatching(/^variant "greedy": service.cpus must be between/) }]);
   });
 
   it("an invalid base is reported once, at the base, not once per variant", () => {
@@ -147,7 +157,7 @@ describe("expandExperiment", () => {
 
   it("prototype keys are refused wherever they are", () => {
     const patch = JSON.parse('{"topology": {"__proto__": {"polluted": true}}}') as Record<string, unknown>;
-    expect(issuesOf({ name: "x", base, variants: [{ name: "a", patch }] })[0]!.path).toBe("variants[0].patch.topology.__proto__");
+    expect(issuesOf({ name: "x", base, variants: [{ name: "a", patch }] })[0]!.path).toBe("variants.0.patch.topology.__proto__");
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

@@ -182,7 +182,7 @@ export function expandExperiment(e: TExperimentCreate): TExpansion {
     };
   }
   const issues: FieldIssue[] = [];
-  const bad = forbiddenKey(e.base, "base") ?? e.variants?.map((v, i) => forbiddenKey(v.patch, `variants[${i}].patch`)).find(Boolean);
+  const bad = forbiddenKey(e.base, "base") ?? e.variants?.map((v, i) => forbiddenKey(v.patch, `variants.${i}.patch`)).find(Boolean);
   if (bad) return { ok: false, issues: [{ path: bad, message: `${bad}: this key is not allowed` }] };
 
   const defs: TVariantDef[] = e.variants ?? [{ name: "base", patch: {} }];
@@ -203,7 +203,7 @@ export function expandExperiment(e: TExperimentCreate): TExpansion {
           const keys = issue.code === "unrecognized_keys" ? issue.keys.map((k) => (at ? `${at}.${k}` : k)) : [at];
           for (const key of keys) {
             const where = issueOrigin(e, vi, key);
-            const message = where.startsWith("base") ? issue.message : `variant "${name}": ${issue.message}`;
+            const message = where.startsWith("base") ? issue.message : `variant "${where.startsWith("variants.") ? def.name : name}": ${issue.message}`;
             const id = `${where}\u0000${message}`;
             if (seen.has(id)) continue;
             seen.add(id);
@@ -230,8 +230,8 @@ export function expandExperiment(e: TExperimentCreate): TExpansion {
 export function issueOrigin(e: TExperimentCreate, source: number, path: string): string {
   const def = e.variants?.[source];
   const axis = (e.sweep ?? []).findIndex((a) => path === a.field || path.startsWith(`${a.field}.`) || a.field.startsWith(`${path}.`));
-  if (axis >= 0) return `sweep[${axis}].values`;
-  if (def && hasPath(def.patch, path)) return `variants[${source}].patch.${path}`;
+  if (axis >= 0) return `sweep.${axis}.values`;
+  if (def && hasPath(def.patch, path)) return `variants.${source}.patch.${path}`;
   return path ? `base.${path}` : "base";
 }
 

@@ -20,6 +20,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           <nav>
             <Link href="/">Runs</Link>
             <Link href="/runs/new">New run</Link>
+            <Link href="/experiments">Experiments</Link>
             <a href="/api/v1/openapi.json">API</a>
           </nav>
         </header>

@@ -79,7 +79,7 @@ describe("createExperiment", () => {
     const b = body({ variants: [{ name: "ok", patch: {} }, { name: "greedy", patch: { topology: { service: { cpus: 64 } } } }] });
     const err = await createExperiment(deps, ZExperimentCreate.parse(b)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).issues[0]).toMatchObject({ path: "variants[1].patch.topology.service.cpus", message: expect.stringMatching(/^variant "greedy": service.cpus must be between 0.05 and \d+/) });
+    expect((err as AppError).issues[0]).toMatchObject({ path: "variants.1.patch.topology.service.cpus", message: expect.stringMatching(/^variant "greedy": service.cpus must be between 0.05 and \d+/) });
     expect(await storedExperiments(b.name)).toBe(0);
   });
 

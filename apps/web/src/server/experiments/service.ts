@@ -28,7 +28,8 @@ async function plan(deps: Deps, input: TExperimentCreate): Promise<Planned> {
   for (const v of expansion.variants) {
     for (const issue of validateAgainstHost(v.run, host)) {
       const path = issueOrigin(input, v.source, issue.path);
-      const message = path.startsWith("base") ? issue.message : `variant "${v.name}": ${issue.message}`;
+      const named = path.startsWith("variants.") ? (input.variants?.[v.source]?.name ?? v.name) : v.name;
+      const message = path.startsWith("base") ? issue.message : `variant "${named}": ${issue.message}`;
       if (seen.has(path + message)) continue;
       seen.add(path + message);
       issues.push({ path, message });

@@ -1,0 +1,5 @@
+import { ExperimentList } from "~/components/experiment-list";
+
+export default function ExperimentsPage() {
+  return <ExperimentList />;
+}

@@ -1,0 +1,282 @@
+import type { TExperimentCreate, TExperimentCreateInput } from "@scalelab/scenarios/experiments";
+import type { FieldIssue } from "./issues";
+
+/**
+ * The new-experiment form: its values are texts as typed (JSON for the base run and the patches,
+ * comma-separated sweep values); `buildDefinition` turns them into the API body, or names the
+ * textareas whose JSON does not parse. The server's issues are placed on the field they name.
+ */
+
+export type VariantRow = { id: string; name: string; patch: string };
+export type AxisRow = { id: string; field: string; values: string };
+export type ExperimentFormValues = {
+  name: string;
+  base: string;
+  variants: VariantRow[];
+  axes: AxisRow[];
+  repetitions: string;
+  settleSeconds: string;
+  /** A variant's name; empty = the first. */
+  baseline: string;
+};
+
+let seq = 0;
+/** A key for a new variant or axis row (stable while rows are added and removed). */
+export const rowId = (): string => `row-${++seq}`;
+
+export const newVariantRow = (name = "", patch = "{}"): VariantRow => ({ id: rowId(), name, patch });
+export const newAxisRow = (field = "", values = ""): AxisRow => ({ id: rowId(), field, values });
+
+export const DEFAULT_BASE = { topology: { service: { replicas: 1, cpus: 0.2 } }, workload: { vus: 4, durationSeconds: 10 } };
+
+export const pretty = (value: unknown): string => JSON.stringify(value, null, 2);
+
+export function defaultForm(): ExperimentFormValues {
+  return { name: "", base: pretty(DEFAULT_BASE), variants: [], axes: [], repetitions: "3", settleSeconds: "5", baseline: "" };
+}
+
+/** Fields a sweep commonly sets (offered in the axis field's list; any dotted path of the run definition goes). */
+export const SWEEP_FIELDS: readonly { path: string; hint: string }[] = [
+  { path: "topology.service.replicas", hint: "replicas behind the balancer" },
+  { path: "topology.service.cpus", hint: "CPU limit per replica" },
+  { path: "topology.service.threads", hint: "threads per replica" },
+  { path: "topology.service.workerPool", hint: "requests worked on at once per replica" },
+  { path: "topology.service.queueLimit", hint: "requests waiting for a worker" },
+  { path: "topology.service.cpuIterations", hint: "CPU work per request" },
+  { path: "topology.service.logging", hint: "none, async, blocking" },
+  { path: "topology.balancer.algorithm", hint: "e.g. round_robin, least_conn" },
+  { path: "topology.balancer.kind", hint: "nginx, haproxy, none" },
+  { path: "workload.vus", hint: "k6 virtual users" },
+  { path: "workload.connections", hint: "wrk connections" },
+  { path: "workload.arrivalRate", hint: "k6 open model, req/s" },
+  { path: "workload.endpoint", hint: "hostname, cpu, products, activity, key" },
+  { path: "workload.loadgenCpus", hint: "CPU of the load generator" },
+];
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** A JSON object typed in a textarea; `empty` is what a blank text means (undefined = required). */
+export function parseJsonObject(text: string, empty?: Record<string, unknown>): Parsed<Record<string, unknown>> {
+  if (text.trim() === "") return empty ? { ok: true, value: empty } : { ok: false, error: "Give a JSON object." };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, error: `Not valid JSON: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, error: "Must be a JSON object ({ … })." };
+  return { ok: true, value: value as Record<string, unknown> };
+}
+
+export type SweepValue = string | number | boolean;
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * Comma-separated sweep values: numbers ("1, 2, 4", "0.25"), booleans (true, false) and strings
+ * (round_robin); a string that looks like a number or holds a comma goes in double quotes ("8").
+ * Empty entries (a trailing comma) are skipped.
+ */
+export function parseSweepValues(text: string): Parsed<SweepValue[]> {
+  const tokens: { text: string; quoted: boolean }[] = [];
+  let i = 0;
+  while (i < text.length) {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+    if (text[i] === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      if (j >= text.length) return { ok: false, error: "A quoted value is not closed." };
+      let value: string;
+      try {
+        value = JSON.parse(text.slice(i, j + 1)) as string;
+      } catch {
+        return { ok: false, error: `Not a valid quoted value: ${text.slice(i, j + 1)}` };
+      }
+      tokens.push({ text: value, quoted: true });
+      i = j + 1;
+      while (i < text.length && /\s/.test(text[i]!)) i++;
+      if (i < text.length && text[i] !== ",") return { ok: false, error: "Separate the values with commas." };
+      i++;
+      continue;
+    }
+    const end = text.indexOf(",", i);
+    const raw = text.slice(i, end < 0 ? text.length : end).trim();
+    if (raw !== "") tokens.push({ text: raw, quoted: false });
+    i = end < 0 ? text.length : end + 1;
+  }
+  return {
+    ok: true,
+    value: tokens.map(({ text: t, quoted }) => {
+      if (quoted) return t;
+      if (t === "true" || t === "false") return t === "true";
+      if (NUMBER.test(t)) return Number(t);
+      return t;
+    }),
+  };
+}
+
+/** Sweep values back to the text `parseSweepValues` reads. */
+export function formatSweepValues(values: readonly SweepValue[]): string {
+  return values
+    .map((v) => {
+      if (typeof v !== "string") return String(v);
+      const plain = v !== "" && v === v.trim() && !/[,"]/.test(v) && v !== "true" && v !== "false" && !NUMBER.test(v);
+      return plain ? v : JSON.stringify(v);
+    })
+    .join(", ");
+}
+
+/** A number input's text: empty is "not given" (the schema's default applies). */
+const numberOf = (text: string): number | undefined => (text.trim() === "" ? undefined : Number(text));
+
+export type Built = {
+  /** The API body, or null while some JSON does not parse. */
+  body: TExperimentCreateInput | null;
+  /** Parse errors by field key (`base`, `variants[1].patch`, `sweep[0].values`). */
+  errors: Record<string, string>;
+};
+
+export function buildDefinition(v: ExperimentFormValues): Built {
+  const errors: Record<string, string> = {};
+  const base = parseJsonObject(v.base);
+  if (!base.ok) errors.base = base.error;
+  const variants = v.variants.map((row, i) => {
+    const patch = parseJsonObject(row.patch, {});
+    if (!patch.ok) errors[`variants[${i}].patch`] = patch.error;
+    return { name: row.name.trim(), patch: patch.ok ? patch.value : {} };
+  });
+  const sweep = v.axes.map((row, i) => {
+    const values = parseSweepValues(row.values);
+    if (!values.ok) errors[`sweep[${i}].values`] = values.error;
+    return { field: row.field.trim(), values: values.ok ? values.value : [] };
+  });
+  if (Object.keys(errors).length > 0 || !base.ok) return { body: null, errors };
+  const repetitions = numberOf(v.repetitions);
+  const settleSeconds = numberOf(v.settleSeconds);
+  const body: TExperimentCreateInput = {
+    name: v.name.trim(),
+    base: base.value,
+    ...(variants.length > 0 && { variants }),
+    ...(sweep.length > 0 && { sweep }),
+    ...(repetitions !== undefined && { repetitions }),
+    ...(settleSeconds !== undefined && { settleSeconds }),
+    ...(v.baseline !== "" && { baseline: v.baseline }),
+  };
+  return { body, errors };
+}
+
+/** The form for "copy and change": an experiment's definition as it was created. */
+export function formFromDefinition(d: TExperimentCreate | TExperimentCreateInput, opts: { copy?: boolean } = {}): ExperimentFormValues {
+  const name = opts.copy ? `${d.name} (copy)`.slice(0, 120) : d.name;
+  return {
+    name,
+    base: pretty(d.base),
+    variants: (d.variants ?? []).map((x) => newVariantRow(x.name, JSON.stringify(x.patch ?? {}))),
+    axes: (d.sweep ?? []).map((a) => newAxisRow(a.field, formatSweepValues(a.values))),
+    repetitions: d.repetitions === undefined ? "" : String(d.repetitions),
+    settleSeconds: d.settleSeconds === undefined ? "" : String(d.settleSeconds),
+    baseline: d.baseline ?? "",
+  };
+}
+
+type RunLike = { topology: unknown; workload: unknown; faults: readonly Record<string, unknown>[] };
+
+/** A run's definition as a base: its topology, workload and faults (without what happened to them), no name. */
+export function baseFromRun(run: RunLike): Record<string, unknown> {
+  const faults = run.faults.map(({ actual: _actual, ...f }) => f);
+  return { topology: run.topology, workload: run.workload, ...(faults.length > 0 && { faults }) };
+}
+
+/** The server's paths in one form: Zod's `variants.1.name` and the planner's `variants[1].name` both become the latter. */
+export function normalizeIssuePath(path: string): string {
+  return path.replace(/\.(\d+)(?=\.|\[|$)/g, "[$1]");
+}
+
+/** The keys of the form's fields an issue can land on. */
+export type FieldKey =
+  | "name"
+  | "base"
+  | "repetitions"
+  | "settleSeconds"
+  | "baseline"
+  | "variants"
+  | "sweep"
+  | `variants[${number}].name`
+  | `variants[${number}].patch`
+  | `sweep[${number}].field`
+  | `sweep[${number}].values`;
+
+/** The field an issue belongs to, or null when none on screen does (then it is listed at the top only). */
+export function fieldOfIssue(path: string, rows: { variants: number; axes: number }): FieldKey | null {
+  const p = normalizeIssuePath(path);
+  if (p === "name" || p === "repetitions" || p === "settleSeconds" || p === "baseline") return p;
+  if (p === "base" || p.startsWith("base.") || p.startsWith("base[")) return "base";
+  const variant = /^variants\[(\d+)\](?:\.(\w+))?/.exec(p);
+  if (variant) {
+    const i = Number(variant[1]);
+    if (i >= rows.variants) return "variants";
+    return variant[2] === "name" ? `variants[${i}].name` : `variants[${i}].patch`;
+  }
+  if (p === "variants") return "variants";
+  const axis = /^sweep\[(\d+)\](?:\.(\w+))?/.exec(p);
+  if (axis) {
+    const i = Number(axis[1]);
+    if (i >= rows.axes) return "sweep";
+    return axis[2] === "field" ? `sweep[${i}].field` : `sweep[${i}].values`;
+  }
+  if (p === "sweep") return "sweep";
+  return null;
+}
+
+export type PlacedIssue = FieldIssue & { field: FieldKey | null };
+
+const VARIANT_MESSAGE = /^variant "(.+?)": (.*)$/s;
+
+/**
+ * One issue for a problem that every point of a sweep repeats (`variant "b · vus=2": service.cpus
+ * must be …`, `variant "b · vus=4": …`): the message once, with the variants it is in.
+ */
+export function collapseVariantIssues(issues: readonly FieldIssue[]): FieldIssue[] {
+  const groups = new Map<string, { path: string; message: string; variants: string[] }>();
+  const out: (FieldIssue | { group: string })[] = [];
+  for (const i of issues) {
+    const m = VARIANT_MESSAGE.exec(i.message);
+    if (!m) {
+      out.push(i);
+      continue;
+    }
+    const key = `${i.path}\u0000${m[2]}`;
+    const group = groups.get(key);
+    if (group) group.variants.push(m[1]!);
+    else {
+      groups.set(key, { path: i.path, message: m[2]!, variants: [m[1]!] });
+      out.push({ group: key });
+    }
+  }
+  return out.map((i) => {
+    if (!("group" in i)) return i;
+    const g = groups.get(i.group)!;
+    if (g.variants.length === 1) return { path: g.path, message: `variant "${g.variants[0]}": ${g.message}` };
+    const names = g.variants.length > 4 ? [...g.variants.slice(0, 3).map((v) => `"${v}"`), `${g.variants.length - 3} more`] : g.variants.map((v) => `"${v}"`);
+    return { path: g.path, message: `${g.variants.length} variants (${names.join(", ")}): ${g.message}` };
+  });
+}
+
+/** Issues with the field each belongs to, duplicates dropped and repeats across variants merged; `byField` groups those that have one. */
+export function placeIssues(issues: readonly FieldIssue[], rows: { variants: number; axes: number }) {
+  const seen = new Set<string>();
+  const all: PlacedIssue[] = [];
+  const normalized = issues.map((i) => ({ path: normalizeIssuePath(i.path), message: i.message }));
+  for (const i of collapseVariantIssues(normalized)) {
+    const id = `${i.path}\u0000${i.message}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    all.push({ path: i.path, message: i.message, field: fieldOfIssue(i.path, rows) });
+  }
+  const byField: Partial<Record<FieldKey, PlacedIssue[]>> = {};
+  for (const i of all) if (i.field) (byField[i.field] ??= []).push(i);
+  return { all, byField };
+}
+
+/** The DOM id of a field, for the issue summary's links. */
+export const fieldDomId = (key: string): string => `xf-${key.replace(/[^A-Za-z0-9]+/g, "-").replace(/-$/, "")}`;
