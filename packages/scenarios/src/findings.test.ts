@@ -1,0 +1,120 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { experimentStatistics } from "./experiment-report";
+import { experimentFindings, runFindings } from "./findings";
+import { ZRunSummary, type TRunSummary } from "./schemas";
+
+/*
+ * Every fixture is a real run's summary, recorded from the lab's Postgres after running the
+ * write-ups' presets on the 2-core development machine (fixtures/findings/, each naming its run).
+ */
+type Fixture = { source: Record<string, unknown>; hostCpus: number; summary: TRunSummary };
+const DIR = new URL("./fixtures/findings/", import.meta.url);
+const fixtures = new Map<string, Fixture>(
+  readdirSync(DIR).map((f) => {
+    const raw = JSON.parse(readFileSync(new URL(f, DIR), "utf8")) as Fixture;
+    return [f.replace(/\.json$/, ""), { ...raw, summary: ZRunSummary.parse(raw.summary) }];
+  }),
+);
+const fixture = (name: string): Fixture => {
+  const f = fixtures.get(name);
+  if (!f) throw new Error(`no fixture ${name}; have ${[...fixtures.keys()].join(", ")}`);
+  return f;
+};
+const codes = (name: string) => runFindings({ summary: fixture(name).summary, hostCpus: fixture(name).hostCpus }).map((f) => f.code);
+const finding = (name: string, code: string) => runFindings({ summary: fixture(name).summary, hostCpus: fixture(name).hostCpus }).find((f) => f.code === code);
+
+describe("run findings on recorded runs", () => {
+  it("experiment 1: four unlimited replicas saturate the host's two cores (187 % of 200 %); one replica does not", () => {
+    expect(codes("exp1--4-replicas")).toEqual(["host_cpu_saturated"]);
+    const f = finding("exp1--4-replicas", "host_cpu_saturated")!;
+    expect(f.message).toMatch(/^The host's 2 cores were saturated: the containers together used 187 % of 200 %\. The 4 replicas only shared the same cores/);
+    expect(f.evidence).toMatchObject({ hostCpus: 2, cpuPctByRole: { app: 109.2, lb: 54.8, loadgen: 23.2 } });
+    expect(codes("exp1--1-replica")).toEqual([]);
+  });
+
+  it("experiment 3: a replica at 0.2 CPU is throttled at its limit, with room on the host", () => {
+    expect(codes("exp3--1-replica-connections-1")).toEqual(["replicas_throttled"]);
+    const f = finding("exp3--1-replica-connections-1", "replicas_throttled")!;
+    expect(f.message).toMatch(/^The replica ran at its CPU limit \(103 % of it, throttled in 10\.1 of 10 CFS periods per second\).*more replicas add capacity/);
+    expect(f.evidence).toMatchObject({ pctOfLimit: 103.4, replicas: 1 });
+    expect(codes("exp3--3-replicas-connections-3")).toEqual(["replicas_throttled"]);
+  });
+
+  it("experiment 2: blocking logging starves the pool (full, 184 waiting, 37 % of the CPU limit); async logging does not", () => {
+    expect(codes("exp2--blocking")).toEqual(["pool_starvation"]);
+    expect(finding("exp2--blocking", "pool_starvation")!.evidence).toMatchObject({ pool: { size: 16, maxBusy: 16, maxQueued: 184 }, serviceCpuPct: 37.1 });
+    expect(codes("exp2--async")).not.toContain("pool_starvation");
+  });
+
+  it("experiment 6: every failed request came in a fault's window; the spread was uneven because of the faults", () => {
+    expect(codes("exp6--grpc-retry-off")).toEqual(["failures_in_fault_windows", "imbalance"]);
+    expect(finding("exp6--grpc-retry-off", "failures_in_fault_windows")!.message).toMatch(/^All 12 failed requests came in the faults' windows \(3 after stop app-2 @30s, 6 after stop app-3 @60s, 3 after start app-2 @90s\)/);
+    expect(finding("exp6--grpc-retry-off", "imbalance")!.level).toBe("info");
+  });
+
+  it("the same figures with failures before the first fault say so", () => {
+    const s = fixture("exp6--grpc-retry-off").summary;
+    const more = { ...s, errors: s.errors + 5 };
+    expect(runFindings({ summary: more, hostCpus: 2 }).find((f) => f.code === "failures_outside_fault_windows")?.message).toBe(
+      "5 of 17 failed requests came before the first fault: something other than the faults failed.",
+    );
+  });
+
+  it("a saturated load generator is a warning naming its CPU", () => {
+    const s = fixture("exp3--1-replica-connections-1").summary;
+    const saturated = { ...s, loadgen: { ...s.loadgen!, saturated: true, medianCpuPct: 97 } };
+    expect(runFindings({ summary: saturated, hostCpus: 2 })[0]).toMatchObject({ code: "loadgen_saturated", level: "warn" });
+  });
+});
+
+describe("experiment findings", () => {
+  const variant = (name: string, fixtureNames: string[]) => ({ name, runs: fixtureNames.map((f) => ({ summary: fixture(f).summary, hostCpus: 2 })) });
+
+  it("a significant difference with its ratio and CI, and the run findings that held in most runs of a variant", () => {
+    const blocking = ["exp2--blocking", "exp2--blocking", "exp2--blocking"];
+    const async = ["exp2--async", "exp2--async", "exp2--async"];
+    // The recorded repetitions' req/s (the fixtures keep one run per variant in full).
+    const rps = [
+      [650.4, 724.4, 722.75],
+      [4442, 4943.05, 4018.7],
+    ];
+    const stats = experimentStatistics({
+      variants: [
+        { index: 0, name: "blocking", axes: {} },
+        { index: 1, name: "async", axes: {} },
+      ],
+      baseline: 0,
+      sweep: [],
+      runs: rps.flatMap((xs, v) => xs.map((x) => ({ variant: v, status: "succeeded" as const, summary: { ...fixture(v ? "exp2--async" : "exp2--blocking").summary, rps: x } }))),
+    });
+    const out = experimentFindings(stats, [variant("blocking", blocking), variant("async", async)], 0);
+    const diff = out.find((f) => f.code === "significant_difference")!;
+    expect(diff.message).toMatch(/^"async" served 6\.\d\d× the req\/s of "blocking" \(95 % CI \d\.\d\d–\d\.\d\d×, p=0\.000\)\.$/);
+    const starved = out.find((f) => f.code === "pool_starvation")!;
+    expect(starved.message).toMatch(/^"blocking" \(baseline\), 3 of 3 runs: The worker pool was full/);
+    expect(starved.evidence).toMatchObject({ variant: "blocking", runs: 3, of: 3 });
+    expect(out.find((f) => f.code === "noisy_variant")?.message).toMatch(/^"async" varied by more than 10 %/);
+  });
+
+  it("an A/A pair is `~`: not significant", () => {
+    const stats = experimentStatistics({
+      variants: [
+        { index: 0, name: "A", axes: {} },
+        { index: 1, name: "A again", axes: {} },
+      ],
+      baseline: 0,
+      sweep: [],
+      runs: [1740.2, 1703.1, 1617.3, 1698.2, 1809.3, 1721.3].map((x, i) => ({ variant: i < 3 ? 0 : 1, status: "succeeded" as const, summary: { ...fixture("exp3--3-replicas-connections-1").summary, rps: x } })),
+    });
+    const out = experimentFindings(stats, [variant("A", []), variant("A again", [])], 0);
+    expect(out.map((f) => f.code)).toEqual(["not_significant"]);
+    expect(out[0]!.message).toMatch(/^"A again" against "A": no significant difference in req\/s \(~ \(p=0\.\d{3}\)\)/);
+  });
+});
+
+it("every fixture is used by a test above", () => {
+  const used = new Set(["exp1--4-replicas", "exp1--1-replica", "exp3--1-replica-connections-1", "exp3--3-replicas-connections-3", "exp3--3-replicas-connections-1", "exp2--blocking", "exp2--async", "exp6--grpc-retry-off"]);
+  const unused = [...fixtures.keys()].filter((k) => !used.has(k) && !k.startsWith("exp3--1-replica-connections-3"));
+  expect(unused).toEqual([]);
+});
