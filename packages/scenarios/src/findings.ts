@@ -54,10 +54,12 @@ export function runFindings({ summary: s, hostCpus }: RunInput): TFinding[] {
     });
   }
 
+  let hostSaturated = false;
   if (hostCpus !== null && Object.keys(roles).length > 0) {
     const byRole = Object.fromEntries(Object.entries(roles).map(([role, r]) => [role, round1(r.medianCpuPct * r.containers)]));
     const total = Object.values(byRole).reduce((a, b) => a + b, 0);
     if (total >= FINDING_THRESHOLDS.hostSaturated * hostCpus * 100) {
+      hostSaturated = true;
       const unlimited = app && app.pctOfLimit === undefined;
       out.push({
         code: "host_cpu_saturated",
@@ -72,7 +74,7 @@ export function runFindings({ summary: s, hostCpus }: RunInput): TFinding[] {
     out.push({
       code: "replicas_throttled",
       level: "info",
-      message: `The replicas ran at their CPU limit (${pct(app.pctOfLimit)} of it, throttled in ${round1(app.throttledPerSecond)} CFS periods per second): each replica's quota caps it, so more replicas add capacity while the host has cores to spare (experiment 3).`,
+      message: `${app.containers > 1 ? `The ${app.containers} replicas` : "The replica"} ran at ${app.containers > 1 ? "their" : "its"} CPU limit (${pct(app.pctOfLimit)} of it, throttled in ${round1(app.throttledPerSecond)} of 10 CFS periods per second): the quota caps each replica${hostSaturated ? "" : ", and the host has cores to spare, so more replicas add capacity (experiment 3)"}.`,
       evidence: { pctOfLimit: app.pctOfLimit, throttledPerSecond: app.throttledPerSecond, throttledMsPerSecond: app.throttledMsPerSecond, replicas: app.containers },
     });
   }
