@@ -37,6 +37,9 @@ export const ZExperimentProgress = z.object({
   secondsLeft: z.number().int(),
   /** Slots (variant × repetition) without a succeeded run once everything ended. */
   missing: z.number().int(),
+  /** Other work queued or running before this experiment's next run (one run at a time per Docker host), and its expected seconds. */
+  aheadRuns: z.number().int(),
+  aheadSeconds: z.number().int(),
 });
 export type TExperimentProgress = z.infer<typeof ZExperimentProgress>;
 
@@ -88,6 +91,8 @@ export function experimentProgress(
       current: running >= 0 ? running + 1 : null,
       secondsLeft: Math.round(secondsLeft),
       missing: live.length > 0 ? 0 : Math.max(0, missing),
+      aheadRuns: 0,
+      aheadSeconds: 0,
     },
   };
 }

@@ -27,6 +27,8 @@ const progress = (p: Partial<TExperimentProgress>): TExperimentProgress => ({
   current: null,
   secondsLeft: 360,
   missing: 0,
+  aheadRuns: 0,
+  aheadSeconds: 0,
   ...p,
 });
 
@@ -61,6 +63,9 @@ describe("progressLine", () => {
   });
   it("gives the whole estimate while queued", () => {
     expect(progressLine("queued", progress({}))).toBe("12 runs queued · about 6 min");
+  });
+  it("says what other work the queue takes first", () => {
+    expect(progressLine("queued", progress({ aheadRuns: 18, aheadSeconds: 720 }))).toBe("12 runs queued · about 6 min · waiting behind 18 other runs (about 12 min)");
   });
   it("counts finished runs once ended, retries included", () => {
     expect(progressLine("succeeded", progress({ total: 13, finished: 13, left: 0 }))).toBe("13 of 13 runs finished");

@@ -33,11 +33,12 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
  * the runs after the current one), "12 runs queued · about 6 min" before, "12 of 12 runs finished" after.
  */
 export function progressLine(status: TExperimentStatus, p: TExperimentProgress): string {
-  if (status === "queued") return `${plural(p.total, "run")} queued · ${aboutDuration(p.secondsLeft)}`;
+  const behind = p.aheadRuns > 0 ? ` · waiting behind ${plural(p.aheadRuns, "other run")} (${aboutDuration(p.aheadSeconds)})` : "";
+  if (status === "queued") return `${plural(p.total, "run")} queued · ${aboutDuration(p.secondsLeft)}${behind}`;
   if (status === "running") {
     const queued = p.left - (p.current !== null ? 1 : 0);
     const head = p.current !== null ? `run ${p.current} of ${p.total}` : `${p.finished} of ${p.total} runs done`;
-    return `${head} · ${queued} left · ${aboutDuration(p.secondsLeft)} left`;
+    return `${head} · ${queued} left · ${aboutDuration(p.secondsLeft)} left${behind}`;
   }
   return `${p.finished} of ${plural(p.total, "run")} ${status === "cancelled" ? "ended" : "finished"}`;
 }

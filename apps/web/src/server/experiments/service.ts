@@ -3,7 +3,7 @@ import type { Experiment, Prisma, Run } from "@scalelab/db";
 import { RUN_JOB } from "@scalelab/scenarios/channels";
 import { experimentProgress } from "@scalelab/scenarios/experiment-progress";
 import { experimentStatistics } from "@scalelab/scenarios/experiment-report";
-import { estimateSeconds, expandExperiment, experimentRecords, issueOrigin, ZExperimentCreate, type TExpansion, type TExperimentCreate } from "@scalelab/scenarios/experiments";
+import { estimateSeconds, expandExperiment, experimentRecords, issueOrigin, RUN_OVERHEAD_SECONDS, ZExperimentCreate, type TExpansion, type TExperimentCreate } from "@scalelab/scenarios/experiments";
 import { validateAgainstHost } from "@scalelab/scenarios/host";
 import { presetByName } from "@scalelab/scenarios/presets";
 import { experimentFindings } from "@scalelab/scenarios/findings";
@@ -136,12 +136,28 @@ async function readRuns(deps: Deps, experimentId: string): Promise<RunRow[]> {
   return deps.db.run.findMany({ where: { experimentId }, select: RUN_FIELDS, orderBy: [{ createdAt: "asc" }, { attempt: "asc" }, { repetition: "asc" }, { variant: "asc" }] });
 }
 
+/** Runs of other work that the queue takes before this experiment's next one (FIFO, one at a time). */
+async function workAhead(deps: Deps, experimentId: string, runs: RunRow[]): Promise<{ aheadRuns: number; aheadSeconds: number }> {
+  const next = runs.find((r) => r.status === "queued");
+  if (!next || runs.some((r) => r.status === "running")) return { aheadRuns: 0, aheadSeconds: 0 };
+  const ahead = await deps.db.run.findMany({
+    where: { status: { in: ["queued", "running"] }, createdAt: { lt: next.createdAt }, OR: [{ experimentId: null }, { experimentId: { not: experimentId } }] },
+    select: { workload: true, status: true, startedAt: true },
+  });
+  const seconds = ahead.reduce((n, r) => {
+    const whole = loadSecondsOf(r.workload) + RUN_OVERHEAD_SECONDS;
+    return n + (r.status === "running" && r.startedAt ? Math.max(0, whole - (Date.now() - r.startedAt.getTime()) / 1000) : whole);
+  }, 0);
+  return { aheadRuns: ahead.length, aheadSeconds: Math.round(seconds) };
+}
+
 export async function getExperiment(deps: Deps, id: string): Promise<TExperimentView> {
   const e = await deps.db.experiment.findUnique({ where: { id } });
   if (!e) throw experimentNotFound(id);
   const runs = await readRuns(deps, id);
   const variants = variantsOf(e);
-  const { status, progress } = progressOf(e, runs, variants.length);
+  const { status, progress: own } = progressOf(e, runs, variants.length);
+  const progress = { ...own, ...(await workAhead(deps, id, runs)) };
   const definition = ZExperimentCreate.parse(e.definition);
   const summaries = runs.map((r) => ZRunSummary.safeParse(r.summary).data ?? null);
   const stats = experimentStatistics({
