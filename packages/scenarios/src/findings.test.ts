@@ -47,6 +47,15 @@ describe("run findings on recorded runs", () => {
     expect(codes("exp2--async")).not.toContain("pool_starvation");
   });
 
+  it("experiment 4: the sync call waits on a downstream at its limit; async answers at once and leaves a growing consumer lag", () => {
+    expect(codes("exp4--sync-vus-1")).toEqual(["downstream_bound"]);
+    expect(finding("exp4--sync-vus-1", "downstream_bound")!.message).toMatch(/^The synchronous downstream \(logs\) ran at its CPU limit \(102 % of it\) while the service used 60 % of its CPU limit/);
+    expect(codes("exp4--sync-vus-3")).toEqual(["downstream_bound"]);
+    expect(codes("exp4--async-vus-1")).toEqual(["replicas_throttled", "consumer_lag"]);
+    expect(finding("exp4--async-vus-1", "consumer_lag")!.evidence).toMatchObject({ maxLag: 3084, lagAtEnd: 3084, drainSeconds: null, consumerPctOfLimit: 101.6 });
+    expect(codes("exp4--async-vus-3")).toContain("consumer_lag");
+  });
+
   it("experiment 6: every failed request came in a fault's window; the spread was uneven because of the faults", () => {
     expect(codes("exp6--grpc-retry-off")).toEqual(["failures_in_fault_windows", "imbalance"]);
     expect(finding("exp6--grpc-retry-off", "failures_in_fault_windows")!.message).toMatch(/^All 12 failed requests came in the faults' windows \(3 after stop app-2 @30s, 6 after stop app-3 @60s, 3 after start app-2 @90s\)/);
@@ -114,7 +123,7 @@ describe("experiment findings", () => {
 });
 
 it("every fixture is used by a test above", () => {
-  const used = new Set(["exp1--4-replicas", "exp1--1-replica", "exp3--1-replica-connections-1", "exp3--3-replicas-connections-3", "exp3--3-replicas-connections-1", "exp2--blocking", "exp2--async", "exp6--grpc-retry-off"]);
+  const used = new Set(["exp4--sync-vus-1", "exp4--sync-vus-3", "exp4--async-vus-1", "exp4--async-vus-3", "exp1--4-replicas", "exp1--1-replica", "exp3--1-replica-connections-1", "exp3--3-replicas-connections-3", "exp3--3-replicas-connections-1", "exp2--blocking", "exp2--async", "exp6--grpc-retry-off"]);
   const unused = [...fixtures.keys()].filter((k) => !used.has(k) && !k.startsWith("exp3--1-replica-connections-3"));
   expect(unused).toEqual([]);
 });

@@ -105,6 +105,17 @@ export function runFindings({ summary: s, hostCpus }: RunInput): TFinding[] {
     }
   }
 
+  const logs = roles.logs;
+  if (logs?.pctOfLimit !== undefined && logs.pctOfLimit >= FINDING_THRESHOLDS.atLimitPct) {
+    const appBusy = app?.pctOfLimit ?? app?.medianCpuPct;
+    out.push({
+      code: "downstream_bound",
+      level: "info",
+      message: `The synchronous downstream (logs) ran at its CPU limit (${pct(logs.pctOfLimit)} of it)${appBusy !== undefined ? ` while the service used ${pct(appBusy)} of its CPU${app?.pctOfLimit !== undefined ? " limit" : ""}` : ""}: every request waited for the downstream's work. Handing it to a queue frees the request (experiment 4).`,
+      evidence: { logsPctOfLimit: logs.pctOfLimit, logsThrottledPerSecond: logs.throttledPerSecond, serviceCpuPct: appBusy },
+    });
+  }
+
   const db = roles.db;
   if (db?.pctOfLimit !== undefined && db.pctOfLimit >= FINDING_THRESHOLDS.atLimitPct) {
     out.push({
@@ -122,7 +133,7 @@ export function runFindings({ summary: s, hostCpus }: RunInput): TFinding[] {
       code: "consumer_lag",
       level: "info",
       message: `The consumers fell behind: the lag grew to ${s.broker.maxLag} events; ${lagTail}. The requests were answered before their work was done: it is only eventually done (experiment 4).`,
-      evidence: { ...s.broker },
+      evidence: { ...s.broker, ...(roles.consumer?.pctOfLimit !== undefined && { consumerPctOfLimit: roles.consumer.pctOfLimit }) },
     });
   }
 
