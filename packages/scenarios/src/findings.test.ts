@@ -56,6 +56,14 @@ describe("run findings on recorded runs", () => {
     expect(codes("exp4--async-vus-3")).toContain("consumer_lag");
   });
 
+  it("experiment 5: Cassandra at 12 VUs is bound by its 1 CPU (89 % of it); Postgres has CPU to spare", () => {
+    expect(codes("exp5--cassandra-vus-12")).toEqual(["store_bound"]);
+    expect(finding("exp5--cassandra-vus-12", "store_bound")!.evidence).toMatchObject({ pctOfLimit: 88.8 });
+    expect(codes("exp5--cassandra-vus-1")).toEqual([]);
+    expect(codes("exp5--postgres-vus-1")).toEqual([]);
+    expect(codes("exp5--postgres-vus-12")).toEqual([]);
+  });
+
   it("experiment 6: every failed request came in a fault's window; the spread was uneven because of the faults", () => {
     expect(codes("exp6--grpc-retry-off")).toEqual(["failures_in_fault_windows", "imbalance"]);
     expect(finding("exp6--grpc-retry-off", "failures_in_fault_windows")!.message).toMatch(/^All 12 failed requests came in the faults' windows \(3 after stop app-2 @30s, 6 after stop app-3 @60s, 3 after start app-2 @90s\)/);
@@ -123,7 +131,7 @@ describe("experiment findings", () => {
 });
 
 it("every fixture is used by a test above", () => {
-  const used = new Set(["exp4--sync-vus-1", "exp4--sync-vus-3", "exp4--async-vus-1", "exp4--async-vus-3", "exp1--4-replicas", "exp1--1-replica", "exp3--1-replica-connections-1", "exp3--3-replicas-connections-3", "exp3--3-replicas-connections-1", "exp2--blocking", "exp2--async", "exp6--grpc-retry-off"]);
+  const used = new Set(["exp5--cassandra-vus-12", "exp5--cassandra-vus-1", "exp5--postgres-vus-1", "exp5--postgres-vus-12", "exp4--sync-vus-1", "exp4--sync-vus-3", "exp4--async-vus-1", "exp4--async-vus-3", "exp1--4-replicas", "exp1--1-replica", "exp3--1-replica-connections-1", "exp3--3-replicas-connections-3", "exp3--3-replicas-connections-1", "exp2--blocking", "exp2--async", "exp6--grpc-retry-off"]);
   const unused = [...fixtures.keys()].filter((k) => !used.has(k) && !k.startsWith("exp3--1-replica-connections-3"));
   expect(unused).toEqual([]);
 });
