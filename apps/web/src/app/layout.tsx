@@ -21,6 +21,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <Link href="/">Runs</Link>
             <Link href="/runs/new">New run</Link>
             <Link href="/experiments">Experiments</Link>
+            <Link href="/presets">Presets</Link>
             <a href="/api/v1/openapi.json">API</a>
           </nav>
         </header>

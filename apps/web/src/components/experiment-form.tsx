@@ -48,10 +48,28 @@ const checkedOf = (key: string, err: ErrorLike): Checked => {
   return issues.length > 0 ? { key, kind: "issues", issues } : { key, kind: "error", message: err.message };
 };
 
-/** `/experiments/new`, empty or (`from`) filled in from an experiment's definition. */
-export function NewExperiment({ from }: { from?: string }) {
-  if (!from) return <ExperimentForm initial={defaultForm()} />;
-  return <CopiedExperiment id={from} />;
+/** `/experiments/new`, empty or filled in from an experiment's definition (`from`) or a preset's (`preset`). */
+export function NewExperiment({ from, preset }: { from?: string; preset?: string }) {
+  if (from) return <CopiedExperiment id={from} />;
+  if (preset) return <PresetExperiment name={preset} />;
+  return <ExperimentForm initial={defaultForm()} />;
+}
+
+function PresetExperiment({ name }: { name: string }) {
+  const trpc = useTRPC();
+  const presets = useQuery(trpc.presets.list.queryOptions({}));
+  const preset = presets.data?.find((p) => p.name === name);
+  const initial = useMemo(() => (preset ? formFromDefinition(preset.experiment, { copy: true }) : null), [preset]);
+  if (presets.isPending) return <div className="empty">Loading…</div>;
+  if (!preset || !initial) {
+    return (
+      <div className="panel empty error-box" data-testid="experiment-missing">
+        {presets.isError ? `Could not load the presets: ${presets.error.message}.` : `There is no preset named "${name}".`} <Link href="/presets">See the presets</Link> or{" "}
+        <Link href="/experiments/new">start from scratch</Link>.
+      </div>
+    );
+  }
+  return <ExperimentForm key={`preset:${name}`} initial={initial} copiedFrom={{ what: "preset", href: `/presets#${encodeURIComponent(name)}`, name: preset.title }} />;
 }
 
 function CopiedExperiment({ id }: { id: string }) {
@@ -66,7 +84,7 @@ function CopiedExperiment({ id }: { id: string }) {
       </div>
     );
   }
-  return <ExperimentForm key={id} initial={initial} copiedFrom={{ id, name: source.data.name }} />;
+  return <ExperimentForm key={id} initial={initial} copiedFrom={{ what: "experiment", href: `/experiments/${id}`, name: source.data.name }} />;
 }
 
 function Issues({ list, testId = "field-issue", field }: { list: readonly (PlacedIssue | string)[]; testId?: string; field: string }) {
@@ -138,7 +156,9 @@ function RunPicker({ onPick }: { onPick: (base: Record<string, unknown>) => void
   );
 }
 
-function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues; copiedFrom?: { id: string; name: string } }) {
+type CopiedFrom = { what: "experiment" | "preset"; href: string; name: string };
+
+function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues; copiedFrom?: CopiedFrom }) {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
@@ -197,9 +217,11 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
           <div className="sub">
             A base run, variants of it and/or sweep axes, each run several times in interleaved order (A, B, C, A, B, C, …) and compared with the baseline.
             {copiedFrom && (
-              <span data-testid="copied-from">
+              <span data-testid="copied-from" data-from={copiedFrom.what}>
                 {" "}
-                Copied from <Link href={`/experiments/${copiedFrom.id}`}>{copiedFrom.name}</Link>.
+                Copied from {copiedFrom.what === "preset" && "the preset "}
+                <Link href={copiedFrom.href}>{copiedFrom.name}</Link>
+                {copiedFrom.what === "preset" ? "; started from here it is an experiment of your own, without the write-up's figures beside it." : "."}
               </span>
             )}
           </div>

@@ -22,6 +22,9 @@ export function ExperimentList() {
           <div className="sub">Variants of a run definition, each run several times (interleaved) and compared with the baseline.</div>
         </div>
         <div className="actions">
+          <Link className="btn" href="/presets" data-testid="presets-link">
+            Presets
+          </Link>
           <Link className="btn btn-primary" href="/experiments/new" data-testid="new-experiment">
             New experiment
           </Link>
@@ -35,7 +38,7 @@ export function ExperimentList() {
           <div className="empty error-box">Could not load experiments: {experiments.error.message}</div>
         ) : experiments.data.length === 0 ? (
           <div className="empty">
-            No experiments yet. <Link href="/experiments/new">Start the first one.</Link>
+            No experiments yet. <Link href="/experiments/new">Start the first one</Link>, or run one of the <Link href="/presets">presets</Link>.
           </div>
         ) : (
           <table className="data" data-testid="experiments-table">

@@ -8,6 +8,7 @@ import { formatRps, formatTimestamp } from "~/lib/format";
 import type { TExperimentView } from "~/server/experiments/types";
 import { useTRPC } from "~/trpc/client";
 import { ExperimentBars, UslChart } from "./experiment-charts";
+import { ExperimentExport } from "./experiment-export";
 import { ExperimentStatusBadge, isLive } from "./experiment-status";
 import { Comparisons, Findings, HeatTables, Reference, VariantStats } from "./experiment-tables";
 
@@ -139,6 +140,7 @@ export function ExperimentView({ id }: { id: string }) {
           </Link>
         </div>
       </div>
+      <ExperimentExport id={view.id} live={live} />
 
       {cancel.error && (
         <div className="error-box" style={{ marginBottom: 16 }}>

@@ -19,10 +19,13 @@ import {
   liveLoadgenUse,
   throughputSeries,
 } from "~/lib/live";
+import { formatValue } from "~/lib/experiment-format";
 import { runDiagram } from "~/lib/plan";
+import type { TRunView } from "~/server/runs/types";
 import { useTRPC } from "~/trpc/client";
 import { PALETTE, TimeChart } from "./charts";
 import { ContainerCharts } from "./container-charts";
+import { RunExport } from "./experiment-export";
 import { faultMarkers } from "./fault-markers";
 import { FaultTable } from "./fault-table";
 import { FigureCharts, hasPoolModel } from "./figure-charts";
@@ -59,6 +62,38 @@ const ERROR_KIND_SERIES: Record<ErrorKind, { label: string; color: string }> = {
   conn: { label: "connection error", color: "#495057" },
   other: { label: "other", color: "#0c8599" },
 };
+
+/** What the run's figures say about why it came out so (a saturated host, a throttled service, a full pool…), each with its evidence. */
+function RunFindings({ findings }: { findings: TRunView["findings"] }) {
+  if (findings.length === 0) return null;
+  return (
+    <section className="panel" data-testid="run-findings">
+      <h2>
+        Findings<span className="h2-hint"> — what the figures say about why the run came out so</span>
+      </h2>
+      <ul className="findings">
+        {findings.map((f, i) => (
+          <li key={`${f.code}-${i}`} className={`finding-${f.level}`} data-testid="finding" data-code={f.code} data-level={f.level}>
+            <div>
+              {f.level === "warn" && <span className="tag tag-warn" style={{ marginLeft: 0, marginRight: 6 }}>warning</span>}
+              {f.message}
+            </div>
+            {Object.keys(f.evidence).length > 0 && (
+              <dl className="evidence">
+                {Object.entries(f.evidence).map(([k, v]) => (
+                  <div key={k}>
+                    <dt>{k}</dt>
+                    <dd>{formatValue(v)}</dd>
+                  </div>
+                ))}
+              </dl>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
 
 export function RunPage({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -143,6 +178,7 @@ export function RunPage({ id }: { id: string }) {
           </Link>
         </div>
       </div>
+      <RunExport id={run.id} live={active} />
 
       <section className="panel">
         <div>
@@ -214,6 +250,8 @@ export function RunPage({ id }: { id: string }) {
           <div className="value">{formatElapsed(run.startedAt ?? run.createdAt, run.finishedAt, now)}</div>
         </div>
       </div>
+
+      <RunFindings findings={run.findings} />
 
       <div className="grid-2" style={{ marginBottom: 16 }}>
         <section className="panel">

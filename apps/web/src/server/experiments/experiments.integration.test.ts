@@ -178,6 +178,7 @@ describe("REST", () => {
     expect(ref.runs).toBe(8);
     const view = await getExperiment(deps, ref.id);
     expect(view.preset).toBe("cpu-limit-replicas");
+    expect(view.name).toBe("Replicas under CPU limits (modified)");
     expect(view.reference?.figures.length).toBeGreaterThan(0);
     await deps.db.experiment.update({ where: { id: ref.id }, data: { name: `${prefix} preset` } });
     expect((await rest(post(`${API}/presets/nope/run`, "{}"))).status).toBe(404);

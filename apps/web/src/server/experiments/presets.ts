@@ -1,6 +1,7 @@
 import { EXPERIMENT_LIMITS, applyPatch, jsonObject, expandExperiment, estimateSeconds, ZExperimentCreate } from "@scalelab/scenarios/experiments";
 import { METRIC_KEYS } from "@scalelab/scenarios/experiment-report";
 import { PRESETS, presetByName } from "@scalelab/scenarios/presets";
+import { text } from "@scalelab/scenarios/fields";
 import { z } from "zod";
 import { AppError } from "../errors";
 import type { Deps } from "../runtime";
@@ -28,6 +29,8 @@ const { repetitions, settleSeconds } = EXPERIMENT_LIMITS;
 export const ZPresetRunInput = z.strictObject(
   {
     name: z.string().min(1).max(64),
+    /** The experiment's name; by default the preset's, marked "(modified)" when a patch, repetitions or settle pause change it. */
+    experimentName: text("experimentName", EXPERIMENT_LIMITS.name.max).pipe(z.string().min(1, { error: "experimentName must not be empty" })).optional(),
     /** Merged into the preset's base run definition (objects field by field, null removes a field). */
     patch: jsonObject("patch").optional(),
     repetitions: z
@@ -43,7 +46,7 @@ export const ZPresetRunInput = z.strictObject(
       .max(settleSeconds.max, { error: `settleSeconds must be between ${settleSeconds.min} and ${settleSeconds.max}` })
       .optional(),
   },
-  { error: (iss) => (iss.code === "unrecognized_keys" ? `unknown field ${iss.keys.join(", ")}: a preset run takes patch, repetitions and settleSeconds` : undefined) },
+  { error: (iss) => (iss.code === "unrecognized_keys" ? `unknown field ${iss.keys.join(", ")}: a preset run takes experimentName, patch, repetitions and settleSeconds` : undefined) },
 );
 
 export async function listPresets(_deps: Deps) {
@@ -69,8 +72,10 @@ export async function listPresets(_deps: Deps) {
 export async function runPreset(deps: Deps, input: z.infer<typeof ZPresetRunInput>): Promise<TExperimentRef> {
   const preset = presetByName(input.name);
   if (!preset) throw new AppError("not_found", `preset ${input.name} not found: one of ${PRESETS.map((p) => p.name).join(", ")}`);
+  const changed = input.patch !== undefined || input.repetitions !== undefined || input.settleSeconds !== undefined;
   const def = ZExperimentCreate.parse({
     ...preset.experiment,
+    name: input.experimentName ?? (changed ? `${preset.experiment.name} (modified)` : preset.experiment.name),
     base: input.patch ? applyPatch(preset.experiment.base, input.patch) : preset.experiment.base,
     ...(input.repetitions !== undefined && { repetitions: input.repetitions }),
     ...(input.settleSeconds !== undefined && { settleSeconds: input.settleSeconds }),

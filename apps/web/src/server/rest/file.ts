@@ -16,7 +16,8 @@ export function fileResponse(file: TFile): Response {
     status: 200,
     headers: {
       "content-type": file.contentType,
-      "content-disposition": `attachment; filename="${file.filename}"`,
+      // A report opens in the browser (and saves as one file); data files download.
+      "content-disposition": `${file.contentType.startsWith("text/html") ? "inline" : "attachment"}; filename="${file.filename}"`,
       "x-content-type-options": "nosniff",
       // A report opened from the API must not run anything or load anything (it has neither).
       "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:",

@@ -1,7 +1,8 @@
 import { NewExperiment } from "~/components/experiment-form";
 
-export default async function NewExperimentPage({ searchParams }: { searchParams: Promise<{ from?: string | string[] }> }) {
-  const { from } = await searchParams;
-  const id = Array.isArray(from) ? from[0] : from;
-  return <NewExperiment from={id || undefined} />;
+const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v) || undefined;
+
+export default async function NewExperimentPage({ searchParams }: { searchParams: Promise<{ from?: string | string[]; preset?: string | string[] }> }) {
+  const { from, preset } = await searchParams;
+  return <NewExperiment from={first(from)} preset={first(preset)} />;
 }

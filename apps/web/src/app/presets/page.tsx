@@ -1,0 +1,5 @@
+import { PresetList } from "~/components/preset-list";
+
+export default function PresetsPage() {
+  return <PresetList />;
+}
