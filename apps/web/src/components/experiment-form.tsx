@@ -24,16 +24,9 @@ import {
 import { aboutDuration } from "~/lib/experiment-format";
 import { formatTimestamp } from "~/lib/format";
 import type { FieldIssue } from "~/lib/issues";
+import { useDebounced } from "~/lib/use-debounced";
 import { useTRPC } from "~/trpc/client";
 
-function useDebounced<T>(value: T, ms: number): T {
-  const [debounced, setDebounced] = useState(value);
-  useEffect(() => {
-    const t = setTimeout(() => setDebounced(value), ms);
-    return () => clearTimeout(t);
-  }, [value, ms]);
-  return debounced;
-}
 
 const PLACEHOLDER_NAME = "(untitled)";
 

@@ -3,6 +3,7 @@
 import { EXPERIMENT_METRICS, type TMetricKey } from "@scalelab/scenarios/experiment-report";
 import Link from "next/link";
 import { comparisonRows, heatShade, heatTables, shortField } from "~/lib/experiment-charts";
+import { FindingList } from "./finding-list";
 import { comparisonText, comparisonTitle, formatCi, formatCv, formatMeanSd, formatValue, type MetricUnit } from "~/lib/experiment-format";
 import { formatMs, formatPct, formatRps } from "~/lib/format";
 import type { TExperimentView } from "~/server/experiments/types";
@@ -269,23 +270,7 @@ export function Findings({ findings }: { findings: TExperimentView["findings"] }
       {findings.length === 0 ? (
         <div className="muted">No findings yet.</div>
       ) : (
-        <ul className="findings">
-          {findings.map((f, i) => (
-            <li key={`${f.code}-${i}`} className={`finding-${f.level}`} data-testid="finding" data-code={f.code} data-level={f.level}>
-              <div>{f.message}</div>
-              {Object.keys(f.evidence).length > 0 && (
-                <dl className="evidence">
-                  {Object.entries(f.evidence).map(([k, v]) => (
-                    <div key={k}>
-                      <dt>{k}</dt>
-                      <dd>{formatValue(v)}</dd>
-                    </div>
-                  ))}
-                </dl>
-              )}
-            </li>
-          ))}
-        </ul>
+        <FindingList findings={findings} />
       )}
     </section>
   );

@@ -20,20 +20,13 @@ import {
   type RunFormValues,
   type SectionSpec,
 } from "~/lib/run-form";
+import { useDebounced } from "~/lib/use-debounced";
 import { useTRPC } from "~/trpc/client";
 import { FaultEditor } from "./fault-editor";
 import { FilePreview } from "./file-preview";
 import { FormField } from "./form-field";
 import { TopologyDiagram } from "./topology-diagram";
 
-function useDebounced<T>(value: T, ms: number): T {
-  const [debounced, setDebounced] = useState(value);
-  useEffect(() => {
-    const t = setTimeout(() => setDebounced(value), ms);
-    return () => clearTimeout(t);
-  }, [value, ms]);
-  return debounced;
-}
 
 function FormSection({ section, values }: { section: SectionSpec; values: RunFormValues }) {
   if (!sectionShown(section, values)) return null;

@@ -19,7 +19,7 @@ import {
   liveLoadgenUse,
   throughputSeries,
 } from "~/lib/live";
-import { formatValue } from "~/lib/experiment-format";
+import { FindingList } from "./finding-list";
 import { runDiagram } from "~/lib/plan";
 import type { TRunView } from "~/server/runs/types";
 import { useTRPC } from "~/trpc/client";
@@ -71,26 +71,7 @@ function RunFindings({ findings }: { findings: TRunView["findings"] }) {
       <h2>
         Findings<span className="h2-hint"> — what the figures say about why the run came out so</span>
       </h2>
-      <ul className="findings">
-        {findings.map((f, i) => (
-          <li key={`${f.code}-${i}`} className={`finding-${f.level}`} data-testid="finding" data-code={f.code} data-level={f.level}>
-            <div>
-              {f.level === "warn" && <span className="tag tag-warn" style={{ marginLeft: 0, marginRight: 6 }}>warning</span>}
-              {f.message}
-            </div>
-            {Object.keys(f.evidence).length > 0 && (
-              <dl className="evidence">
-                {Object.entries(f.evidence).map(([k, v]) => (
-                  <div key={k}>
-                    <dt>{k}</dt>
-                    <dd>{formatValue(v)}</dd>
-                  </div>
-                ))}
-              </dl>
-            )}
-          </li>
-        ))}
-      </ul>
+      <FindingList findings={findings} />
     </section>
   );
 }

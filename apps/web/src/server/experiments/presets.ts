@@ -1,7 +1,7 @@
 import { EXPERIMENT_LIMITS, applyPatch, jsonObject, expandExperiment, estimateSeconds, ZExperimentCreate } from "@scalelab/scenarios/experiments";
 import { METRIC_KEYS } from "@scalelab/scenarios/experiment-report";
 import { PRESETS, presetByName } from "@scalelab/scenarios/presets";
-import { text } from "@scalelab/scenarios/fields";
+import { int, text } from "@scalelab/scenarios/fields";
 import { z } from "zod";
 import { AppError } from "../errors";
 import type { Deps } from "../runtime";
@@ -33,18 +33,8 @@ export const ZPresetRunInput = z.strictObject(
     experimentName: text("experimentName", EXPERIMENT_LIMITS.name.max).pipe(z.string().min(1, { error: "experimentName must not be empty" })).optional(),
     /** Merged into the preset's base run definition (objects field by field, null removes a field). */
     patch: jsonObject("patch").optional(),
-    repetitions: z
-      .number({ error: "repetitions must be a number" })
-      .int({ error: `repetitions must be a whole number between ${repetitions.min} and ${repetitions.max}` })
-      .min(repetitions.min, { error: `repetitions must be between ${repetitions.min} and ${repetitions.max}` })
-      .max(repetitions.max, { error: `repetitions must be between ${repetitions.min} and ${repetitions.max}` })
-      .optional(),
-    settleSeconds: z
-      .number({ error: "settleSeconds must be a number" })
-      .int({ error: `settleSeconds must be a whole number between ${settleSeconds.min} and ${settleSeconds.max}` })
-      .min(settleSeconds.min, { error: `settleSeconds must be between ${settleSeconds.min} and ${settleSeconds.max}` })
-      .max(settleSeconds.max, { error: `settleSeconds must be between ${settleSeconds.min} and ${settleSeconds.max}` })
-      .optional(),
+    repetitions: int("repetitions", repetitions).optional(),
+    settleSeconds: int("settleSeconds", settleSeconds).optional(),
   },
   { error: (iss) => (iss.code === "unrecognized_keys" ? `unknown field ${iss.keys.join(", ")}: a preset run takes experimentName, patch, repetitions and settleSeconds` : undefined) },
 );
