@@ -34,13 +34,14 @@ export const FINDING_THRESHOLDS = {
   lag: 10,
 } as const;
 
-type RunInput = { summary: TRunSummary; hostCpus: number | null; faults?: number };
+/** `openModel`: the load came at a fixed rate (k6's arrival rate), so no bottleneck is expected to show. */
+type RunInput = { summary: TRunSummary; hostCpus: number | null; openModel?: boolean };
 
 const pct = (v: number) => `${Math.round(v)} %`;
 const round1 = (v: number) => Math.round(v * 10) / 10;
 
 /** The findings of one run, most telling first. */
-export function runFindings({ summary: s, hostCpus }: RunInput): TFinding[] {
+export function runFindings({ summary: s, hostCpus, openModel = false }: RunInput): TFinding[] {
   const out: TFinding[] = [];
   const roles = s.containers ?? {};
   const app = roles.app;
@@ -169,6 +170,18 @@ export function runFindings({ summary: s, hostCpus }: RunInput): TFinding[] {
     });
   }
 
+  const bottlenecks = ["loadgen_saturated", "host_cpu_saturated", "replicas_throttled", "pool_starvation", "balancer_bound", "downstream_bound", "store_bound"];
+  const atLimit = Object.entries(roles).filter(([, r]) => r.pctOfLimit !== undefined && r.pctOfLimit >= FINDING_THRESHOLDS.atLimitPct);
+  if (!openModel && hostCpus !== null && Object.keys(roles).length > 0 && atLimit.length === 0 && !out.some((f) => bottlenecks.includes(f.code))) {
+    const total = Object.values(roles).reduce((n, r) => n + r.medianCpuPct * r.containers, 0);
+    out.push({
+      code: "bound_elsewhere",
+      level: "info",
+      message: `No container was at its CPU limit and the host's cores were not saturated (the containers together used ${pct(total)} of ${hostCpus * 100} %): what bounds this run is outside what the lab measures per container, such as the kernel's network path between the containers, a container without a CPU limit using fewer threads than the host has cores, or the load generator's few connections each waiting for its answer.`,
+      evidence: { hostCpus, totalCpuPct: round1(total), cpuPctByRole: Object.fromEntries(Object.entries(roles).map(([role, r]) => [role, r.pctOfLimit ?? r.medianCpuPct])) },
+    });
+  }
+
   if (s.imbalance && s.imbalance.run >= FINDING_THRESHOLDS.imbalance) {
     const faulted = (s.faults ?? []).length > 0;
     out.push({
@@ -181,7 +194,7 @@ export function runFindings({ summary: s, hostCpus }: RunInput): TFinding[] {
   return out;
 }
 
-type VariantRuns = { name: string; runs: { summary: TRunSummary; hostCpus: number | null }[] };
+type VariantRuns = { name: string; runs: RunInput[] };
 
 /**
  * An experiment's findings: how each variant compares with the baseline (a real difference or `~`),

@@ -129,6 +129,8 @@ function progressOf(e: Experiment, runs: RunRow[], variantCount: number) {
   );
 }
 
+const isOpenModel = (workload: unknown): boolean => typeof (workload as { arrivalRate?: unknown } | null)?.arrivalRate === "number";
+
 const variantsOf = (e: Experiment) => ZExperimentVariant.array().parse(e.variants);
 
 async function readRuns(deps: Deps, experimentId: string): Promise<RunRow[]> {
@@ -171,7 +173,7 @@ export async function getExperiment(deps: Deps, id: string): Promise<TExperiment
     variants.map((v, index) => ({
       name: v.name,
       runs: runs.flatMap((r, i) =>
-        (r.variant ?? 0) === index && r.status === "succeeded" && summaries[i] ? [{ summary: summaries[i], hostCpus: ZHostFacts.safeParse(r.host).data?.cpus ?? null }] : [],
+        (r.variant ?? 0) === index && r.status === "succeeded" && summaries[i] ? [{ summary: summaries[i], hostCpus: ZHostFacts.safeParse(r.host).data?.cpus ?? null, openModel: isOpenModel(r.workload) }] : [],
       ),
     })),
     e.baseline,
