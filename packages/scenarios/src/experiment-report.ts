@@ -152,9 +152,8 @@ function uslOf(input: ExperimentStatisticsInput): Pick<ExperimentStatistics, "us
   if (axes.length !== 1 || input.sweep.length !== 1) return { usl: null, uslNote: null };
   const field = axes[0]!.field;
   if (!axes[0]!.values.every((v) => typeof v === "number")) return { usl: null, uslNote: `${field} values must be numbers to fit the USL` };
-  if (input.variants.length !== axes[0]!.values.length) {
-    return { usl: null, uslNote: "the USL is fitted over a sweep of one knob without other variants" };
-  }
+  // Variants beside the sweep: each would need its own curve; none is drawn.
+  if (input.variants.length !== axes[0]!.values.length) return { usl: null, uslNote: null };
   const points = input.runs
     .filter((r) => r.status === "succeeded" && r.summary)
     .map((r) => ({ n: input.variants[r.variant]!.axes[field] as number, x: r.summary!.rps }));
