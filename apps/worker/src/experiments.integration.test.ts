@@ -1,39 +1,17 @@
-import { randomUUID } from "node:crypto";
-import { RUN_JOB } from "@scalelab/scenarios/channels";
 import { experimentProgress } from "@scalelab/scenarios/experiment-progress";
 import { experimentStatistics } from "@scalelab/scenarios/experiment-report";
-import { expandExperiment, experimentRecords, ZExperimentCreate, type TExperimentCreateInput } from "@scalelab/scenarios/experiments";
-import { isTerminal, ZRunSummary, type TRunStatus } from "@scalelab/scenarios/schemas";
+import { ZRunSummary, type TRunStatus } from "@scalelab/scenarios/schemas";
 import { describe, expect, it } from "vitest";
-import { useLabWorker, waitFor } from "./testing/lab";
+import { experimentHelpers } from "./testing/experiments";
+import { useLabWorker } from "./testing/lab";
 
 /*
  * An experiment's runs through the real queue and worker (Docker, Postgres, Redis): stored and
  * queued as the web service does (experimentRecords), run interleaved with the settle pause between
- * them, and a failed run retried once and counted.
+ * them (experiments-retry.integration.test.ts: a failed run retried once and counted).
  */
 const ctx = useLabWorker("experiments");
-
-async function createExperiment(input: TExperimentCreateInput, tamper?: (run: Record<string, unknown>) => void) {
-  const def = ZExperimentCreate.parse(input);
-  const expansion = expandExperiment(def);
-  if (!expansion.ok) throw new Error(JSON.stringify(expansion.issues));
-  const id = randomUUID();
-  const { experiment, runs } = experimentRecords(def, expansion, { experiment: id, run: randomUUID });
-  const { db, queue } = ctx.lab;
-  await db.experiment.create({ data: experiment });
-  for (const r of runs) tamper?.(r);
-  await db.run.createMany({ data: runs });
-  for (const r of runs) await queue.add(RUN_JOB, { runId: r.id }, { jobId: r.id });
-  return { id, experiment, runIds: runs.map((r) => r.id) };
-}
-
-async function finishedRuns(experimentId: string, atLeast: number) {
-  return waitFor(`experiment ${experimentId} to finish`, 300_000, async () => {
-    const runs = await ctx.lab.db.run.findMany({ where: { experimentId }, orderBy: [{ createdAt: "asc" }, { attempt: "asc" }] });
-    return runs.length >= atLeast && runs.every((r) => isTerminal(r.status as TRunStatus)) ? runs : undefined;
-  });
-}
+const { createExperiment, finishedRuns } = experimentHelpers(() => ctx.lab);
 
 describe("an experiment through the queue", () => {
   it("2 variants × 2 repetitions run interleaved (A, B, A, B) with the settle pause between runs, and give statistics per variant", async () => {
@@ -78,31 +56,5 @@ describe("an experiment through the queue", () => {
     );
     expect(status).toBe("succeeded");
     expect(progress).toMatchObject({ total: 4, succeeded: 4, failed: 0, retries: 0, left: 0 });
-  });
-
-  it("a run that fails is retried once as a new run; failing again, the experiment is failed and says which slot is missing", async () => {
-    // Stored with a definition the worker refuses (vus 0), so both attempts fail the same way.
-    const { id } = await createExperiment(
-      { name: "experiment: retry", base: { topology: { service: { replicas: 1, memoryMb: 64 } }, workload: { vus: 1, durationSeconds: 5 } }, repetitions: 1, settleSeconds: 0 },
-      (run) => (run.workload = { ...(run.workload as object), vus: 0 }),
-    );
-    const runs = await finishedRuns(id, 2);
-    expect(runs.map((r) => [r.attempt, r.status])).toEqual([
-      [1, "failed"],
-      [2, "failed"],
-    ]);
-    expect(runs[1]!.variant).toBe(runs[0]!.variant);
-    expect(runs[1]!.repetition).toBe(runs[0]!.repetition);
-    const events = await ctx.lab.db.runEvent.findMany({ where: { runId: runs[0]!.id } });
-    expect(events.map((e) => e.message)).toContain(`failed: retried once as run ${runs[1]!.id}`);
-    // No third attempt comes.
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(await ctx.lab.db.run.count({ where: { experimentId: id } })).toBe(2);
-    const { status, progress } = experimentProgress(
-      runs.map((r) => ({ variant: r.variant!, repetition: r.repetition!, attempt: r.attempt, status: r.status as TRunStatus, startedAt: null, finishedAt: null, loadSeconds: 5 })),
-      { planned: 1, variants: 1, repetitions: 1, cancelRequested: false, settleSeconds: 0, now: Date.now() },
-    );
-    expect(status).toBe("failed");
-    expect(progress).toMatchObject({ failed: 2, retries: 1, missing: 1 });
   });
 });
