@@ -97,10 +97,20 @@ describe("run findings on recorded runs", () => {
     );
   });
 
-  it("a saturated load generator is a warning naming its CPU", () => {
-    const s = fixture("exp3--1-replica-connections-1").summary;
-    const saturated = { ...s, loadgen: { ...s.loadgen!, saturated: true, medianCpuPct: 97 } };
-    expect(runFindings({ summary: saturated, hostCpus: 2 })[0]).toMatchObject({ code: "loadgen_saturated", level: "warn" });
+  it("k6 at 0.1 CPU: the load generator was saturated, a warning naming its CPU", () => {
+    expect(codes("loadgen--k6-at-0-1-cpu")).toEqual(["loadgen_saturated"]);
+    expect(finding("loadgen--k6-at-0-1-cpu", "loadgen_saturated")).toMatchObject({
+      level: "warn",
+      message: expect.stringMatching(/^The load generator was saturated \(k6 at a median 97 % of its 0\.1 CPU\)/),
+      evidence: { tool: "k6", cpus: 0.1, medianCpuPct: 96.9 },
+    });
+  });
+
+  it("nginx at 0.1 CPU in front of 4 replicas: balancer-bound while the replicas idle", () => {
+    expect(codes("balancer--nginx-at-0-1-cpu")).toEqual(["balancer_bound"]);
+    expect(finding("balancer--nginx-at-0-1-cpu", "balancer_bound")!.message).toBe(
+      "The balancer was the bottleneck: it used 102 % of its CPU limit while the replicas used 5 % of a core each. Give the balancer more CPU before adding replicas.",
+    );
   });
 });
 

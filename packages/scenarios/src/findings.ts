@@ -100,7 +100,7 @@ export function runFindings({ summary: s, hostCpus, openModel = false }: RunInpu
       out.push({
         code: "balancer_bound",
         level: "warn",
-        message: `The balancer was the bottleneck: it used ${pct(lbBusy)} of its CPU${lb.pctOfLimit !== undefined ? " limit" : " (of one core)"} while the replicas used ${pct(appBusy)}. Give the balancer more CPU before adding replicas.`,
+        message: `The balancer was the bottleneck: it used ${pct(lbBusy)} of its CPU${lb.pctOfLimit !== undefined ? " limit" : " (of one core)"} while the replicas used ${pct(appBusy)}${app.pctOfLimit !== undefined ? " of theirs" : " of a core each"}. Give the balancer more CPU before adding replicas.`,
         evidence: { balancerCpuPct: lbBusy, replicaCpuPct: appBusy },
       });
     }
