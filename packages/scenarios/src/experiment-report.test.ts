@@ -78,6 +78,19 @@ describe("experimentStatistics", () => {
     expect(few.uslNote).toMatch(/at least 4 distinct/);
   });
 
+  it("with contention only (κ = 0) there is no peak; the curve levels off at λ/σ", () => {
+    const ns = [1, 2, 3, 4, 6, 8];
+    const x = (n: number) => (5000 * n) / (1 + 0.25 * (n - 1));
+    const s = experimentStatistics({
+      variants: ns.map((n, index) => ({ index, name: `replicas=${n}`, axes: { "topology.service.replicas": n } })),
+      baseline: 0,
+      sweep: [{ field: "topology.service.replicas", values: ns }],
+      runs: ns.map((n, i) => run(i, x(n), 10)),
+    });
+    expect(s.usl?.peakN).toBeNull();
+    expect(s.usl?.ceilingX).toBeCloseTo(20_000, -1);
+  });
+
   it("no USL for a sweep of a knob that is not a scale", () => {
     const s = experimentStatistics({
       variants: [{ index: 0, name: "a", axes: { "workload.durationSeconds": 10 } }],

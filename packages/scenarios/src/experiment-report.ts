@@ -80,6 +80,8 @@ export const ZUslResult = z.object({
   lambda: z.number().describe("throughput of one"),
   peakN: z.number().nullable().describe("√((1−σ)/κ); null when throughput never turns down"),
   peakX: z.number().nullable(),
+  /** With no coherency cost (κ = 0): the throughput the curve levels off at, λ/σ; null otherwise. */
+  ceilingX: z.number().nullable(),
   r2: z.number().nullable(),
   points: z.array(ZPoint),
   curve: z.array(ZPoint),
@@ -168,6 +170,7 @@ function uslOf(input: ExperimentStatisticsInput): Pick<ExperimentStatistics, "us
       lambda: fit.lambda,
       peakN: fit.peakN,
       peakX: fit.peakX,
+      ceilingX: fit.kappa === 0 && fit.sigma > 0 ? fit.lambda / fit.sigma : null,
       r2: fit.r2,
       points: fit.points,
       curve: uslCurve(fit, nMax, 60),

@@ -111,6 +111,10 @@ export function uslChartSvg(usl: TUslResult): string {
   parts.push(`<text x="${PAD.left + iw / 2}" y="${H - PAD.bottom + 36}" text-anchor="middle" class="tick">${escapeHtml(usl.field)}</text>`);
   parts.push(`<polyline points="${usl.curve.map((p) => `${x(p.n).toFixed(1)},${y(p.x).toFixed(1)}`).join(" ")}" class="curve"/>`);
   for (const p of usl.points) parts.push(`<circle cx="${x(p.n).toFixed(1)}" cy="${y(p.x).toFixed(1)}" r="4" class="point"><title>N=${fmt(p.n)}: ${fmt(p.x)} req/s</title></circle>`);
+  if (usl.ceilingX !== null && usl.ceilingX <= yMax) {
+    parts.push(`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(usl.ceilingX)}" y2="${y(usl.ceilingX)}" class="peak"/>`);
+    parts.push(`<text x="${W - PAD.right - 4}" y="${y(usl.ceilingX) - 4}" text-anchor="end" class="tick">λ/σ ≈ ${fmt(usl.ceilingX)}</text>`);
+  }
   if (usl.peakN !== null && usl.peakN <= xMax) {
     parts.push(`<line x1="${x(usl.peakN)}" x2="${x(usl.peakN)}" y1="${PAD.top}" y2="${y(0)}" class="peak"/>`);
     parts.push(`<text x="${x(usl.peakN) + 4}" y="${PAD.top + 12}" class="tick">N* ≈ ${fmt(usl.peakN, 1)}</text>`);
@@ -189,7 +193,7 @@ ${metrics.slice(1).map((k) => `<td class="num">${meanSd(s.metrics[k])}</td>`).jo
     .join("\n");
 
   const usl = input.usl
-    ? `${uslChartSvg(input.usl)}<p>σ (contention) ${fmt(input.usl.sigma, 4)} · κ (coherency) ${input.usl.kappa.toExponential(2)} · λ ${fmt(input.usl.lambda)} req/s · N* ${input.usl.peakN !== null ? fmt(input.usl.peakN, 1) : "none (no coherency cost)"} · R² ${fmt(input.usl.r2, 3)}</p>`
+    ? `${uslChartSvg(input.usl)}<p>σ (contention) ${fmt(input.usl.sigma, 4)} · κ (coherency) ${input.usl.kappa.toExponential(2)} · λ ${fmt(input.usl.lambda)} req/s · N* ${input.usl.peakN !== null ? fmt(input.usl.peakN, 1) : `none (no coherency cost${input.usl.ceilingX !== null ? `; levels off at λ/σ ≈ ${fmt(input.usl.ceilingX)} req/s` : ""})`} · R² ${fmt(input.usl.r2, 3)}</p>`
     : input.uslNote
       ? `<p class="sub">No USL fit: ${e(input.uslNote)}</p>`
       : "";

@@ -155,6 +155,14 @@ export function UslChart({ usl }: { usl: TUslResult }) {
         <Legend wrapperStyle={{ fontSize: 12 }} verticalAlign="top" align="right" height={24} />
         <Line data={usl.curve} dataKey="x" name="USL fit" type="monotone" stroke={PALETTE[1]} strokeWidth={2} dot={false} isAnimationActive={false} />
         <Scatter data={usl.points} dataKey="x" name="runs" fill={PALETTE[0]} isAnimationActive={false} />
+        {usl.ceilingX !== null && (
+          <ReferenceLine
+            y={usl.ceilingX}
+            stroke={PALETTE[4]}
+            strokeDasharray="5 4"
+            label={{ value: `levels off at λ/σ ≈ ${formatRps(usl.ceilingX)}`, position: "insideTopRight", fontSize: 11, fill: PALETTE[4] }}
+          />
+        )}
         {usl.peakN !== null && (
           <ReferenceLine
             x={usl.peakN}

@@ -59,7 +59,7 @@ function Usl({ view }: { view: TExperimentView }) {
             <dt>N* (peak)</dt>
             <dd data-testid="usl-peak">
               {usl.peakN === null ? (
-                "none: throughput does not turn down"
+                <>none: throughput does not turn down{usl.ceilingX !== null && <span className="muted"> (it levels off towards λ/σ ≈ {formatRps(usl.ceilingX)} req/s)</span>}</>
               ) : (
                 <>
                   {formatCoefficient(usl.peakN)} {shortField(usl.field)}
