@@ -33,7 +33,7 @@ const input: TReportInput = {
   comparisons: stats.comparisons,
   usl: null,
   uslNote: null,
-  findings: [{ code: "replicas_throttled", level: "info", message: "at their limit", evidence: { pctOfLimit: 99 } }],
+  findings: [{ code: "replicas_throttled", level: "info", message: "at their limit", evidence: { pctOfLimit: 99, pValue: 0.0035021346, cpu: { app: 101.23456 } } }],
   reference: { source: "EXPERIMENTS.md §3", expected: "3 replicas ≈ 2.5–3×", figures: [{ variant: "1 replica", metric: "rps", value: 169 }] },
 };
 
@@ -60,6 +60,7 @@ describe("experimentReportHtml", () => {
     expect(svgs[0]!.match(/class="ref"/g)).toHaveLength(1);
     expect(html).toMatch(/class="num better"[^>]*>\+\d+\.\d% \(p=0\.000\)/);
     expect(html).toContain("at their limit");
+    expect(html).toContain("pctOfLimit: 99 · pValue: 0.003502 · cpu: {&quot;app&quot;:101.2}");
   });
 });
 

@@ -143,6 +143,10 @@ function barsOf(input: TReportInput, metric: TMetricKey): TBar[] {
   });
 }
 
+/** An evidence value for reading: numbers to 4 significant digits, objects as JSON with their numbers so. */
+const evidenceText = (v: unknown): string =>
+  typeof v === "number" ? String(Number(v.toPrecision(4))) : typeof v === "object" && v !== null ? JSON.stringify(v, (_, x: unknown) => (typeof x === "number" ? Number(x.toPrecision(4)) : x)) : String(v);
+
 const meanSd = (d: { mean: number | null; sd: number | null }) => `${fmt(d.mean)}${d.sd !== null ? ` ± ${fmt(d.sd)}` : ""}`;
 
 export function experimentReportHtml(input: TReportInput, opts: { generatedAt: string }): string {
@@ -181,7 +185,7 @@ ${metrics.slice(1).map((k) => `<td class="num">${meanSd(s.metrics[k])}</td>`).jo
           (f) =>
             `<div class="finding${f.level === "warn" ? " warn" : ""}">${e(f.message)}<div class="evidence">${e(f.code)} · ${e(
               Object.entries(f.evidence)
-                .map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : String(v)}`)
+                .map(([k, v]) => `${k}: ${evidenceText(v)}`)
                 .join(" · "),
             )}</div></div>`,
         )
