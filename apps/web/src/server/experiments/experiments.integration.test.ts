@@ -1,22 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { createDb } from "@scalelab/db";
 import type { TExperimentCreateInput } from "@scalelab/scenarios/experiments";
 import { ZExperimentCreate } from "@scalelab/scenarios/experiments";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getEnv } from "~/env";
-import { RedisChannels } from "../channels";
 import { AppError } from "../errors";
 import { createRestHandler } from "../rest/handler";
 import { appRouter } from "../routers/_app";
 import type { Deps, RunQueue } from "../runtime";
 import { post } from "../testing";
+import { openServiceDeps } from "../testing-services";
 import { cancelExperiment, createExperiment, getExperiment } from "./service";
 
 // Real Postgres and Redis; a queue of its own so that no worker takes these jobs (the worker's side
 // is apps/worker/src/experiments.integration.test.ts).
-const env = getEnv();
 const API = "http://lab.test/api/v1";
 const prefix = `experiments-integration ${randomUUID().slice(0, 8)}`;
 let deps: Deps;
@@ -35,24 +32,16 @@ const body = (over: Partial<TExperimentCreateInput> = {}): TExperimentCreateInpu
 });
 const storedExperiments = (name: string) => deps.db.experiment.count({ where: { name } });
 
+let close: () => Promise<void>;
+
 beforeAll(async () => {
-  deps = {
-    db: createDb(env.DATABASE_URL),
-    redis: new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1 }),
-    queue: new Queue(`scalelab-runs-test-${randomUUID().slice(0, 8)}`, { connection: new Redis(env.REDIS_URL, { maxRetriesPerRequest: null }) }),
-    channels: new RedisChannels(new Redis(env.REDIS_URL, { maxRetriesPerRequest: null })),
-  };
-  await deps.db.$queryRaw`SELECT 1`;
-  expect(await deps.redis.ping()).toBe("PONG");
+  ({ deps, close } = await openServiceDeps());
   rest = createRestHandler({ router: appRouter, createContext: () => ({ deps }) });
 });
 
 afterAll(async () => {
   await deps.db.experiment.deleteMany({ where: { name: { startsWith: prefix } } });
-  await deps.queue.obliterate({ force: true });
-  await deps.queue.close();
-  await deps.db.$disconnect();
-  deps.redis.disconnect();
+  await close();
 });
 
 describe("createExperiment", () => {

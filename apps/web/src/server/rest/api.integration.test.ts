@@ -1,15 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { createDb } from "@scalelab/db";
 import { ZRunCreate } from "@scalelab/scenarios/schemas";
-import { Queue } from "bullmq";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getEnv } from "~/env";
-import { RedisChannels } from "../channels";
 import { appRouter } from "../routers/_app";
 import type { Deps } from "../runtime";
 import { createRun, getRun } from "../runs/service";
 import { coercedSchemas, NOT_NUMBERS, post, runBody } from "../testing";
+import { openServiceDeps } from "../testing-services";
 import { createTrpcHandler } from "../trpc-http";
 import { createRestHandler } from "./handler";
 import { openApiDocument } from "./openapi";
@@ -28,26 +26,18 @@ const named = (suffix: string) => `${prefix} ${suffix}`;
 const stored = (name: string) => deps.db.run.count({ where: { name } });
 type TrpcError = { error: { message: string; data: { code: string; issues: { path: string; message: string }[] | null } } };
 
+let close: () => Promise<void>;
+
 beforeAll(async () => {
-  deps = {
-    db: createDb(env.DATABASE_URL),
-    redis: new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1 }),
-    queue: new Queue(`scalelab-runs-test-${randomUUID().slice(0, 8)}`, { connection: new Redis(env.REDIS_URL, { maxRetriesPerRequest: null }) }),
-    channels: new RedisChannels(new Redis(env.REDIS_URL, { maxRetriesPerRequest: null })),
-  };
-  // Fail here, loudly, when a service is missing: these tests never skip.
-  await deps.db.$queryRaw`SELECT 1`;
-  expect(await deps.redis.ping()).toBe("PONG");
+  // Fails here, loudly, when a service is missing: these tests never skip.
+  ({ deps, close } = await openServiceDeps());
   rest = createRestHandler({ router: appRouter, createContext: () => ({ deps }) });
   trpc = createTrpcHandler({ router: appRouter, createContext: () => ({ deps }) });
 });
 
 afterAll(async () => {
   await deps.db.run.deleteMany({ where: { name: { startsWith: prefix } } });
-  await deps.queue.obliterate({ force: true });
-  await deps.queue.close();
-  await deps.db.$disconnect();
-  deps.redis.disconnect();
+  await close();
 });
 
 describe("numbers are JSON numbers, over REST and tRPC alike", () => {
