@@ -155,7 +155,7 @@ describe("experiment findings", () => {
     });
     const out = experimentFindings(stats, [variant("A", []), variant("A again", [])], 0);
     expect(out.map((f) => f.code)).toEqual(["not_significant"]);
-    expect(out[0]!.message).toMatch(/^"A again" against "A": no significant difference in req\/s \(~ \(p=0\.\d{3}\)\)/);
+    expect(out[0]!.message).toMatch(/^"A again" against "A": no significant difference in req\/s, ~ \(p=0\.\d{3}\): /);
   });
 });
 

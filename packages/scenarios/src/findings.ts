@@ -209,7 +209,7 @@ export function experimentFindings(stats: ExperimentStatistics, variants: readon
       out.push({
         code: "not_significant",
         level: "info",
-        message: `"${c.variant}" against "${c.baseline}": no significant difference in req/s (${c.text}); the runs vary as much as the variants differ. More repetitions would tell a small difference from noise.`,
+        message: `"${c.variant}" against "${c.baseline}": no significant difference in req/s, ${c.text}: the runs vary as much as the variants differ. More repetitions would tell a small difference from noise.`,
         evidence: { metric: c.metric, ratio: c.ratio, ciLow: c.ciLow, ciHigh: c.ciHigh, pValue: c.pValue },
       });
     } else {

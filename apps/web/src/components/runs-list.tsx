@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { formatMs, formatPct, formatRps, formatTimestamp } from "~/lib/format";
+import { formatMs, formatPct, formatRps, formatTimestamp, loadLabel } from "~/lib/format";
 import { useTRPC } from "~/trpc/client";
 import { StatusBadge, stepLabel } from "./status";
 
@@ -89,7 +89,7 @@ export function RunsList() {
                     <td className="muted">
                       {s.replicas}× {s.cpus === undefined ? "unlimited" : `${s.cpus} CPU`} · {balancerLabel(r.topology.balancer)} ·{" "}
                       {r.workload.endpoint} ·{" "}
-                      {r.workload.arrivalRate !== undefined ? `${r.workload.arrivalRate} req/s` : `${r.workload.vus} VUs`}
+                      {loadLabel(r.workload)}
                     </td>
                     <td className="num">{formatRps(r.summary?.rps)}</td>
                     <td className="num">{formatMs(r.summary?.latencyMs.p95)}</td>

@@ -62,3 +62,10 @@ export function formatTimestamp(iso: string | null): string {
 export function shortContainerName(name: string): string {
   return name.replace(/^sl-[a-z0-9-]{8}-/, "");
 }
+
+/** The load of a run in a few words: "4 VUs", "8 req/s", "wrk · 64 connections". */
+export function loadLabel(w: { loadgen?: string; vus?: number; arrivalRate?: number; connections?: number }): string {
+  if (w.loadgen === "wrk") return `wrk · ${w.connections ?? "?"} connections`;
+  if (w.arrivalRate !== undefined) return `${w.arrivalRate} req/s`;
+  return `${w.vus ?? "?"} VUs`;
+}
