@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { RUN_OVERHEAD_SECONDS } from "./experiments";
 import { isTerminal, type TRunStatus } from "./schemas";
+import { median } from "./stats";
 
 export const EXPERIMENT_STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
 export const ZExperimentStatus = z.enum(EXPERIMENT_STATUSES);
@@ -43,12 +44,6 @@ export const ZExperimentProgress = z.object({
 });
 export type TExperimentProgress = z.infer<typeof ZExperimentProgress>;
 
-const median = (xs: number[]): number | undefined => {
-  if (xs.length === 0) return undefined;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /**
  * The experiment's status from its runs (given in queue order): queued until one starts, running
@@ -63,9 +58,8 @@ export function experimentProgress(
   const live = runs.filter((r) => !isTerminal(r.status));
   const succeededSlots = new Set(runs.filter((r) => r.status === "succeeded").map((r) => `${r.variant}:${r.repetition}`));
   const missing = opts.variants * opts.repetitions - succeededSlots.size;
-  const overhead =
-    median(finished.filter((r) => r.startedAt !== null && r.finishedAt !== null && r.status === "succeeded").map((r) => (r.finishedAt! - r.startedAt!) / 1000 - r.loadSeconds)) ??
-    RUN_OVERHEAD_SECONDS;
+  const measured = finished.filter((r) => r.startedAt !== null && r.finishedAt !== null && r.status === "succeeded").map((r) => (r.finishedAt! - r.startedAt!) / 1000 - r.loadSeconds);
+  const overhead = measured.length > 0 ? median(measured) : RUN_OVERHEAD_SECONDS;
   let secondsLeft = 0;
   for (const r of live) {
     const whole = r.loadSeconds + overhead;

@@ -4,7 +4,7 @@ import { ZRunSummary } from "@scalelab/scenarios/schemas";
 import { z } from "zod";
 import type { Deps } from "../runtime";
 import type { TFile } from "../rest/file";
-import { getContainers, getFigures, getRun, getSamples, readSamples } from "../runs/service";
+import { getContainers, getFigures, getRun, getSamples, readSamplesOf } from "../runs/service";
 import { getExperiment } from "./service";
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
@@ -34,7 +34,8 @@ export async function exportExperiment(deps: Deps, input: z.infer<typeof ZExperi
       ),
     };
   }
-  const withSamples = await Promise.all(runs.map(async (r) => ({ ...r, samples: await readSamples(deps, r.id) })));
+  const byRun = await readSamplesOf(deps, runs.map((r) => r.id));
+  const withSamples = runs.map((r) => ({ ...r, samples: byRun.get(r.id) ?? [] }));
   if (input.format === "csv") {
     return {
       contentType: "text/csv; charset=utf-8",

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Experiment, Prisma, Run } from "@scalelab/db";
+import type { Experiment, Run } from "@scalelab/db";
 import { RUN_JOB } from "@scalelab/scenarios/channels";
 import { experimentProgress } from "@scalelab/scenarios/experiment-progress";
 import { experimentStatistics } from "@scalelab/scenarios/experiment-report";
@@ -10,11 +10,10 @@ import { experimentFindings } from "@scalelab/scenarios/findings";
 import { ZHostFacts, ZRunSummary, type TRunStatus } from "@scalelab/scenarios/schemas";
 import { AppError, invalidInput, type FieldIssue } from "../errors";
 import type { Deps } from "../runtime";
-import { cancelRun, readHostBounds } from "../runs/service";
+import { cancelRun, json, readHostBounds, withTimeout } from "../runs/service";
 import { ZExperimentVariant, type TExperimentPreview, type TExperimentRef, type TExperimentSummary, type TExperimentView } from "./types";
 
 const ENQUEUE_TIMEOUT_MS = 10_000;
-const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
 
 type Planned = { input: TExperimentCreate; expansion: Extract<TExpansion, { ok: true }>; estimatedSeconds: number };
 
@@ -68,18 +67,12 @@ export async function createExperiment(deps: Deps, input: TExperimentCreate, opt
     opts: { jobId: r.id, removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } },
   }));
   const adding = deps.queue.addBulk(jobs);
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      adding,
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`queueing timed out after ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS))),
-    ]);
+    await withTimeout(adding, ENQUEUE_TIMEOUT_MS, "queueing the experiment's runs");
   } catch (err) {
     adding.then(() => Promise.all(runs.map((r) => deps.queue.remove(r.id)))).catch(() => {});
     await deps.db.experiment.deleteMany({ where: { id } });
     throw new AppError("unavailable", "the experiment's runs could not be queued (is Redis up?); nothing was created", [], { cause: err });
-  } finally {
-    clearTimeout(timer);
   }
   return { id, status: "queued", runs: runs.length, estimatedSeconds: records.experiment.estimatedSeconds };
 }
@@ -222,8 +215,9 @@ export async function listExperiments(deps: Deps, opts: { limit: number }): Prom
   const runs = await deps.db.run.findMany({ where: { experimentId: { in: rows.map((r) => r.id) } }, select: { ...RUN_FIELDS, experimentId: true } });
   return rows.map((e) => {
     const own = runs.filter((r) => r.experimentId === e.id);
-    const { status, progress } = progressOf(e, own, variantsOf(e).length);
-    return { id: e.id, name: e.name, status, preset: e.preset, createdAt: e.createdAt.toISOString(), variants: variantsOf(e).length, repetitions: e.repetitions, progress };
+    const variants = variantsOf(e).length;
+    const { status, progress } = progressOf(e, own, variants);
+    return { id: e.id, name: e.name, status, preset: e.preset, createdAt: e.createdAt.toISOString(), variants, repetitions: e.repetitions, progress };
   });
 }
 

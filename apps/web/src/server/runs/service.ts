@@ -36,9 +36,10 @@ export async function readHostBounds(redis: Redis): Promise<HostBounds> {
   return { cpus: os.cpus().length, memoryBytes: os.totalmem(), source: "web" };
 }
 
-const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
+/** A value as Prisma stores it in a JSON column. */
+export const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
@@ -138,6 +139,18 @@ export async function getSamples(deps: Deps, id: string): Promise<TSample[]> {
 export async function readSamples(deps: Deps, id: string): Promise<TSample[]> {
   const rows = await deps.db.runSample.findMany({ where: { runId: id }, orderBy: { t: "asc" } });
   return rows.map(toSample);
+}
+
+/** The samples of several runs in one query, by run, each ordered by second. */
+export async function readSamplesOf(deps: Deps, ids: readonly string[]): Promise<Map<string, TSample[]>> {
+  const rows = await deps.db.runSample.findMany({ where: { runId: { in: [...ids] } }, orderBy: [{ runId: "asc" }, { t: "asc" }] });
+  const out = new Map<string, TSample[]>();
+  for (const row of rows) {
+    const list = out.get(row.runId);
+    if (list) list.push(toSample(row));
+    else out.set(row.runId, [toSample(row)]);
+  }
+  return out;
 }
 
 function toSample(s: RunSample): TSample {
@@ -262,8 +275,8 @@ export async function compare(deps: Deps, ids: string[]) {
   const missing = unique.filter((id) => !byId.has(id));
   if (missing.length > 0) throw new AppError("not_found", `runs not found: ${missing.join(", ")}`);
   const runs = unique.map((id) => byId.get(id)!);
-  const rowsOfAll = await deps.db.runSample.findMany({ where: { runId: { in: unique } }, orderBy: [{ runId: "asc" }, { t: "asc" }] });
-  const samples = runs.map((r) => ({ runId: r.id, samples: rowsOfAll.filter((s) => s.runId === r.id).map(toSample) }));
+  const byRun = await readSamplesOf(deps, unique);
+  const samples = runs.map((r) => ({ runId: r.id, samples: byRun.get(r.id) ?? [] }));
   return {
     runs,
     figures: compareRuns(runs),
