@@ -141,6 +141,15 @@ export function RunPage({ id }: { id: string }) {
           </h1>
           <div className="sub mono">
             {run.id} · created {formatTimestamp(run.createdAt)}
+            {run.experiment && (
+              <>
+                {" · "}
+                <Link href={`/experiments/${run.experiment.id}`} data-testid="run-experiment">
+                  repetition {run.experiment.repetition + 1}
+                  {run.experiment.attempt > 1 ? " (retry)" : ""} of an experiment
+                </Link>
+              </>
+            )}
           </div>
         </div>
         <div className="actions">

@@ -10,6 +10,7 @@ import { appRouter } from "../routers/_app";
 import type { Deps, RunQueue } from "../runtime";
 import { post } from "../testing";
 import { openServiceDeps } from "../testing-services";
+import { getRun } from "../runs/service";
 import { cancelExperiment, createExperiment, getExperiment } from "./service";
 
 // Real Postgres and Redis; a queue of its own so that no worker takes these jobs (the worker's side
@@ -62,6 +63,7 @@ describe("createExperiment", () => {
     expect(order.map((id) => `${where(id).variant}#${where(id).repetition}`)).toEqual(["one#0", "two#0", "one#1", "two#1"]);
     const run = await deps.db.run.findFirstOrThrow({ where: { experimentId: ref.id, variant: 1 } });
     expect((run.topology as { service: { replicas: number } }).service.replicas).toBe(2);
+    expect((await getRun(deps, run.id)).experiment).toEqual({ id: ref.id, repetition: run.repetition, attempt: 1 });
   });
 
   it("a variant the host cannot hold is a 400 naming the variant's field, and nothing is stored", async () => {

@@ -91,6 +91,7 @@ export function toRunView(row: Run): TRunView {
     stepDetail: row.stepDetail,
     error: row.error,
     cancelRequested: row.cancelRequested,
+    experiment: row.experimentId ? { id: row.experimentId, repetition: row.repetition ?? 0, attempt: row.attempt } : null,
     topology: row.topology,
     workload: row.workload,
     faults: row.faults,

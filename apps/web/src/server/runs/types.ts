@@ -23,6 +23,8 @@ export const ZRunView = z.object({
   stepDetail: z.string().nullable(),
   error: z.string().nullable(),
   cancelRequested: z.boolean(),
+  /** The experiment the run is part of, with its repetition (0-based) and attempt (2 = a retry); null for a single run. */
+  experiment: z.object({ id: z.string(), repetition: z.number().int(), attempt: z.number().int() }).nullable(),
   topology: ZTopology,
   workload: ZWorkload,
   /** The fault timeline, each fault with its actual time once applied. */
