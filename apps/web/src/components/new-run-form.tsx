@@ -3,7 +3,7 @@
 import { ZRunCreate, type TRunCreateInput } from "@scalelab/scenarios/schemas";
 import { keepPreviousData, skipToken, useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useState } from "react";
+import { useMemo } from "react";
 import { FormProvider, useForm, useFormState, type Control } from "react-hook-form";
 import { faultFieldPaths } from "~/lib/faults";
 import { formatBytes } from "~/lib/format";

@@ -9,7 +9,7 @@ import { WrkOutputReader } from "@scalelab/scenarios/wrk";
 import type { StartedContainer } from "../provisioner/types";
 import { errorMessage } from "../log";
 import { sseEvents } from "../sse";
-import { followContainerStats, type ContainerRow } from "./container-stats";
+import { followContainerStats } from "./container-stats";
 import { describeExit, sleep, type RunContext } from "./context";
 import { scheduleFaults } from "./faults";
 import { followFigures, type FigureFollower } from "./figures";
