@@ -4,15 +4,21 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const [dir, failedSuites = "0"] = process.argv.slice(2);
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 for (const f of readdirSync(dir)) {
   const text = readFileSync(join(dir, f), "utf8");
   if (f.endsWith(".vitest.json")) {
     const r = JSON.parse(text);
-    passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + r.numTodoTests;
+    passed += r.numPassedTests;
+    failed += r.numFailedTests;
+    skipped += r.numPendingTests + r.numTodoTests;
   } else if (f.endsWith(".playwright.json")) {
     const s = JSON.parse(text).stats;
-    passed += s.expected + s.flaky; failed += s.unexpected; skipped += s.skipped;
+    passed += s.expected + s.flaky;
+    failed += s.unexpected;
+    skipped += s.skipped;
   } else if (f.endsWith(".go.jsonl")) {
     for (const line of text.split("\n")) {
       if (!line.startsWith("{")) continue;

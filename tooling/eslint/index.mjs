@@ -42,7 +42,12 @@ export function scalelab({ root }) {
       files: ["**/*.{ts,tsx,mts}"],
       plugins: { "import-x": importX },
       settings: {
-        "import-x/resolver-next": [createTypeScriptImportResolver({ noWarnOnMultipleProjects: true, project: [`${root}/apps/*/tsconfig.json`, `${root}/packages/*/tsconfig.json`, `${root}/tooling/*/tsconfig.json`] })],
+        "import-x/resolver-next": [
+          createTypeScriptImportResolver({
+            noWarnOnMultipleProjects: true,
+            project: [`${root}/apps/*/tsconfig.json`, `${root}/packages/*/tsconfig.json`, `${root}/tooling/*/tsconfig.json`],
+          }),
+        ],
       },
       rules: {
         "no-restricted-properties": [

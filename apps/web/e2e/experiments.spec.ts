@@ -10,13 +10,26 @@ const LIVE = ["queued", "running"];
 /** Where the experiment page says it stands: its status badge and its progress line. */
 async function standing(page: Page): Promise<string> {
   // Short timeouts: this runs inside a poll, and a missing element must not hold it up.
-  const status = await page.getByTestId("experiment-status").getAttribute("data-status", { timeout: 1_000 }).catch(() => null);
-  const progress = await page.getByTestId("experiment-progress").innerText({ timeout: 1_000 }).catch(() => "(no progress shown)");
-  const trouble = await page.getByTestId("experiment-trouble").innerText({ timeout: 200 }).catch(() => "");
+  const status = await page
+    .getByTestId("experiment-status")
+    .getAttribute("data-status", { timeout: 1_000 })
+    .catch(() => null);
+  const progress = await page
+    .getByTestId("experiment-progress")
+    .innerText({ timeout: 1_000 })
+    .catch(() => "(no progress shown)");
+  const trouble = await page
+    .getByTestId("experiment-trouble")
+    .innerText({ timeout: 200 })
+    .catch(() => "");
   return `${status ?? "(no status)"} · ${progress.replace(/\s+/g, " ").trim()}${trouble ? ` · ${trouble}` : ""}`;
 }
 
-test("a preset's quick check runs as an experiment, is compared and exports a self-contained report and CSV", async ({ page, context, request }, testInfo) => {
+test("a preset's quick check runs as an experiment, is compared and exports a self-contained report and CSV", async ({
+  page,
+  context,
+  request,
+}, testInfo) => {
   test.setTimeout(EXPERIMENT_TIMEOUT + 2 * 60_000);
 
   // (a) The preset, with 2 repetitions of a 5 s load instead of its own 3 × 20 s.
@@ -75,8 +88,14 @@ test("a preset's quick check runs as an experiment, is compared and exports a se
   // async against the baseline, blocking.
   await expect(page.locator('table[data-testid="comparisons"] [data-testid="comparison-row"]'), `comparisons (${last})`).toHaveCount(1);
   await expect(page.locator('[data-testid="comparison-row"][data-variant="async"] td[data-metric="rps"]')).not.toHaveText("—");
-  const findingsPanel = await page.getByTestId("findings").innerText({ timeout: 5_000 }).catch(() => "(no findings panel)");
-  await expect(page.getByTestId("findings").getByTestId("finding").first(), `at least one finding; the panel says: ${findingsPanel}`).toBeVisible();
+  const findingsPanel = await page
+    .getByTestId("findings")
+    .innerText({ timeout: 5_000 })
+    .catch(() => "(no findings panel)");
+  await expect(
+    page.getByTestId("findings").getByTestId("finding").first(),
+    `at least one finding; the panel says: ${findingsPanel}`,
+  ).toBeVisible();
   await expect(page.getByTestId("experiment-bars")).toBeVisible();
 
   // (c) The report, downloaded as the page's link does, opened from a file: it needs nothing else.

@@ -4,7 +4,10 @@ import { uniqueName } from "./helpers";
 // Images are built by the test script before the specs; a cold machine may still build one.
 const RUN_TIMEOUT = 5 * 60_000;
 
-test("two faults added on the form's timeline are checked as typed, applied during the run and drawn on its charts", async ({ page, request }) => {
+test("two faults added on the form's timeline are checked as typed, applied during the run and drawn on its charts", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(RUN_TIMEOUT + 60_000);
   const name = uniqueName("e2e faults");
 
@@ -53,7 +56,12 @@ test("two faults added on the form's timeline are checked as typed, applied duri
     (window as unknown as { __seen: string[] }).__seen = seen;
     setInterval(() => {
       const q = (id: string) => document.querySelector(`[data-testid="${id}"]`);
-      const state = [q("run-step")?.getAttribute("data-step"), q("figure-seconds")?.textContent, q("fault-0")?.getAttribute("data-applied"), q("fault-1")?.getAttribute("data-applied")].join(" ");
+      const state = [
+        q("run-step")?.getAttribute("data-step"),
+        q("figure-seconds")?.textContent,
+        q("fault-0")?.getAttribute("data-applied"),
+        q("fault-1")?.getAttribute("data-applied"),
+      ].join(" ");
       if (seen.at(-1) !== state) seen.push(state);
     }, 100);
   });
@@ -67,7 +75,10 @@ test("two faults added on the form's timeline are checked as typed, applied duri
 
   // The table filled in live: a fault was shown applied while the load still ran (not only in the final stored run).
   const seen = await page.evaluate(() => (window as unknown as { __seen: string[] }).__seen);
-  expect(seen.some((state) => /^running \d+ yes /.test(state)), `states seen (step, seconds, applied):\n${seen.join("\n")}`).toBe(true);
+  expect(
+    seen.some((state) => /^running \d+ yes /.test(state)),
+    `states seen (step, seconds, applied):\n${seen.join("\n")}`,
+  ).toBe(true);
 
   // Each fault is a line on the charts, at the second it was applied.
   for (const chart of ["chart-rps", "chart-latency", "chart-backends"]) {

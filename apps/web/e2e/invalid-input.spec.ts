@@ -49,7 +49,9 @@ test("REST: unknown runs are 404 and the OpenAPI document describes the API", as
   expect(missing.status()).toBe(404);
   expect(await missing.json()).toMatchObject({ error: "not_found" });
 
-  const doc = (await (await request.get("/api/v1/openapi.json")).json()) as { paths: Record<string, Record<string, { responses: object }>> };
+  const doc = (await (await request.get("/api/v1/openapi.json")).json()) as {
+    paths: Record<string, Record<string, { responses: object }>>;
+  };
   expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/runs", "/runs/{id}", "/runs/{id}/samples", "/runs/{id}/cancel"]));
   expect(Object.keys(doc.paths["/runs"]!.post!.responses)).toEqual(expect.arrayContaining(["201", "400"]));
 });

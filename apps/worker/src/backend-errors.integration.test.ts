@@ -112,7 +112,15 @@ describe("per-backend truth", () => {
   });
 
   it("wrk: the same from sl-wrk's per-second report", async () => {
-    const result = await runAndStop({ loadgen: "wrk", endpoint: "cpu", connections: 8, threads: 1, loadgenCpus: 0.5, durationSeconds: 8, requestTimeoutMs: 2000 });
+    const result = await runAndStop({
+      loadgen: "wrk",
+      endpoint: "cpu",
+      connections: 8,
+      threads: 1,
+      loadgenCpus: 0.5,
+      durationSeconds: 8,
+      requestTimeoutMs: 2000,
+    });
     // One thread: its counters are read together, but a response may complete between two of the reads.
     expectTruth(result, 3);
   });

@@ -31,7 +31,9 @@ async function run(balancer: NonNullable<TRunCreateInput["topology"]["balancer"]
   expect(summary.requests).toBeGreaterThan(100);
   expect(summary.errors).toBe(0);
   const backends = summary.backends ?? {};
-  console.log(`${JSON.stringify(balancer)} ${JSON.stringify(workload)}: ${summary.requests} requests, per backend ${JSON.stringify(backends)}`);
+  console.log(
+    `${JSON.stringify(balancer)} ${JSON.stringify(workload)}: ${summary.requests} requests, per backend ${JSON.stringify(backends)}`,
+  );
   for (const name of Object.keys(backends)) expect(BACKENDS).toContain(name);
   expect(Object.values(backends).reduce((a, b) => a + b, 0)).toBe(summary.requests);
   // The per-second samples add up to the whole run, whichever generator and however many instances.
@@ -96,7 +98,10 @@ describe("balancer kinds", () => {
 
 describe("load generators", () => {
   it("wrk through haproxy leastconn fills per-second samples and per-backend counts", async () => {
-    const { summary } = await run({ kind: "haproxy", algorithm: "leastconn" }, { loadgen: "wrk", connections: 20, threads: 1, endpoint: "hostname", durationSeconds: 5 });
+    const { summary } = await run(
+      { kind: "haproxy", algorithm: "leastconn" },
+      { loadgen: "wrk", connections: 20, threads: 1, endpoint: "hostname", durationSeconds: 5 },
+    );
     expect(summary.latencyMs.p99).toBeGreaterThan(0);
   });
 
@@ -128,4 +133,3 @@ describe("gRPC", () => {
     expectEven(backends, summary.requests);
   });
 });
-

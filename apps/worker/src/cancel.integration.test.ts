@@ -19,7 +19,6 @@ const prepareImages: PrepareImages = async (d, names, opts) => {
 };
 const ctx = useLabWorker("cancel", { prepareImages });
 
-
 const body = (storage: boolean): TRunCreateInput => ({
   name: "integration: cancel",
   topology: { service: { replicas: 2, memoryMb: 128 }, ...(storage && { storage: { kind: "postgres", memoryMb: 256 } }) },
@@ -68,7 +67,10 @@ describe("cancel", () => {
     const run = await ctx.lab.finished(id, 10_000);
     console.log(`cancel during ${seen} +${afterMs} ms → ${run.status} at ${run.step} in ${Date.now() - asked} ms`);
     // A cancel that lands while the results are being stored may let the run finish instead.
-    expect(run.status === "cancelled" || (run.status === "succeeded" && ["running", "collecting"].includes(step)), `${run.status} at ${run.step}`).toBe(true);
+    expect(
+      run.status === "cancelled" || (run.status === "succeeded" && ["running", "collecting"].includes(step)),
+      `${run.status} at ${run.step}`,
+    ).toBe(true);
     expect(await ctx.lab.leftovers(id)).toEqual([]);
   });
 

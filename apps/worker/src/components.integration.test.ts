@@ -10,7 +10,6 @@ import { useLabWorker } from "./testing/lab";
  */
 const ctx = useLabWorker("components");
 
-
 async function run(body: TRunCreateInput, timeoutMs?: number) {
   const id = await ctx.lab.createRun(body);
   const row = await ctx.lab.finished(id, timeoutMs);
@@ -49,7 +48,7 @@ describe("the service's runtime model", () => {
       workload: { endpoint: "hostname", vus: 16, durationSeconds: 5 },
     });
     expect(r.summary.errors).toBe(0);
-    expect(r.summary.rps).toBeGreaterThan(4 / 0.05 * 2);
+    expect(r.summary.rps).toBeGreaterThan((4 / 0.05) * 2);
   });
 });
 
@@ -103,9 +102,14 @@ describe("storage", () => {
     );
     expect(writes.summary.requests).toBeGreaterThan(10);
     expect(writes.summary.errors).toBe(0);
-    expect(writes.events).toContainEqual(expect.stringMatching(new RegExp(`^the ${kind === "postgres" ? "Postgres" : "Cassandra"} store ready in`)));
+    expect(writes.events).toContainEqual(
+      expect.stringMatching(new RegExp(`^the ${kind === "postgres" ? "Postgres" : "Cassandra"} store ready in`)),
+    );
 
-    const reads = await run({ topology: { service: { replicas: 1 }, storage }, workload: { endpoint: "products", vus: 2, durationSeconds: 5 } }, 600_000);
+    const reads = await run(
+      { topology: { service: { replicas: 1 }, storage }, workload: { endpoint: "products", vus: 2, durationSeconds: 5 } },
+      600_000,
+    );
     expect(reads.summary.requests).toBeGreaterThan(10);
     expect(reads.summary.errors).toBe(0);
   });

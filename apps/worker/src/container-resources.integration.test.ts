@@ -22,7 +22,10 @@ async function rowsOf(runId: string) {
 type Row = Awaited<ReturnType<typeof rowsOf>>[number];
 
 const describeRows = (rows: Row[]) =>
-  rows.map((r) => `t=${r.t} cpu ${r.cpuPct} % throttled ${r.throttledMs} ms, mem ${Number(r.memBytes)} B, in ${r.netRxBps} B/s, out ${r.netTxBps} B/s`);
+  rows.map(
+    (r) =>
+      `t=${r.t} cpu ${r.cpuPct} % throttled ${r.throttledMs} ms, mem ${Number(r.memBytes)} B, in ${r.netRxBps} B/s, out ${r.netTxBps} B/s`,
+  );
 
 async function succeeded(id: string) {
   const row = await ctx.lab.finished(id);
@@ -92,7 +95,9 @@ describe("per-container resources", () => {
     await succeeded(id);
 
     const rows = (await rowsOf(id)).filter((r) => r.container === name);
-    console.log(`${name}: stopped at ${stoppedAt.toFixed(1)} s, started at ${startingAt.toFixed(1)} s; rows at t = ${rows.map((r) => r.t).join(", ")}`);
+    console.log(
+      `${name}: stopped at ${stoppedAt.toFixed(1)} s, started at ${startingAt.toFixed(1)} s; rows at t = ${rows.map((r) => r.t).join(", ")}`,
+    );
     console.log(describeRows(rows).join("\n"));
     // A row at t holds the reading taken in [t, t + 1) s of the load (the follower's tick at t + 1 s writes it).
     expect(rows.filter((r) => r.t < stoppedAt).length).toBeGreaterThanOrEqual(2);

@@ -11,7 +11,9 @@ describe("parseEnv", () => {
   });
 
   it("names every missing or bad variable in one error", () => {
-    expect(() => parseEnv({ REDIS_URL: "http://nope" })).toThrow(/DATABASE_URL: is required\n {2}REDIS_URL: REDIS_URL must be a redis:\/\/ URL/);
+    expect(() => parseEnv({ REDIS_URL: "http://nope" })).toThrow(
+      /DATABASE_URL: is required\n {2}REDIS_URL: REDIS_URL must be a redis:\/\/ URL/,
+    );
   });
 });
 

@@ -37,7 +37,15 @@ describe("a failed run of an experiment", () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(await ctx.lab.db.run.count({ where: { experimentId: id } })).toBe(2);
     const { status, progress } = experimentProgress(
-      runs.map((r) => ({ variant: r.variant!, repetition: r.repetition!, attempt: r.attempt, status: r.status as TRunStatus, startedAt: null, finishedAt: null, loadSeconds: 5 })),
+      runs.map((r) => ({
+        variant: r.variant!,
+        repetition: r.repetition!,
+        attempt: r.attempt,
+        status: r.status as TRunStatus,
+        startedAt: null,
+        finishedAt: null,
+        loadSeconds: 5,
+      })),
       { planned: 1, variants: 1, repetitions: 1, cancelRequested: false, settleSeconds: 0, now: Date.now() },
     );
     expect(status).toBe("failed");

@@ -27,7 +27,10 @@ describe("an experiment through the queue", () => {
     });
     const runs = await finishedRuns(id, 4);
     const timeline = runs.map((r) => `${r.variant}/${r.repetition} ${r.status} ${r.error ?? ""}`).join("\n");
-    expect(runs.map((r) => r.status), timeline).toEqual(["succeeded", "succeeded", "succeeded", "succeeded"]);
+    expect(
+      runs.map((r) => r.status),
+      timeline,
+    ).toEqual(["succeeded", "succeeded", "succeeded", "succeeded"]);
 
     const byStart = [...runs].sort((a, b) => a.startedAt!.getTime() - b.startedAt!.getTime());
     expect(byStart.map((r) => r.id)).toEqual(runIds);
@@ -51,7 +54,15 @@ describe("an experiment through the queue", () => {
     expect(stats.variants[1]!.metrics.rps.mean).toBeCloseTo((rps[0]! + rps[1]!) / 2, 6);
     expect(stats.comparisons.find((c) => c.metric === "rps")).toMatchObject({ baseline: "1 replica", variant: "2 replicas" });
     const { status, progress } = experimentProgress(
-      runs.map((r) => ({ variant: r.variant!, repetition: r.repetition!, attempt: r.attempt, status: r.status as TRunStatus, startedAt: null, finishedAt: null, loadSeconds: 5 })),
+      runs.map((r) => ({
+        variant: r.variant!,
+        repetition: r.repetition!,
+        attempt: r.attempt,
+        status: r.status as TRunStatus,
+        startedAt: null,
+        finishedAt: null,
+        loadSeconds: 5,
+      })),
       { planned: 4, variants: 2, repetitions: 2, cancelRequested: false, settleSeconds: 2, now: Date.now() },
     );
     expect(status).toBe("succeeded");

@@ -16,7 +16,10 @@ import type { Logger } from "./log";
 export async function settleBeforeRun(db: Db, runId: string, signal: AbortSignal, log: Logger): Promise<void> {
   const run = await db.run.findUnique({ where: { id: runId }, select: { experimentId: true, status: true } });
   if (!run?.experimentId || run.status !== "queued") return;
-  const experiment = await db.experiment.findUnique({ where: { id: run.experimentId }, select: { settleSeconds: true, cancelRequested: true } });
+  const experiment = await db.experiment.findUnique({
+    where: { id: run.experimentId },
+    select: { settleSeconds: true, cancelRequested: true },
+  });
   if (!experiment || experiment.cancelRequested || experiment.settleSeconds === 0) return;
   const before = await db.run.count({ where: { experimentId: run.experimentId, finishedAt: { not: null } } });
   if (before === 0) return;

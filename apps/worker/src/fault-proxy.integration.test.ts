@@ -48,8 +48,17 @@ let proxies: string[];
 let app0: StartedContainer;
 let app0Ip: string;
 
-const report = { detail: async () => undefined, event: async (_level: string, message: string) => log.info(message) } as unknown as RunReporter;
-const deps = { docker, provisioner, instance: instanceId(env), log, timeouts: { ...DEFAULT_TIMEOUTS, healthyMs: 60_000 } } as unknown as PipelineDeps;
+const report = {
+  detail: async () => undefined,
+  event: async (_level: string, message: string) => log.info(message),
+} as unknown as RunReporter;
+const deps = {
+  docker,
+  provisioner,
+  instance: instanceId(env),
+  log,
+  timeouts: { ...DEFAULT_TIMEOUTS, healthyMs: 60_000 },
+} as unknown as PipelineDeps;
 const ctx: RunContext = { runId, run, deps, report, signal: controller.signal };
 
 const byName = (name: string): PlannedContainer => plan.containers.find((c) => c.name === name)!;
@@ -102,18 +111,22 @@ type Answer = { status: number; backend: string | undefined; upstream: string | 
 function get(url: string, opts: { timeoutMs?: number; body?: Buffer; agent?: Agent } = {}): Promise<Answer> {
   const start = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: opts.body ? "POST" : "GET", agent: opts.agent ?? false, timeout: opts.timeoutMs ?? 5_000 }, (res) => {
-      res.resume();
-      res.on("end", () =>
-        resolve({
-          status: res.statusCode!,
-          backend: res.headers["x-backend"] as string | undefined,
-          upstream: res.headers["x-upstream"] as string | undefined,
-          ms: performance.now() - start,
-        }),
-      );
-      res.on("error", reject);
-    });
+    const req = request(
+      url,
+      { method: opts.body ? "POST" : "GET", agent: opts.agent ?? false, timeout: opts.timeoutMs ?? 5_000 },
+      (res) => {
+        res.resume();
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode!,
+            backend: res.headers["x-backend"] as string | undefined,
+            upstream: res.headers["x-upstream"] as string | undefined,
+            ms: performance.now() - start,
+          }),
+        );
+        res.on("error", reject);
+      },
+    );
     req.on("timeout", () => req.destroy(Object.assign(new Error("timed out"), { code: "TIMEOUT" })));
     req.on("error", reject);
     req.end(opts.body);
@@ -232,7 +245,9 @@ describe("the network-fault proxy in front of app-0", () => {
 
   it("loss 50 %: about half of the new connections hang; clear brings it back", async () => {
     await applyNetworkFault(api, proxies, { action: "loss", percent: 50 }, controller.signal);
-    const results = await Promise.all(Array.from({ length: 60 }, () => failure(get(`http://${proxyIp}:8080/hostname`, { timeoutMs: 1_500 }))));
+    const results = await Promise.all(
+      Array.from({ length: 60 }, () => failure(get(`http://${proxyIp}:8080/hostname`, { timeoutMs: 1_500 }))),
+    );
     await clearNetworkFaults(api, proxies, controller.signal);
     const hung = results.filter((r) => r === "TIMEOUT").length;
     log.info(`loss 50 %: ${hung} of 60 connections hung, ${results.filter((r) => r === undefined).length} answered`);

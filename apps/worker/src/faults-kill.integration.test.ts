@@ -35,7 +35,12 @@ afterAll(async () => {
 
 describe("a worker killed during faults", () => {
   it("leaves nothing behind once the next worker starts, with a replica paused and another behind a delay", async () => {
-    child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: WORKER_DIR, env: inheritedEnv(), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      cwd: WORKER_DIR,
+      env: inheritedEnv(),
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
@@ -52,7 +57,8 @@ describe("a worker killed during faults", () => {
     await waitFor(`both faults applied (worker output:\n${output.slice(-2000)})`, 240_000, async () => {
       const row = await lab.db.run.findUniqueOrThrow({ where: { id } });
       const faults = ZFaultRecord.array().parse(row.faults);
-      if (row.status !== "running" && row.status !== "queued") throw new Error(`run ended ${row.status}: ${row.error}\n${output.slice(-2000)}`);
+      if (row.status !== "running" && row.status !== "queued")
+        throw new Error(`run ended ${row.status}: ${row.error}\n${output.slice(-2000)}`);
       return faults.every((f) => f.actual) ? faults : undefined;
     }).then((faults) => {
       for (const f of faults) expect(f.actual?.error, `${f.action}: ${f.actual?.error}`).toBeUndefined();

@@ -22,7 +22,8 @@ async function run(body: TRunCreateInput) {
   const summary = ZRunSummary.parse(row.summary);
   const faults = ZFaultRecord.array().parse(row.faults);
   const samples = await ctx.lab.db.runSample.findMany({ where: { runId: id }, orderBy: { t: "asc" } });
-  const answered = (t: number, backend: string) => ((samples.find((s) => s.t === t)?.backends ?? {}) as Record<string, number>)[backend] ?? 0;
+  const answered = (t: number, backend: string) =>
+    ((samples.find((s) => s.t === t)?.backends ?? {}) as Record<string, number>)[backend] ?? 0;
   console.log(
     `${body.name}: ${summary.requests} requests, ${summary.errors} errors\n` +
       faults.map((f) => `  ${f.action} ${f.target.role}-${f.target.index} @${f.at}s: ${JSON.stringify(f.actual)}`).join("\n") +
@@ -46,7 +47,10 @@ describe("container faults on the run's timeline", () => {
   it("stop, start, kill, restart, pause and unpause replicas behind nginx: the load leaves them and comes back", async () => {
     const { summary, faults, answered, timeline } = await run({
       name: "faults: every container action",
-      topology: { service: { replicas: 3, memoryMb: 64 }, balancer: { kind: "nginx", algorithm: "round_robin", maxFails: 1, failTimeoutSeconds: 1 } },
+      topology: {
+        service: { replicas: 3, memoryMb: 64 },
+        balancer: { kind: "nginx", algorithm: "round_robin", maxFails: 1, failTimeoutSeconds: 1 },
+      },
       workload: { arrivalRate: 30, durationSeconds: 16, requestTimeoutMs: 1000 },
       faults: [
         { at: 2, action: "stop", target: { role: "app", index: 0 } },
@@ -66,7 +70,14 @@ describe("container faults on the run's timeline", () => {
     // Paused, app-2 answers nothing it was sent after 11 s until 13 s.
     expect(answered(12, "app-2")).toBe(0);
     const effects = summary.faults ?? [];
-    expect(effects.map((e) => `${e.action} ${e.target.index}`)).toEqual(["stop 0", "start 0", "kill 1", "restart 1", "pause 2", "unpause 2"]);
+    expect(effects.map((e) => `${e.action} ${e.target.index}`)).toEqual([
+      "stop 0",
+      "start 0",
+      "kill 1",
+      "restart 1",
+      "pause 2",
+      "unpause 2",
+    ]);
     const stop = effects[0]!;
     expect(stop.shiftSeconds).not.toBeNull();
     expect(stop.shiftSeconds!).toBeLessThanOrEqual(2);
@@ -111,19 +122,24 @@ describe("container faults on the run's timeline", () => {
       faults: [{ at: 5, action: "stop", target: { role: "app", index: 1 } }],
     });
     // Once the load runs, app-1 goes away behind the worker's back: the stop at 5 s finds no container.
-    await waitFor("the load to start", 120_000, async () => ((await ctx.lab.db.run.findUnique({ where: { id } }))?.loadStartedAt ? true : undefined));
-    const [app1] = await ctx.docker.listContainers({ all: true, filters: { label: [`${LABELS.run}=${id}`, `${LABELS.role}=app`] } }).then((cs) => cs.filter((c) => c.Names[0]!.endsWith("-app-1")));
+    await waitFor("the load to start", 120_000, async () =>
+      (await ctx.lab.db.run.findUnique({ where: { id } }))?.loadStartedAt ? true : undefined,
+    );
+    const [app1] = await ctx.docker
+      .listContainers({ all: true, filters: { label: [`${LABELS.run}=${id}`, `${LABELS.role}=app`] } })
+      .then((cs) => cs.filter((c) => c.Names[0]!.endsWith("-app-1")));
     await ctx.docker.getContainer(app1!.Id).remove({ force: true });
     const row = await ctx.lab.finished(id);
     expect(row.status).toBe("succeeded");
     const [stop] = ZFaultRecord.array().parse(row.faults);
     expect(stop!.actual?.error).toMatch(/no such container/i);
     const events = await ctx.lab.db.runEvent.findMany({ where: { runId: id }, orderBy: { id: "asc" } });
-    expect(events.map((e) => `${e.level} ${e.message}`)).toContainEqual(expect.stringMatching(/^warn fault stop app-1 @5s failed at 5\.\d{3} s \(\+\d+ ms\): .*no such container.*; the run goes on$/i));
+    expect(events.map((e) => `${e.level} ${e.message}`)).toContainEqual(
+      expect.stringMatching(/^warn fault stop app-1 @5s failed at 5\.\d{3} s \(\+\d+ ms\): .*no such container.*; the run goes on$/i),
+    );
     expect(ZRunSummary.parse(row.summary).requests).toBeGreaterThan(50);
     expect(await ctx.lab.leftovers(id)).toEqual([]);
   });
-
 });
 
 describe("network faults through the proxy", () => {

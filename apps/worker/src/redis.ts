@@ -1,6 +1,5 @@
 import { Redis } from "ioredis";
 
-
 /** For the BullMQ Worker: its blocking commands must survive reconnects instead of failing. */
 export const workerConnection = (url: string) => new Redis(url, { maxRetriesPerRequest: null, connectionName: "scalelab-worker" });
 
@@ -19,12 +18,9 @@ export const subscriberConnection = (url: string) => new Redis(url, { lazyConnec
 export function connect(redis: Redis): Promise<void> {
   return new Promise((resolve, reject) => {
     redis.once("error", reject);
-    redis.connect().then(
-      () => {
-        redis.off("error", reject);
-        resolve();
-      },
-      reject,
-    );
+    redis.connect().then(() => {
+      redis.off("error", reject);
+      resolve();
+    }, reject);
   });
 }

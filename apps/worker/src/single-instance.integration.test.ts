@@ -100,7 +100,9 @@ describe("one worker per database", () => {
     otherCreated = true;
     await acquire();
     const other = await acquire(otherUrl);
-    expect(other.database).toBe(`database "${otherName}" on ${new URL(env.DATABASE_URL).hostname}:${new URL(env.DATABASE_URL).port || "5432"}`);
+    expect(other.database).toBe(
+      `database "${otherName}" on ${new URL(env.DATABASE_URL).hostname}:${new URL(env.DATABASE_URL).port || "5432"}`,
+    );
     await expect(acquire(otherUrl)).rejects.toThrow(`another Scalelab worker already runs for database "${otherName}"`);
     await expect(acquire()).rejects.toThrow(WorkerAlreadyRunning);
   });

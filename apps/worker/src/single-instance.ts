@@ -54,10 +54,7 @@ export function describeDatabase(databaseUrl: string): string {
  * `scalelab-worker pid=123 host=lab1`, and its Postgres backend). Throws a "cannot reach
  * Postgres" error when the database does not answer.
  */
-export async function acquireWorkerLock(
-  databaseUrl: string,
-  opts: { name?: string; heartbeatMs?: number } = {},
-): Promise<InstanceLock> {
+export async function acquireWorkerLock(databaseUrl: string, opts: { name?: string; heartbeatMs?: number } = {}): Promise<InstanceLock> {
   const database = describeDatabase(databaseUrl);
   // application_name is cut at 63 bytes by Postgres; the pid comes first so it survives.
   const holder = `${opts.name ?? "scalelab-worker"} pid=${process.pid} host=${hostname()}`.slice(0, 63);
@@ -163,8 +160,11 @@ async function holderOf(client: pg.Client): Promise<string> {
   );
   if (rows.length === 0) return "a session that has just let it go (try again)";
   return rows
-    .map((r) => `${r.app || "a session without application_name"} (postgres backend ${r.pid}` +
-      `${r.addr ? ` from ${r.addr}` : ""}${r.since ? `, connected since ${r.since.toISOString()}` : ""})`)
+    .map(
+      (r) =>
+        `${r.app || "a session without application_name"} (postgres backend ${r.pid}` +
+        `${r.addr ? ` from ${r.addr}` : ""}${r.since ? `, connected since ${r.since.toISOString()}` : ""})`,
+    )
     .join(", ");
 }
 
@@ -179,7 +179,9 @@ export function stopWhenLost(
   exit: (code: number) => void = (code) => process.exit(code),
 ): void {
   lock.onLost((err) => {
-    log.error(`lost the worker lock on ${lock.database}: ${err.message}; stopping and exiting (status 1) so that two workers never overlap`);
+    log.error(
+      `lost the worker lock on ${lock.database}: ${err.message}; stopping and exiting (status 1) so that two workers never overlap`,
+    );
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, LOST_CLOSE_MS).unref());
     const closed = close().catch((e) => log.error("shutdown failed", { error: errorMessage(e) }));
     void Promise.race([closed, deadline]).then(() => exit(1));

@@ -24,7 +24,8 @@ export async function* sseEvents(url: string, opts: SseOptions): AsyncGenerator<
       body = res.body;
     } catch (err) {
       opts.signal.throwIfAborted();
-      if (Date.now() >= deadline) throw new Error(`could not connect to ${url} within ${opts.connectTimeoutMs / 1000} s: ${errorMessage(err)}`);
+      if (Date.now() >= deadline)
+        throw new Error(`could not connect to ${url} within ${opts.connectTimeoutMs / 1000} s: ${errorMessage(err)}`);
       await opts.beforeRetry?.();
       await new Promise((r) => setTimeout(r, opts.retryDelayMs ?? 200));
     }

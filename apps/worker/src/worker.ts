@@ -45,7 +45,10 @@ export async function start(opts: StartOptions): Promise<WorkerHandle> {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   const provisioner = withDeadlines(new DockerProvisioner(docker), timeouts.dockerCallMs);
   const instance = instanceId(env);
-  for (const [name, conn] of [["publisher", pub], ["subscriber", sub]] as const) {
+  for (const [name, conn] of [
+    ["publisher", pub],
+    ["subscriber", sub],
+  ] as const) {
     conn.on("error", (err) => log.warn(`redis ${name}: ${errorMessage(err)}`));
   }
   // Adds the retries of experiments' runs; a producer connection, failing fast while Redis is away.
@@ -113,7 +116,9 @@ export async function start(opts: StartOptions): Promise<WorkerHandle> {
   await worker.waitUntilReady();
 
   const sweeper = setInterval(() => {
-    sweep({ provisioner, db, instance, current: () => current, log }).catch((err) => log.warn("sweep failed", { error: errorMessage(err) }));
+    sweep({ provisioner, db, instance, current: () => current, log }).catch((err) =>
+      log.warn("sweep failed", { error: errorMessage(err) }),
+    );
   }, opts.sweepIntervalMs ?? 60_000);
   log.info("worker started", { queue: RUN_QUEUE, instance });
 
@@ -153,7 +158,10 @@ async function markInterrupted(db: Db, pub: Redis, queue: Queue<RunJobData>, log
     const error = `interrupted: ${detail} (killed or crashed); the samples recorded so far are kept`;
     await db.run.update({ where: { id: run.id }, data: { status: "interrupted", stepDetail: detail, error, finishedAt: new Date() } });
     await db.runEvent.create({ data: { runId: run.id, step: run.step, level: "warn", message: `interrupted: ${detail}` } });
-    await pub.publish(runChannel(run.id), encodeChannelMessage({ type: "status", status: "interrupted", step: run.step, stepDetail: detail, error }));
+    await pub.publish(
+      runChannel(run.id),
+      encodeChannelMessage({ type: "status", status: "interrupted", step: run.step, stepDetail: detail, error }),
+    );
     log.warn("marked interrupted", { runId: run.id, step: run.step });
     await retryIfWanted(db, queue, run.id, log);
   }

@@ -12,7 +12,10 @@ if (!env.PRISMA_SCHEMA_ENGINE_BINARY) {
   const placeholder = join(root, "node_modules", ".cache", "schema-engine-unused");
   if (!existsSync(placeholder)) {
     mkdirSync(dirname(placeholder), { recursive: true });
-    writeFileSync(placeholder, "#!/bin/sh\necho 'scalelab: the native schema engine is not used; migrations run through src/migrate.ts' >&2\nexit 1\n");
+    writeFileSync(
+      placeholder,
+      "#!/bin/sh\necho 'scalelab: the native schema engine is not used; migrations run through src/migrate.ts' >&2\nexit 1\n",
+    );
     chmodSync(placeholder, 0o755);
   }
   env.PRISMA_SCHEMA_ENGINE_BINARY = placeholder;

@@ -81,7 +81,12 @@ export async function readHostAptSources(root = "/etc/apt"): Promise<AptSource[]
   const files = [path.join(root, "sources.list")];
   const dir = path.join(root, "sources.list.d");
   const entries = await readdir(dir).catch(() => [] as string[]);
-  files.push(...entries.filter((f) => f.endsWith(".list") || f.endsWith(".sources")).sort().map((f) => path.join(dir, f)));
+  files.push(
+    ...entries
+      .filter((f) => f.endsWith(".list") || f.endsWith(".sources"))
+      .sort()
+      .map((f) => path.join(dir, f)),
+  );
   const texts = await Promise.all(files.map((f) => readFile(f, "utf8").catch(() => "")));
   return texts.flatMap(parseAptSources);
 }

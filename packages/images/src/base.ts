@@ -41,7 +41,11 @@ export async function ensureBase(docker: Docker, opts: EnsureOptions = {}): Prom
   const overlay = await readTree(OVERLAY_DIR);
   const recipe = JSON.stringify({ suite: SUITE, variant: VARIANT, arch: process.arch });
   const hash = contextHash(
-    [...overlay.map((f) => ({ ...f, path: `rootfs/${f.path}` })), { path: "recipe", content: recipe }, { path: "sources.list", content: sourcesList }],
+    [
+      ...overlay.map((f) => ({ ...f, path: `rootfs/${f.path}` })),
+      { path: "recipe", content: recipe },
+      { path: "sources.list", content: sourcesList },
+    ],
     "",
   );
   const tag = `${BASE_REPO}:${hash}`;
@@ -72,11 +76,7 @@ export async function ensureBase(docker: Docker, opts: EnsureOptions = {}): Prom
   return tag;
 }
 
-async function tagUpstream(
-  docker: Docker,
-  upstreamId: string,
-  emit: (phase: "cached" | "done", message: string) => void,
-): Promise<string> {
+async function tagUpstream(docker: Docker, upstreamId: string, emit: (phase: "cached" | "done", message: string) => void): Promise<string> {
   const hash = contextHash([{ path: "upstream", content: upstreamId }], "");
   const tag = `${BASE_REPO}:${hash}`;
   if (await imageExists(docker, tag)) {
@@ -165,5 +165,8 @@ async function removeRootfs(rootfs: string): Promise<void> {
 }
 
 async function isFile(file: string): Promise<boolean> {
-  return stat(file).then((s) => s.isFile(), () => false);
+  return stat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 }

@@ -28,7 +28,13 @@ export async function imageTag(spec: ImageSpec, parentTag: string): Promise<stri
 }
 
 /** Builds `tag` from the spec's context on top of `parentTag` unless it already exists. */
-export async function ensureImage(docker: Docker, spec: ImageSpec, tag: string, parentTag: string, opts: EnsureOptions = {}): Promise<string> {
+export async function ensureImage(
+  docker: Docker,
+  spec: ImageSpec,
+  tag: string,
+  parentTag: string,
+  opts: EnsureOptions = {},
+): Promise<string> {
   const emit = (p: Omit<ImageProgress, "image">) => opts.onProgress?.({ image: spec.name, ...p });
   if (await imageExists(docker, tag)) {
     emit({ phase: "cached", message: tag });

@@ -10,7 +10,21 @@ describe("requestedImages", () => {
 
   it("--all adds the dependency images; each image once", () => {
     const all = requestedImages(["--all", "--lab"]);
-    expect([...all].sort()).toEqual(["cassandra", "haproxy", "hotkey-nginx", "k6", "kafka", "memcached", "nginx", "postgres", "redis", "ruby", "testbed", "toxiproxy", "wrk"]);
+    expect([...all].sort()).toEqual([
+      "cassandra",
+      "haproxy",
+      "hotkey-nginx",
+      "k6",
+      "kafka",
+      "memcached",
+      "nginx",
+      "postgres",
+      "redis",
+      "ruby",
+      "testbed",
+      "toxiproxy",
+      "wrk",
+    ]);
     expect(all.slice(0, 2)).toEqual(["postgres", "redis"]);
   });
 

@@ -6,7 +6,7 @@ import { contextHash, readTree } from "./hash";
 
 const files = [
   { path: "Dockerfile", content: "FROM ${BASE_IMAGE}\n" },
-  { path: "entrypoint.sh", content: "#!/bin/sh\nexec \"$@\"\n" },
+  { path: "entrypoint.sh", content: '#!/bin/sh\nexec "$@"\n' },
 ];
 
 describe("contextHash", () => {
@@ -29,8 +29,20 @@ describe("contextHash", () => {
   });
 
   it("does not confuse content moved across a file boundary", () => {
-    const a = contextHash([{ path: "a", content: "xy" }, { path: "b", content: "z" }], "");
-    const b = contextHash([{ path: "a", content: "x" }, { path: "b", content: "yz" }], "");
+    const a = contextHash(
+      [
+        { path: "a", content: "xy" },
+        { path: "b", content: "z" },
+      ],
+      "",
+    );
+    const b = contextHash(
+      [
+        { path: "a", content: "x" },
+        { path: "b", content: "yz" },
+      ],
+      "",
+    );
     expect(a).not.toBe(b);
   });
 });

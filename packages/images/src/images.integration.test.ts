@@ -69,13 +69,18 @@ const onNetwork = (network: string, alias: string): Partial<Docker.ContainerCrea
 
 /** Resolves with the first log line matching `pattern`; rejects with the log's tail on timeout or exit. */
 async function waitForLog(container: Docker.Container, pattern: RegExp, timeoutMs: number): Promise<string> {
-  const stream = (await container.logs({ follow: true, stdout: true, stderr: true })) as unknown as NodeJS.ReadableStream & { destroy(): void };
+  const stream = (await container.logs({ follow: true, stdout: true, stderr: true })) as unknown as NodeJS.ReadableStream & {
+    destroy(): void;
+  };
   const output = new PassThrough();
   docker.modem.demuxStream(stream, output, output);
   let log = "";
   try {
     return await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no log line matched ${pattern} within ${timeoutMs} ms:\n${log.slice(-4000)}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`no log line matched ${pattern} within ${timeoutMs} ms:\n${log.slice(-4000)}`)),
+        timeoutMs,
+      );
       output.on("data", (chunk: Buffer) => {
         log += chunk.toString();
         const line = log.split("\n").find((l) => pattern.test(l));
@@ -141,10 +146,7 @@ describe("lab images on the real Docker engine", () => {
     expect(first.testbed).toMatch(/^scalelab\/testbed:[0-9a-f]{12}$/);
 
     const again = recorder();
-    const [second, concurrent] = await Promise.all([
-      ensureLabImages(docker, { onProgress: again.onProgress }),
-      ensureLabImages(docker),
-    ]);
+    const [second, concurrent] = await Promise.all([ensureLabImages(docker, { onProgress: again.onProgress }), ensureLabImages(docker)]);
     expect(second).toEqual(first);
     expect(concurrent).toEqual(first);
     expect(again.summary()).toEqual({ base: ["cached"], testbed: ["cached"], nginx: ["cached"], k6: ["cached"] });
@@ -157,7 +159,9 @@ describe("lab images on the real Docker engine", () => {
       { Image: first.testbed, Env: ["TESTBED_CPU_ITERATIONS=20"], HostConfig: { NanoCpus: 200_000_000 } },
       async (container, ip) => {
         const hostname = (await container.inspect()).Config.Hostname;
-        await waitFor("the testbed to answer /health", 15_000, async () => ((await fetch(`http://${ip}:8080/health`)).ok ? true : undefined));
+        await waitFor("the testbed to answer /health", 15_000, async () =>
+          (await fetch(`http://${ip}:8080/health`)).ok ? true : undefined,
+        );
 
         const res = await fetch(`http://${ip}:8080/cpu?n=500`);
         expect(res.status).toBe(200);
@@ -200,15 +204,18 @@ describe("lab images on the real Docker engine", () => {
     );
 
     await withContainer({ Image: images.redis }, async (_container, ip) => {
-      const reply = await waitFor("Redis to answer PING", 15_000, () =>
-        new Promise<string | undefined>((resolve, reject) => {
-          const socket = net.connect(6379, ip, () => socket.write("PING\r\n"));
-          socket.once("data", (d) => {
-            socket.end();
-            resolve(d.toString());
-          });
-          socket.once("error", reject);
-        }),
+      const reply = await waitFor(
+        "Redis to answer PING",
+        15_000,
+        () =>
+          new Promise<string | undefined>((resolve, reject) => {
+            const socket = net.connect(6379, ip, () => socket.write("PING\r\n"));
+            socket.once("data", (d) => {
+              socket.end();
+              resolve(d.toString());
+            });
+            socket.once("error", reject);
+          }),
       );
       expect(reply).toBe("+PONG\r\n");
     });
@@ -225,7 +232,10 @@ describe("dependency images (Kafka, Cassandra) on the real Docker engine", () =>
     expect(await ensureImages(docker, ["cassandra", "kafka"], { onProgress: again.onProgress })).toEqual(first);
     expect(again.summary()).toEqual({ base: ["cached"], cassandra: ["cached"], kafka: ["cached"] });
 
-    for (const [tag, user] of [[first.kafka, "kafka"], [first.cassandra, "cassandra"]] as const) {
+    for (const [tag, user] of [
+      [first.kafka, "kafka"],
+      [first.cassandra, "cassandra"],
+    ] as const) {
       const image = await docker.getImage(tag).inspect();
       expect(image.Config.Labels?.["scalelab.image"]).toBe("true");
       expect(image.Config.User).toBe(user);
@@ -234,7 +244,10 @@ describe("dependency images (Kafka, Cassandra) on the real Docker engine", () =>
 
   it("refuses a heap size that is not a whole number of MiB", async () => {
     const images = await ensureImages(docker, DEPENDENCY_IMAGES);
-    for (const [image, variable] of [[images.kafka, "KAFKA_HEAP_MB"], [images.cassandra, "CASSANDRA_HEAP_MB"]] as const) {
+    for (const [image, variable] of [
+      [images.kafka, "KAFKA_HEAP_MB"],
+      [images.cassandra, "CASSANDRA_HEAP_MB"],
+    ] as const) {
       const container = await docker.createContainer({ Image: image, Env: [`${variable}=256m; echo x`], Labels: runLabel() });
       try {
         await container.start();
@@ -253,9 +266,19 @@ describe("dependency images (Kafka, Cassandra) on the real Docker engine", () =>
       withContainer({ Image: kafka, Env: ["KAFKA_HEAP_MB=256"], ...onNetwork(network, "kafka") }, async (container) => {
         const started = Date.now();
         await waitForLog(container, /\[KafkaRaftServer nodeId=1\] Kafka Server started/, 90_000);
-        console.log(`kafka: ready ${((Date.now() - started) / 1000).toFixed(1)} s after start, ${await memoryMiB(container)} MiB in use then`);
+        console.log(
+          `kafka: ready ${((Date.now() - started) / 1000).toFixed(1)} s after start, ${await memoryMiB(container)} MiB in use then`,
+        );
 
-        const topics = ["java", "-Xmx64m", "-cp", "/opt/kafka/lib/*", "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", "localhost:29092"];
+        const topics = [
+          "java",
+          "-Xmx64m",
+          "-cp",
+          "/opt/kafka/lib/*",
+          "org.apache.kafka.tools.TopicCommand",
+          "--bootstrap-server",
+          "localhost:29092",
+        ];
         const created = await execIn(container, [...topics, "--create", "--topic", "t", "--partitions", "2"]);
         expect(created.output).toContain("Created topic t.");
         expect(created.exitCode).toBe(0);

@@ -6,7 +6,15 @@ import { ensureImage, imageTag, type ImageSpec } from "./build";
 import { env } from "./env";
 import { readTree } from "./hash";
 import { CASSANDRA_JARS, ensureJars, jarArch, jarSetKey, KAFKA_JARS, type JarSet } from "./maven";
-import { buildTestbed, ensureK6Binary, ensureToxiproxyBinary, GO_BUILD_FLAGS, K6_VERSION, TESTBED_SRC_DIR, TOXIPROXY_VERSION } from "./toolchain";
+import {
+  buildTestbed,
+  ensureK6Binary,
+  ensureToxiproxyBinary,
+  GO_BUILD_FLAGS,
+  K6_VERSION,
+  TESTBED_SRC_DIR,
+  TOXIPROXY_VERSION,
+} from "./toolchain";
 import type { BuildableImage, EnsureOptions, ImageProgress } from "./types";
 
 export type { BuildableImage, EnsureOptions, ImageName, ImageProgress } from "./types";
@@ -23,7 +31,16 @@ export const CONTROL_PLANE_IMAGES = ["postgres", "redis"] as const satisfies rea
  * Images a topology may add (the HAProxy balancer, brokers, stores, the network-fault proxy);
  * built when a run uses them.
  */
-export const DEPENDENCY_IMAGES = ["haproxy", "kafka", "cassandra", "hotkey-nginx", "ruby", "memcached", "wrk", "toxiproxy"] as const satisfies readonly BuildableImage[];
+export const DEPENDENCY_IMAGES = [
+  "haproxy",
+  "kafka",
+  "cassandra",
+  "hotkey-nginx",
+  "ruby",
+  "memcached",
+  "wrk",
+  "toxiproxy",
+] as const satisfies readonly BuildableImage[];
 export const ALL_IMAGES = [...CORE_LAB_IMAGES, ...DEPENDENCY_IMAGES, ...CONTROL_PLANE_IMAGES] as const;
 
 // The Go version is left out of the hash on purpose: finding an existing image must not need Go.
@@ -108,9 +125,7 @@ async function shared(key: string, opts: EnsureOptions, work: (opts: EnsureOptio
   const joined = entry !== undefined;
   if (!entry) {
     const listeners = new Set<Listener>();
-    const promise = work({ signal: opts.signal, onProgress: (p) => listeners.forEach((l) => l(p)) }).finally(() =>
-      inflight.delete(key),
-    );
+    const promise = work({ signal: opts.signal, onProgress: (p) => listeners.forEach((l) => l(p)) }).finally(() => inflight.delete(key));
     entry = { promise, listeners };
     inflight.set(key, entry);
   }

@@ -53,7 +53,9 @@ describe("keepJar", () => {
       "netty-transport-classes-kqueue-4.1.130.Final.jar",
     ]);
     expect(names.filter((n) => keepJar(n, jarArch("arm64")))).toContain("netty-tcnative-boringssl-static-2.0.70.Final-linux-aarch_64.jar");
-    expect(names.filter((n) => keepJar(n, jarArch("arm64")))).not.toContain("netty-tcnative-boringssl-static-2.0.70.Final-linux-x86_64.jar");
+    expect(names.filter((n) => keepJar(n, jarArch("arm64")))).not.toContain(
+      "netty-tcnative-boringssl-static-2.0.70.Final-linux-x86_64.jar",
+    );
   });
 });
 
@@ -92,7 +94,9 @@ ${body}
   const opts = () => ({ cacheDir: path.join(dir, "cache"), mvn, installMaven: false, arch: "x86_64" });
 
   it("resolves once, filters foreign natives, and serves the second call from the cache", async () => {
-    await writeFile(mvn, fakeMvn('mkdir -p "$out" && touch "$out/demo-1.0.jar" "$out/n-1-linux-x86_64.jar" "$out/n-1-osx-x86_64.jar"'), { mode: 0o755 });
+    await writeFile(mvn, fakeMvn('mkdir -p "$out" && touch "$out/demo-1.0.jar" "$out/n-1-linux-x86_64.jar" "$out/n-1-osx-x86_64.jar"'), {
+      mode: 0o755,
+    });
     const messages: string[] = [];
     const jars = await ensureJars(set, { ...opts(), onMessage: (m) => messages.push(m) });
     expect((await readdir(jars)).sort()).toEqual(["demo-1.0.jar", "n-1-linux-x86_64.jar"]);
@@ -110,7 +114,9 @@ ${body}
 
   it("reports mvn's failure and leaves nothing in the cache", async () => {
     await writeFile(mvn, fakeMvn('echo "[ERROR] Could not resolve dependencies for project" >&2; exit 1'), { mode: 0o755 });
-    await expect(ensureJars(set, opts())).rejects.toThrow(/fetching the demo 1\.0 jars with Maven failed[\s\S]*Could not resolve dependencies/);
+    await expect(ensureJars(set, opts())).rejects.toThrow(
+      /fetching the demo 1\.0 jars with Maven failed[\s\S]*Could not resolve dependencies/,
+    );
     expect(await readdir(path.join(dir, "cache", "jars"))).toEqual([]);
   });
 
@@ -120,7 +126,10 @@ ${body}
     const started = Date.now();
     const pending = ensureJars(set, { ...opts(), signal: controller.signal });
     const poll = setInterval(() => {
-      readFile(path.join(dir, "started")).then(() => controller.abort(new Error("cancelled by test")), () => {});
+      readFile(path.join(dir, "started")).then(
+        () => controller.abort(new Error("cancelled by test")),
+        () => {},
+      );
     }, 20);
     try {
       await expect(pending).rejects.toThrow("cancelled by test");

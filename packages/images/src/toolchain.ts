@@ -39,17 +39,33 @@ export async function ensureK6Binary(onCompile: (message: string) => void, signa
  * into the cache dir and reused afterwards.
  */
 export async function ensureToxiproxyBinary(onCompile: (message: string) => void, signal?: AbortSignal): Promise<string> {
-  const pkg = { name: "toxiproxy", version: TOXIPROXY_VERSION, pkg: "github.com/Shopify/toxiproxy/v2/cmd/server", binary: "server", cold: "up to a minute" };
+  const pkg = {
+    name: "toxiproxy",
+    version: TOXIPROXY_VERSION,
+    pkg: "github.com/Shopify/toxiproxy/v2/cmd/server",
+    binary: "server",
+    cold: "up to a minute",
+  };
   return ensureGoBinary(pkg, onCompile, signal);
 }
 
 type GoBinary = { name: string; version: string; pkg: string; binary: string; cold: string };
 
 /** `go install pkg@version` into <cache>/<name>/<version> (atomically: a half-built dir is never used). */
-async function ensureGoBinary({ name, version, pkg, binary: file, cold }: GoBinary, onCompile: (message: string) => void, signal?: AbortSignal): Promise<string> {
+async function ensureGoBinary(
+  { name, version, pkg, binary: file, cold }: GoBinary,
+  onCompile: (message: string) => void,
+  signal?: AbortSignal,
+): Promise<string> {
   const dir = path.join(env.cacheDir, name, version);
   const binary = path.join(dir, file);
-  if (await access(binary).then(() => true, () => false)) return binary;
+  if (
+    await access(binary).then(
+      () => true,
+      () => false,
+    )
+  )
+    return binary;
 
   onCompile(`go install ${pkg}@${version} (${cold} the first time)`);
   const tmp = `${dir}.tmp-${process.pid}`;

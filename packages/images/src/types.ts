@@ -1,4 +1,18 @@
-export type ImageName = "base" | "testbed" | "nginx" | "haproxy" | "k6" | "kafka" | "cassandra" | "postgres" | "redis" | "hotkey-nginx" | "ruby" | "memcached" | "wrk" | "toxiproxy";
+export type ImageName =
+  | "base"
+  | "testbed"
+  | "nginx"
+  | "haproxy"
+  | "k6"
+  | "kafka"
+  | "cassandra"
+  | "postgres"
+  | "redis"
+  | "hotkey-nginx"
+  | "ruby"
+  | "memcached"
+  | "wrk"
+  | "toxiproxy";
 
 /** The images `ensureImages` builds: every image but the base they are all built on. */
 export type BuildableImage = Exclude<ImageName, "base">;

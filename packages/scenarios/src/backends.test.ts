@@ -32,7 +32,8 @@ function k6Functions() {
 }
 
 /** What k6 v1.4.2 really gave in the recorded runs (fixtures k6-*backend-errors.sse, checked by hand with a debug script). */
-const NGINX_502_GRPC = 'unexpected HTTP status code received from server: 502 (Bad Gateway); transport: received unexpected content-type "text/html"';
+const NGINX_502_GRPC =
+  'unexpected HTTP status code received from server: 502 (Bad Gateway); transport: received unexpected content-type "text/html"';
 
 describe("HTTP classification", () => {
   it.each([
@@ -68,7 +69,7 @@ describe("gRPC classification", () => {
     [14, NGINX_502_GRPC, "", "502"],
     [14, "unexpected HTTP status code received from server: 504 (Gateway Timeout)", "", "504"],
     [14, "queue full", "app-2", "503"],
-    [14, "connection error: desc = \"transport: Error while dialing: dial tcp 172.22.0.5:8080: connect: connection refused\"", "", "conn"],
+    [14, 'connection error: desc = "transport: Error while dialing: dial tcp 172.22.0.5:8080: connect: connection refused"', "", "conn"],
     [13, "internal", "app-0", "other"],
     [undefined, "", "", "conn"],
   ] as const)("code %s (%s) is %s", (code, message, answeredBy, kind) => {

@@ -119,7 +119,11 @@ export function mergeBackendStats(parts: readonly (TBackendStats | undefined)[])
         timed.length === 0
           ? null
           : {
-              avg: round(weight > 0 ? timed.reduce((n, s) => n + s.latencyMs.avg * s.requests, 0) / weight : Math.max(...timed.map((s) => s.latencyMs.avg))),
+              avg: round(
+                weight > 0
+                  ? timed.reduce((n, s) => n + s.latencyMs.avg * s.requests, 0) / weight
+                  : Math.max(...timed.map((s) => s.latencyMs.avg)),
+              ),
               max: Math.max(...timed.map((s) => s.latencyMs.max)),
               ...(p95s.length > 0 && { p95: Math.max(...p95s) }),
             },

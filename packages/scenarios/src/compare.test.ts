@@ -53,7 +53,14 @@ describe("compareRuns", () => {
       containers: {
         app: { containers: 3, medianCpuPct: 20, pctOfLimit: 100, throttledPerSecond: 9, ...app },
         // No CPU limit: never throttled, so no throttled-time row for it.
-        lb: { containers: 1, medianCpuPct: 30, throttledPerSecond: 0, throttledMsPerSecond: 0, medianNetRxBps: 2_400_000, medianNetTxBps: 2_600_000 },
+        lb: {
+          containers: 1,
+          medianCpuPct: 30,
+          throttledPerSecond: 0,
+          throttledMsPerSecond: 0,
+          medianNetRxBps: 2_400_000,
+          medianNetTxBps: 2_600_000,
+        },
       },
     });
     const table = compareRuns([
@@ -127,7 +134,10 @@ describe("setupRows", () => {
 
   it("names the passive health checks, so a retry on against a retry off is what differs", () => {
     const run = (retryNextUpstream: boolean) =>
-      ZRunCreate.parse({ topology: { balancer: { kind: "nginx", maxFails: 1, failTimeoutSeconds: 10, retryNextUpstream }, service: { replicas: 4 } }, workload: { arrivalRate: 8 } });
+      ZRunCreate.parse({
+        topology: { balancer: { kind: "nginx", maxFails: 1, failTimeoutSeconds: 10, retryNextUpstream }, service: { replicas: 4 } },
+        workload: { arrivalRate: 8 },
+      });
     const none = ZRunCreate.parse({ topology: { balancer: { kind: "none" }, service: { replicas: 4 } }, workload: { arrivalRate: 8 } });
     const health = setupRows([run(true), run(false), none]).find((r) => r.key === "health")!;
     expect(health.values).toEqual([
@@ -139,7 +149,10 @@ describe("setupRows", () => {
   });
 
   it("gives the fault timeline in the order it is applied and where the network-fault proxy stood", () => {
-    const base = { topology: { balancer: { kind: "nginx" }, service: { replicas: 4 } }, workload: { endpoint: "hostname", arrivalRate: 8, durationSeconds: 180 } };
+    const base = {
+      topology: { balancer: { kind: "nginx" }, service: { replicas: 4 } },
+      workload: { endpoint: "hostname", arrivalRate: 8, durationSeconds: 180 },
+    };
     const stops = ZRunCreate.parse({
       ...base,
       faults: [

@@ -44,8 +44,20 @@ function resourceFigures(role: string, name: string): CompareFigure[] {
       better: "lower",
       value: roleFigure(role, (u) => (u.pctOfLimit === undefined ? undefined : u.throttledMsPerSecond)),
     },
-    { key: `${role}.netRx`, label: `${name} network in (median)`, unit: "B/s", better: "none", value: roleFigure(role, (u) => u.medianNetRxBps) },
-    { key: `${role}.netTx`, label: `${name} network out (median)`, unit: "B/s", better: "none", value: roleFigure(role, (u) => u.medianNetTxBps) },
+    {
+      key: `${role}.netRx`,
+      label: `${name} network in (median)`,
+      unit: "B/s",
+      better: "none",
+      value: roleFigure(role, (u) => u.medianNetRxBps),
+    },
+    {
+      key: `${role}.netTx`,
+      label: `${name} network out (median)`,
+      unit: "B/s",
+      better: "none",
+      value: roleFigure(role, (u) => u.medianNetTxBps),
+    },
   ];
 }
 
@@ -67,7 +79,13 @@ export const COMPARE_FIGURES: readonly CompareFigure[] = [
     better: "lower",
     value: (s) => s.loadgen?.medianCpuPct ?? null,
   },
-  { key: "app.cpu", label: "Replica CPU (median, % of one core)", unit: "%", better: "none", value: (s) => s.containers?.app?.medianCpuPct ?? null },
+  {
+    key: "app.cpu",
+    label: "Replica CPU (median, % of one core)",
+    unit: "%",
+    better: "none",
+    value: (s) => s.containers?.app?.medianCpuPct ?? null,
+  },
   {
     key: "app.cpuOfLimit",
     label: "Replica CPU (median, % of its limit)",
@@ -83,7 +101,13 @@ export const COMPARE_FIGURES: readonly CompareFigure[] = [
     value: (s) => s.containers?.app?.throttledPerSecond ?? null,
   },
   ...resourceFigures("app", "Replica"),
-  { key: "lb.cpu", label: "Balancer CPU (median, % of one core)", unit: "%", better: "none", value: (s) => s.containers?.lb?.medianCpuPct ?? null },
+  {
+    key: "lb.cpu",
+    label: "Balancer CPU (median, % of one core)",
+    unit: "%",
+    better: "none",
+    value: (s) => s.containers?.lb?.medianCpuPct ?? null,
+  },
   ...resourceFigures("lb", "Balancer"),
   { key: "pool.maxBusy", label: "Busy workers (max)", unit: "", better: "none", value: (s) => s.pool?.maxBusy ?? null },
   { key: "pool.maxQueued", label: "Queued requests (max)", unit: "", better: "lower", value: (s) => s.pool?.maxQueued ?? null },
@@ -91,7 +115,13 @@ export const COMPARE_FIGURES: readonly CompareFigure[] = [
   { key: "broker.produced", label: "Events produced", unit: "", better: "none", value: (s) => s.broker?.produced ?? null },
   { key: "broker.consumed", label: "Events consumed", unit: "", better: "none", value: (s) => s.broker?.consumed ?? null },
   { key: "broker.maxLag", label: "Consumer lag (max)", unit: "", better: "lower", value: (s) => s.broker?.maxLag ?? null },
-  { key: "broker.lagAtEnd", label: "Consumer lag at the end of the load", unit: "", better: "lower", value: (s) => s.broker?.lagAtEnd ?? null },
+  {
+    key: "broker.lagAtEnd",
+    label: "Consumer lag at the end of the load",
+    unit: "",
+    better: "lower",
+    value: (s) => s.broker?.lagAtEnd ?? null,
+  },
   ...(["logs", "consumer", "kafka", "db"] as const).flatMap((role): CompareFigure[] => [
     {
       key: `${role}.cpu`,
@@ -137,7 +167,7 @@ export function verdictOf(ratio: number | null, better: Better): Exclude<Verdict
   if (ratio === null) return "unknown";
   if (better === "none") return "neutral";
   if (Math.abs(ratio - 1) <= SAME_TOLERANCE) return "same";
-  return (ratio > 1) === (better === "higher") ? "better" : "worse";
+  return ratio > 1 === (better === "higher") ? "better" : "worse";
 }
 
 export function compareRuns(runs: readonly ComparableRun[], figures: readonly CompareFigure[] = COMPARE_FIGURES): CompareRow[] {
@@ -186,7 +216,11 @@ const faultParams = (f: SetupFault): string =>
 
 /** The fault timeline in the order it is applied: "stop app-2 @30s, start app-2 @90s". */
 const faultTimeline = (faults: readonly SetupFault[] = []): string =>
-  faults.length === 0 ? "none" : faultSchedule(faults).map(({ fault: f }) => `${faultLabel(f)}${faultParams(f)}`).join(", ");
+  faults.length === 0
+    ? "none"
+    : faultSchedule(faults)
+        .map(({ fault: f }) => `${faultLabel(f)}${faultParams(f)}`)
+        .join(", ");
 
 /** Where the network-fault proxy stood: in front of each target of a network fault, and nowhere without one. */
 /** Where the lab put its fault plumbing: "none", or the targets, e.g. `in front of app-2, lb-0`. */
@@ -201,9 +235,17 @@ const SETUP_FIELDS: { key: string; label: string; show: (s: Setup) => string }[]
   // Runs stored before a field existed lack it: they ran with what is now its default.
   { key: "server", label: "Server", show: (s) => s.topology.service.kind ?? "testbed" },
   { key: "replicas", label: "Replicas", show: (s) => String(s.topology.service.replicas) },
-  { key: "cpus", label: "CPU per replica", show: (s) => (s.topology.service.cpus === undefined ? "unlimited" : String(s.topology.service.cpus)) },
+  {
+    key: "cpus",
+    label: "CPU per replica",
+    show: (s) => (s.topology.service.cpus === undefined ? "unlimited" : String(s.topology.service.cpus)),
+  },
   { key: "memoryMb", label: "Memory per replica", show: (s) => `${s.topology.service.memoryMb} MB` },
-  { key: "threads", label: "Threads", show: (s) => (s.topology.service.threads === undefined ? "per CPU of the limit" : String(s.topology.service.threads)) },
+  {
+    key: "threads",
+    label: "Threads",
+    show: (s) => (s.topology.service.threads === undefined ? "per CPU of the limit" : String(s.topology.service.threads)),
+  },
   { key: "balancer", label: "Balancer", show: (s) => balancerLabel(s.topology.balancer) },
   {
     key: "health",
@@ -225,7 +267,8 @@ const SETUP_FIELDS: { key: string; label: string; show: (s: Setup) => string }[]
     key: "logging",
     label: "Logging",
     show: ({ topology: { service: sv } }) =>
-      testbedOnly(sv) ?? (sv.logging === "none" ? "none" : `${sv.logging}, each flush + ${sv.logFlushMs} ms modelled (slow disk or remote sink)`),
+      testbedOnly(sv) ??
+      (sv.logging === "none" ? "none" : `${sv.logging}, each flush + ${sv.logFlushMs} ms modelled (slow disk or remote sink)`),
   },
   {
     key: "downstream",
@@ -249,7 +292,8 @@ const SETUP_FIELDS: { key: string; label: string; show: (s: Setup) => string }[]
   {
     key: "loadgen",
     label: "Load generator",
-    show: ({ workload: w }) => `${w.loadgenInstances > 1 ? `${w.loadgenInstances} × ` : ""}${w.loadgen ?? "k6"}, ${w.loadgenCpus} CPU${w.loadgenInstances > 1 ? " each" : ""}`,
+    show: ({ workload: w }) =>
+      `${w.loadgenInstances > 1 ? `${w.loadgenInstances} × ` : ""}${w.loadgen ?? "k6"}, ${w.loadgenCpus} CPU${w.loadgenInstances > 1 ? " each" : ""}`,
   },
   {
     key: "load",
@@ -263,7 +307,11 @@ const SETUP_FIELDS: { key: string; label: string; show: (s: Setup) => string }[]
   },
   { key: "duration", label: "Duration", show: (s) => `${s.workload.durationSeconds} s` },
   { key: "faults", label: "Faults", show: (s) => faultTimeline(s.faults) },
-  { key: "faultProxy", label: "Network-fault proxy", show: (s) => placement(networkFaultTargets({ faults: s.faults ?? [] }), "in front of ") },
+  {
+    key: "faultProxy",
+    label: "Network-fault proxy",
+    show: (s) => placement(networkFaultTargets({ faults: s.faults ?? [] }), "in front of "),
+  },
   {
     key: "netnsHolders",
     label: "Network holders",

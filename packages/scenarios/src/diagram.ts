@@ -25,7 +25,10 @@ const ROW_ORDER: Record<string, number> = { logs: 0, kafka: 1, db: 2, cache: 3 }
 
 const MB = 1024 * 1024;
 const limitsOf = (c: PlannedContainer) =>
-  [c.cpus !== undefined ? `${c.cpus} CPU` : "no CPU limit", c.memoryBytes !== undefined ? `${Math.round(c.memoryBytes / MB)} MB` : undefined]
+  [
+    c.cpus !== undefined ? `${c.cpus} CPU` : "no CPU limit",
+    c.memoryBytes !== undefined ? `${Math.round(c.memoryBytes / MB)} MB` : undefined,
+  ]
     .filter(Boolean)
     .join(" · ");
 

@@ -18,7 +18,10 @@ const opts = { planned: 4, variants: 2, repetitions: 2, cancelRequested: false, 
 
 describe("experimentProgress", () => {
   it("queued until a run starts; time left is every run's load, overhead and settle pause", () => {
-    const { status, progress } = experimentProgress([run(0, 0, "queued"), run(1, 0, "queued"), run(0, 1, "queued"), run(1, 1, "queued")], opts);
+    const { status, progress } = experimentProgress(
+      [run(0, 0, "queued"), run(1, 0, "queued"), run(0, 1, "queued"), run(1, 1, "queued")],
+      opts,
+    );
     expect(status).toBe("queued");
     expect(progress).toMatchObject({ planned: 4, total: 4, finished: 0, left: 4, current: null, missing: 0 });
     expect(progress.secondsLeft).toBe(4 * (10 + RUN_OVERHEAD_SECONDS + 5));
@@ -39,14 +42,26 @@ describe("experimentProgress", () => {
   });
 
   it("succeeded when every variant × repetition has a succeeded run, a retry counted honestly", () => {
-    const runs = [run(0, 0, "succeeded"), run(1, 0, "failed"), run(0, 1, "succeeded"), run(1, 1, "succeeded"), run(1, 0, "succeeded", { attempt: 2 })];
+    const runs = [
+      run(0, 0, "succeeded"),
+      run(1, 0, "failed"),
+      run(0, 1, "succeeded"),
+      run(1, 1, "succeeded"),
+      run(1, 0, "succeeded", { attempt: 2 }),
+    ];
     const { status, progress } = experimentProgress(runs, opts);
     expect(status).toBe("succeeded");
     expect(progress).toMatchObject({ total: 5, succeeded: 4, failed: 1, retries: 1, missing: 0 });
   });
 
   it("failed when a slot failed twice; the others still count", () => {
-    const runs = [run(0, 0, "succeeded"), run(1, 0, "failed"), run(0, 1, "succeeded"), run(1, 1, "succeeded"), run(1, 0, "interrupted", { attempt: 2 })];
+    const runs = [
+      run(0, 0, "succeeded"),
+      run(1, 0, "failed"),
+      run(0, 1, "succeeded"),
+      run(1, 1, "succeeded"),
+      run(1, 0, "interrupted", { attempt: 2 }),
+    ];
     const { status, progress } = experimentProgress(runs, opts);
     expect(status).toBe("failed");
     expect(progress).toMatchObject({ failed: 2, missing: 1 });

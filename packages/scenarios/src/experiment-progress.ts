@@ -44,7 +44,6 @@ export const ZExperimentProgress = z.object({
 });
 export type TExperimentProgress = z.infer<typeof ZExperimentProgress>;
 
-
 /**
  * The experiment's status from its runs (given in queue order): queued until one starts, running
  * while any is queued or running, then cancelled (a cancel was asked), succeeded (every variant ×
@@ -58,7 +57,9 @@ export function experimentProgress(
   const live = runs.filter((r) => !isTerminal(r.status));
   const succeededSlots = new Set(runs.filter((r) => r.status === "succeeded").map((r) => `${r.variant}:${r.repetition}`));
   const missing = opts.variants * opts.repetitions - succeededSlots.size;
-  const measured = finished.filter((r) => r.startedAt !== null && r.finishedAt !== null && r.status === "succeeded").map((r) => (r.finishedAt! - r.startedAt!) / 1000 - r.loadSeconds);
+  const measured = finished
+    .filter((r) => r.startedAt !== null && r.finishedAt !== null && r.status === "succeeded")
+    .map((r) => (r.finishedAt! - r.startedAt!) / 1000 - r.loadSeconds);
   const overhead = measured.length > 0 ? median(measured) : RUN_OVERHEAD_SECONDS;
   let secondsLeft = 0;
   for (const r of live) {

@@ -9,7 +9,11 @@ const summary = (rps: number, p95: number): TRunSummary => ({
   errorRate: 0,
   latencyMs: { avg: p95 / 2, p50: p95 / 2, p90: p95 * 0.9, p95, p99: p95 * 1.2, max: p95 * 2 },
 });
-const run = (variant: number, rps: number, p95: number, status: TRunStatus = "succeeded") => ({ variant, status, summary: status === "succeeded" ? summary(rps, p95) : null });
+const run = (variant: number, rps: number, p95: number, status: TRunStatus = "succeeded") => ({
+  variant,
+  status,
+  summary: status === "succeeded" ? summary(rps, p95) : null,
+});
 
 describe("experimentStatistics", () => {
   const variants = [
@@ -49,7 +53,12 @@ describe("experimentStatistics", () => {
   });
 
   it("a variant whose repetitions vary by more than 10 % says so", () => {
-    const noisy = experimentStatistics({ variants: variants.slice(0, 1), baseline: 0, sweep: [], runs: [run(0, 100, 10), run(0, 150, 10), run(0, 90, 10)] });
+    const noisy = experimentStatistics({
+      variants: variants.slice(0, 1),
+      baseline: 0,
+      sweep: [],
+      runs: [run(0, 100, 10), run(0, 150, 10), run(0, 90, 10)],
+    });
     expect(noisy.variants[0]!.noisy).toEqual(["rps"]);
   });
 

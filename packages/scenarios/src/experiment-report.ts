@@ -109,7 +109,11 @@ export function experimentStatistics(input: ExperimentStatisticsInput): Experime
     const byMetric = Object.fromEntries(
       METRIC_KEYS.map((k) => [k, ok.map((r) => metricOf(r.summary!, k)).filter((x): x is number => x !== null)]),
     ) as Record<TMetricKey, number[]>;
-    return { ok, byMetric, failed: input.runs.filter((r) => r.variant === v.index && (r.status === "failed" || r.status === "interrupted")).length };
+    return {
+      ok,
+      byMetric,
+      failed: input.runs.filter((r) => r.variant === v.index && (r.status === "failed" || r.status === "interrupted")).length,
+    };
   });
   const variants: TVariantStatistics[] = values.map(({ ok, byMetric, failed }) => {
     const metrics = Object.fromEntries(METRIC_KEYS.map((k) => [k, describe(byMetric[k])])) as TVariantStatistics["metrics"];
@@ -127,7 +131,7 @@ export function experimentStatistics(input: ExperimentStatisticsInput): Experime
         if (m.key === "errorRate") continue;
         const cmp = compareSamples(values[base.index]!.byMetric[m.key], values[v.index]!.byMetric[m.key]);
         const verdict =
-          cmp.pValue === null ? "unknown" : !cmp.significant ? "same" : (cmp.ratio > 1) === (m.better === "higher") ? "better" : "worse";
+          cmp.pValue === null ? "unknown" : !cmp.significant ? "same" : cmp.ratio > 1 === (m.better === "higher") ? "better" : "worse";
         comparisons.push({
           baseline: base.name,
           variant: v.name,
@@ -161,7 +165,10 @@ function uslOf(input: ExperimentStatisticsInput): Pick<ExperimentStatistics, "us
     .map((r) => ({ n: input.variants[r.variant]!.axes[field] as number, x: r.summary!.rps }));
   const fit = fitUsl(points);
   if (!fit.ok) return { usl: null, uslNote: fit.reason };
-  const nMax = Math.max(...points.map((p) => p.n), fit.peakN !== null ? Math.min(fit.peakN * 1.5, 4 * Math.max(...points.map((p) => p.n))) : 0);
+  const nMax = Math.max(
+    ...points.map((p) => p.n),
+    fit.peakN !== null ? Math.min(fit.peakN * 1.5, 4 * Math.max(...points.map((p) => p.n))) : 0,
+  );
   return {
     usl: {
       field,

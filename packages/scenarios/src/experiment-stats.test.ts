@@ -106,7 +106,12 @@ describe("compareSamples", () => {
   it("calls a tripling of req/s with 3 runs a side", () => {
     const cmp = compareSamples(baselineRps, scaledRps);
     // scipy: ratio=2.9501337707838284 p=2.907357935178422e-07 ci=[2.8449461832532226, 3.0592105104662886]
-    expectComparison(cmp, { ratio: 2.9501337707838284, pValue: 2.907357935178422e-7, ciLow: 2.8449461832532226, ciHigh: 3.0592105104662886 });
+    expectComparison(cmp, {
+      ratio: 2.9501337707838284,
+      pValue: 2.907357935178422e-7,
+      ciLow: 2.8449461832532226,
+      ciHigh: 3.0592105104662886,
+    });
     expect(cmp.significant).toBe(true);
     expect(benchstatText(cmp)).toBe("+195.0% (p=0.000)");
   });
@@ -124,7 +129,12 @@ describe("compareSamples", () => {
   it("calls a lower latency p95 a decrease", () => {
     const cmp = compareSamples([48.2, 51.7, 49.9, 50.4, 47.8], [29.1, 30.4, 28.7, 31.2, 29.9]);
     // scipy: ratio=0.6019986790967468 p=8.738846408154377e-09 ci=[0.5737555070401754, 0.6316321241145871]
-    expectComparison(cmp, { ratio: 0.6019986790967468, pValue: 8.738846408154377e-9, ciLow: 0.5737555070401754, ciHigh: 0.6316321241145871 });
+    expectComparison(cmp, {
+      ratio: 0.6019986790967468,
+      pValue: 8.738846408154377e-9,
+      ciLow: 0.5737555070401754,
+      ciHigh: 0.6316321241145871,
+    });
     expect(benchstatText(cmp)).toBe("\u221239.8% (p=0.000)");
   });
 

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { applyPatch, estimateSeconds, expandExperiment, runCount, runOrder, RUN_OVERHEAD_SECONDS, ZExperimentCreate, type TExperimentCreateInput } from "./experiments";
+import {
+  applyPatch,
+  estimateSeconds,
+  expandExperiment,
+  runCount,
+  runOrder,
+  RUN_OVERHEAD_SECONDS,
+  ZExperimentCreate,
+  type TExperimentCreateInput,
+} from "./experiments";
 
 const base = {
   topology: { service: { replicas: 1, cpus: 0.2 } },
@@ -131,7 +140,9 @@ describe("expandExperiment", () => {
       variants: [{ name: "greedy", patch: { topology: { service: { cpus: 0 } } } }],
       sweep: [{ field: "workload.vus", values: [1, 2, 4] }],
     });
-    expect(issues).toEqual([{ path: "variants.0.patch.topology.service.cpus", message: expect.stringMatching(/^variant "greedy": service.cpus must be between/) }]);
+    expect(issues).toEqual([
+      { path: "variants.0.patch.topology.service.cpus", message: expect.stringMatching(/^variant "greedy": service.cpus must be between/) },
+    ]);
   });
 
   it("an invalid base is reported once, at the base, not once per variant", () => {
@@ -145,14 +156,31 @@ describe("expandExperiment", () => {
   });
 
   it("more than 200 runs is refused, saying how many it would make", () => {
-    const issues = issuesOf({ name: "x", base, sweep: [{ field: "workload.vus", values: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] }], repetitions: 20 });
-    expect(issues).toEqual([{ path: "repetitions", message: expect.stringMatching(/would make 220 runs \(11 variant\(s\) × 20 repetition\(s\)\); at most 200/) }]);
+    const issues = issuesOf({
+      name: "x",
+      base,
+      sweep: [{ field: "workload.vus", values: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] }],
+      repetitions: 20,
+    });
+    expect(issues).toEqual([
+      { path: "repetitions", message: expect.stringMatching(/would make 220 runs \(11 variant\(s\) × 20 repetition\(s\)\); at most 200/) },
+    ]);
   });
 
   it("the baseline names a variant", () => {
-    const out = expand({ name: "x", base, variants: [{ name: "a", patch: {} }, { name: "b", patch: {} }], baseline: "b" });
+    const out = expand({
+      name: "x",
+      base,
+      variants: [
+        { name: "a", patch: {} },
+        { name: "b", patch: {} },
+      ],
+      baseline: "b",
+    });
     expect(out.ok && out.baseline).toBe(1);
-    expect(issuesOf({ name: "x", base, variants: [{ name: "a", patch: {} }], baseline: "c" })[0]!.message).toBe('baseline must name a variant: one of "a"');
+    expect(issuesOf({ name: "x", base, variants: [{ name: "a", patch: {} }], baseline: "c" })[0]!.message).toBe(
+      'baseline must name a variant: one of "a"',
+    );
   });
 
   it("prototype keys are refused wherever they are", () => {
@@ -177,11 +205,17 @@ describe("ZExperimentCreate", () => {
   it("names the field and its range", () => {
     expect(fail({ name: "x", base, repetitions: 0 })).toEqual(["repetitions: repetitions must be between 1 and 20"]);
     expect(fail({ name: "x", base, repetitions: "3" })).toEqual(["repetitions: repetitions must be a number"]);
-    expect(fail({ name: "x", base, sweep: [{ field: "topology.__proto__.x", values: [1] }] })[0]).toMatch(/^sweep.0.field: sweep.field must be a dotted path/);
-    expect(fail({ name: "x", base, sweep: [{ field: "workload.vus", values: [] }] })[0]).toMatch(/sweep.values must have between 1 and 20 values/);
+    expect(fail({ name: "x", base, sweep: [{ field: "topology.__proto__.x", values: [1] }] })[0]).toMatch(
+      /^sweep.0.field: sweep.field must be a dotted path/,
+    );
+    expect(fail({ name: "x", base, sweep: [{ field: "workload.vus", values: [] }] })[0]).toMatch(
+      /sweep.values must have between 1 and 20 values/,
+    );
     expect(fail({ name: "x", base: [1] })).toEqual(["base: base must be an object"]);
     expect(fail({ name: "x", base, variant: [] })[0]).toMatch(/unknown field variant/);
-    expect(fail({ name: "x", base, variants: [{ name: "a" }, { name: "a" }] })).toEqual(['variants.1.name: variants[1].name "a" is used twice']);
+    expect(fail({ name: "x", base, variants: [{ name: "a" }, { name: "a" }] })).toEqual([
+      'variants.1.name: variants[1].name "a" is used twice',
+    ]);
   });
 });
 
@@ -193,11 +227,29 @@ describe("runOrder", () => {
 
 describe("runCount and estimateSeconds", () => {
   it("counts variants × sweep points × repetitions", () => {
-    expect(runCount({ variants: [{ name: "a", patch: {} }, { name: "b", patch: {} }], sweep: [{ field: "workload.vus", values: [1, 2, 3] }], repetitions: 3 })).toBe(18);
+    expect(
+      runCount({
+        variants: [
+          { name: "a", patch: {} },
+          { name: "b", patch: {} },
+        ],
+        sweep: [{ field: "workload.vus", values: [1, 2, 3] }],
+        repetitions: 3,
+      }),
+    ).toBe(18);
   });
 
   it("adds each run's load, its overhead and a settle pause between runs", () => {
-    const out = expand({ name: "x", base, variants: [{ name: "a", patch: {} }, { name: "b", patch: { workload: { durationSeconds: 20 } } }], repetitions: 2, settleSeconds: 5 });
+    const out = expand({
+      name: "x",
+      base,
+      variants: [
+        { name: "a", patch: {} },
+        { name: "b", patch: { workload: { durationSeconds: 20 } } },
+      ],
+      repetitions: 2,
+      settleSeconds: 5,
+    });
     if (!out.ok) throw new Error("expected ok");
     expect(estimateSeconds(out.variants, 2, 5)).toBe(2 * (10 + 20 + 2 * RUN_OVERHEAD_SECONDS + 2 * 5) - 5);
   });

@@ -42,9 +42,9 @@ const ZSweepValue = z.union([z.number(), z.boolean(), text("a sweep value", 100)
 });
 
 export const ZSweepAxis = strict("sweep[]", {
-  field: z
-    .string({ error: "sweep.field must be a string" })
-    .regex(FIELD_PATH, { error: "sweep.field must be a dotted path of the run definition, e.g. topology.service.replicas or workload.vus" }),
+  field: z.string({ error: "sweep.field must be a string" }).regex(FIELD_PATH, {
+    error: "sweep.field must be a dotted path of the run definition, e.g. topology.service.replicas or workload.vus",
+  }),
   values: z
     .array(ZSweepValue, { error: "sweep.values must be an array" })
     .min(EXPERIMENT_LIMITS.values.min, { error: `sweep.values must have between 1 and ${EXPERIMENT_LIMITS.values.max} values` })
@@ -81,12 +81,14 @@ export const ZExperimentCreate = strict("", {
 }).superRefine((e, ctx) => {
   const names = new Set<string>();
   e.variants?.forEach((v, i) => {
-    if (names.has(v.name)) ctx.addIssue({ code: "custom", path: ["variants", i, "name"], message: `variants[${i}].name "${v.name}" is used twice` });
+    if (names.has(v.name))
+      ctx.addIssue({ code: "custom", path: ["variants", i, "name"], message: `variants[${i}].name "${v.name}" is used twice` });
     names.add(v.name);
   });
   const fields = new Set<string>();
   e.sweep?.forEach((a, i) => {
-    if (fields.has(a.field)) ctx.addIssue({ code: "custom", path: ["sweep", i, "field"], message: `sweep[${i}].field ${a.field} is swept twice` });
+    if (fields.has(a.field))
+      ctx.addIssue({ code: "custom", path: ["sweep", i, "field"], message: `sweep[${i}].field ${a.field} is swept twice` });
     fields.add(a.field);
   });
 });
@@ -203,7 +205,9 @@ export function expandExperiment(e: TExperimentCreate): TExpansion {
           const keys = issue.code === "unrecognized_keys" ? issue.keys.map((k) => (at ? `${at}.${k}` : k)) : [at];
           for (const key of keys) {
             const where = issueOrigin(e, vi, key);
-            const message = where.startsWith("base") ? issue.message : `variant "${where.startsWith("variants.") ? def.name : name}": ${issue.message}`;
+            const message = where.startsWith("base")
+              ? issue.message
+              : `variant "${where.startsWith("variants.") ? def.name : name}": ${issue.message}`;
             const id = `${where}\u0000${message}`;
             if (seen.has(id)) continue;
             seen.add(id);
@@ -220,7 +224,10 @@ export function expandExperiment(e: TExperimentCreate): TExpansion {
   if (e.baseline !== undefined) {
     baseline = out.findIndex((v) => v.name === e.baseline);
     if (baseline < 0) {
-      return { ok: false, issues: [{ path: "baseline", message: `baseline must name a variant: one of ${out.map((v) => `"${v.name}"`).join(", ")}` }] };
+      return {
+        ok: false,
+        issues: [{ path: "baseline", message: `baseline must name a variant: one of ${out.map((v) => `"${v.name}"`).join(", ")}` }],
+      };
     }
   }
   return { ok: true, variants: out, baseline, runs: total };

@@ -1,22 +1,49 @@
 import { describe, expect, it } from "vitest";
 import { experimentRunsCsv, fileName, samplesCsv } from "./export";
 
-const summary = { requests: 100, rps: 10, errors: 1, errorRate: 0.01, latencyMs: { avg: 5, p50: 4, p90: 6, p95: 7, p99: 9, max: 12 }, durationSeconds: 10 };
+const summary = {
+  requests: 100,
+  rps: 10,
+  errors: 1,
+  errorRate: 0.01,
+  latencyMs: { avg: 5, p50: 4, p90: 6, p95: 7, p99: 9, max: 12 },
+  durationSeconds: 10,
+};
 
 describe("experimentRunsCsv", () => {
   it("one row per run with its sweep values as columns; repetitions counted from 1", () => {
     const text = experimentRunsCsv("replicas", [
-      { runId: "r1", variant: "replicas=1", axes: { "topology.service.replicas": 1 }, repetition: 0, attempt: 1, status: "succeeded", summary },
-      { runId: "r2", variant: "replicas=2", axes: { "topology.service.replicas": 2 }, repetition: 0, attempt: 2, status: "failed", summary: null },
+      {
+        runId: "r1",
+        variant: "replicas=1",
+        axes: { "topology.service.replicas": 1 },
+        repetition: 0,
+        attempt: 1,
+        status: "succeeded",
+        summary,
+      },
+      {
+        runId: "r2",
+        variant: "replicas=2",
+        axes: { "topology.service.replicas": 2 },
+        repetition: 0,
+        attempt: 2,
+        status: "failed",
+        summary: null,
+      },
     ]);
     const lines = text.trim().split("\n");
-    expect(lines[0]).toBe("experiment,variant,topology.service.replicas,repetition,attempt,runId,status,requests,rps,errors,errorRate,latAvgMs,latP50Ms,latP90Ms,latP95Ms,latP99Ms,latMaxMs,durationSeconds");
+    expect(lines[0]).toBe(
+      "experiment,variant,topology.service.replicas,repetition,attempt,runId,status,requests,rps,errors,errorRate,latAvgMs,latP50Ms,latP90Ms,latP95Ms,latP99Ms,latMaxMs,durationSeconds",
+    );
     expect(lines[1]).toBe("replicas,replicas=1,1,1,1,r1,succeeded,100,10,1,0.01,5,4,6,7,9,12,10");
     expect(lines[2]).toBe("replicas,replicas=2,2,1,2,r2,failed,,,,,,,,,,,");
   });
 
   it("quotes commas and quotes, and defuses cells a spreadsheet would run as a formula", () => {
-    const text = experimentRunsCsv('a "b", c', [{ runId: "r", variant: "=HYPERLINK(1)", axes: {}, repetition: 0, attempt: 1, status: "succeeded", summary }]);
+    const text = experimentRunsCsv('a "b", c', [
+      { runId: "r", variant: "=HYPERLINK(1)", axes: {}, repetition: 0, attempt: 1, status: "succeeded", summary },
+    ]);
     const row = text.trim().split("\n")[1]!;
     expect(row.startsWith('"a ""b"", c",\'=HYPERLINK(1),')).toBe(true);
   });
@@ -28,7 +55,13 @@ describe("samplesCsv", () => {
       {
         runId: "r",
         samples: [
-          { t: 0, requests: 4, errors: 0, latencyMs: { avg: 2, p50: 2, p90: 3, p95: 3, p99: 4, max: 5 }, backends: { "app-0": 2, "app-1": 2 } },
+          {
+            t: 0,
+            requests: 4,
+            errors: 0,
+            latencyMs: { avg: 2, p50: 2, p90: 3, p95: 3, p99: 4, max: 5 },
+            backends: { "app-0": 2, "app-1": 2 },
+          },
           { t: 1, requests: 0, errors: 0, latencyMs: null, backends: {} },
         ],
       },

@@ -8,10 +8,34 @@ import type { TRunSummary, TSample } from "./schemas";
 
 const csv = (columns: string[], rows: unknown[][]) => stringify(rows, { header: true, columns, escape_formulas: true });
 
-const SUMMARY_COLUMNS = ["requests", "rps", "errors", "errorRate", "latAvgMs", "latP50Ms", "latP90Ms", "latP95Ms", "latP99Ms", "latMaxMs", "durationSeconds"];
+const SUMMARY_COLUMNS = [
+  "requests",
+  "rps",
+  "errors",
+  "errorRate",
+  "latAvgMs",
+  "latP50Ms",
+  "latP90Ms",
+  "latP95Ms",
+  "latP99Ms",
+  "latMaxMs",
+  "durationSeconds",
+];
 const summaryCells = (s: TRunSummary | null): unknown[] =>
   s
-    ? [s.requests, s.rps, s.errors, s.errorRate, s.latencyMs.avg, s.latencyMs.p50, s.latencyMs.p90, s.latencyMs.p95, s.latencyMs.p99, s.latencyMs.max, s.durationSeconds ?? ""]
+    ? [
+        s.requests,
+        s.rps,
+        s.errors,
+        s.errorRate,
+        s.latencyMs.avg,
+        s.latencyMs.p50,
+        s.latencyMs.p90,
+        s.latencyMs.p95,
+        s.latencyMs.p99,
+        s.latencyMs.max,
+        s.durationSeconds ?? "",
+      ]
     : SUMMARY_COLUMNS.map(() => "");
 
 export type TExportRun = {
@@ -29,7 +53,16 @@ export function experimentRunsCsv(experiment: string, runs: readonly TExportRun[
   const axes = [...new Set(runs.flatMap((r) => Object.keys(r.axes)))];
   return csv(
     ["experiment", "variant", ...axes, "repetition", "attempt", "runId", "status", ...SUMMARY_COLUMNS],
-    runs.map((r) => [experiment, r.variant, ...axes.map((a) => r.axes[a] ?? ""), r.repetition + 1, r.attempt, r.runId, r.status, ...summaryCells(r.summary)]),
+    runs.map((r) => [
+      experiment,
+      r.variant,
+      ...axes.map((a) => r.axes[a] ?? ""),
+      r.repetition + 1,
+      r.attempt,
+      r.runId,
+      r.status,
+      ...summaryCells(r.summary),
+    ]),
   );
 }
 
@@ -39,7 +72,19 @@ export function samplesCsv(runs: readonly { runId: string; variant?: string; rep
   const many = runs.length > 1 || runs.some((r) => r.variant !== undefined);
   const head = many ? ["runId", "variant", "repetition"] : [];
   return csv(
-    [...head, "t", "requests", "errors", "latAvgMs", "latP50Ms", "latP90Ms", "latP95Ms", "latP99Ms", "latMaxMs", ...backends.map((b) => `backend:${b}`)],
+    [
+      ...head,
+      "t",
+      "requests",
+      "errors",
+      "latAvgMs",
+      "latP50Ms",
+      "latP90Ms",
+      "latP95Ms",
+      "latP99Ms",
+      "latMaxMs",
+      ...backends.map((b) => `backend:${b}`),
+    ],
     runs.flatMap((r) =>
       r.samples.map((s) => {
         const l = s.latencyMs;

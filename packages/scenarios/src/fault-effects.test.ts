@@ -24,8 +24,16 @@ describe("imbalance", () => {
   });
 
   it("summarises a run by its totals and the median of its seconds", () => {
-    const samples: EffectSample[] = [{ t: 0, errors: 0, backends: { "app-0": 4, "app-1": 4 } }, { t: 1, errors: 0, backends: { "app-0": 8 } }, { t: 2, errors: 0, backends: { "app-0": 4, "app-1": 4 } }];
-    expect(runImbalance(samples, { "app-0": 16, "app-1": 8 }, ["app-0", "app-1"])).toEqual({ method: "max/mean", run: 1.333, medianPerSecond: 1 });
+    const samples: EffectSample[] = [
+      { t: 0, errors: 0, backends: { "app-0": 4, "app-1": 4 } },
+      { t: 1, errors: 0, backends: { "app-0": 8 } },
+      { t: 2, errors: 0, backends: { "app-0": 4, "app-1": 4 } },
+    ];
+    expect(runImbalance(samples, { "app-0": 16, "app-1": 8 }, ["app-0", "app-1"])).toEqual({
+      method: "max/mean",
+      run: 1.333,
+      medianPerSecond: 1,
+    });
   });
 });
 
@@ -64,7 +72,10 @@ describe("fault effects", () => {
 
   it("gives a restart its own shift and return, and other roles failures only", () => {
     const samples = roundRobin(30, (t) => (t >= 10 && t < 13 ? [1] : []), { 10: 3 });
-    const [restart, lb] = faultEffects([f(10, "restart", 1), ZFault.parse({ at: 20, action: "pause", target: { role: "lb" } })], samples, { durationSeconds: 30, backends });
+    const [restart, lb] = faultEffects([f(10, "restart", 1), ZFault.parse({ at: 20, action: "pause", target: { role: "lb" } })], samples, {
+      durationSeconds: 30,
+      backends,
+    });
     expect(restart).toMatchObject({ failedRequests: 3, shiftSeconds: 1, returnSeconds: 4 });
     expect(lb).toMatchObject({ failedRequests: 0, shiftSeconds: null, returnSeconds: null });
   });

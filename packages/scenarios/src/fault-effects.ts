@@ -67,7 +67,8 @@ export function faultEffects(
     const next = schedule.slice(k + 1).find((s) => s.fault.at > f.at)?.fault.at ?? end;
     const window = seconds(f.at, next).map((t) => byT.get(t));
     const errors: TErrorCounts = {};
-    for (const s of window) for (const kind of ERROR_KINDS) if (s?.errorKinds?.[kind]) errors[kind] = (errors[kind] ?? 0) + s.errorKinds[kind];
+    for (const s of window)
+      for (const kind of ERROR_KINDS) if (s?.errorKinds?.[kind]) errors[kind] = (errors[kind] ?? 0) + s.errorKinds[kind];
     const failedRequests = window.reduce((a, s) => a + (s?.errors ?? 0), 0);
     const { shiftSeconds, returnSeconds } = shares(f, index, faults, byT, opts);
     effects[index] = {
@@ -102,7 +103,9 @@ function shares(
     ? f
     : faultSchedule(faults)
         .map((s) => s.fault)
-        .filter((g) => same(g) && g !== f && (g.at < f.at || (g.at === f.at && faults.indexOf(g) < index)) && UNDO[g.action]?.includes(f.action))
+        .filter(
+          (g) => same(g) && g !== f && (g.at < f.at || (g.at === f.at && faults.indexOf(g) < index)) && UNDO[g.action]?.includes(f.action),
+        )
         .at(-1);
   if (!breaking) return none;
   const share = (t: number): number | undefined => {
@@ -110,7 +113,9 @@ function shares(
     const total = counts ? Object.values(counts).reduce((a, b) => a + b, 0) : 0;
     return total > 0 ? (counts![backend] ?? 0) / total : undefined;
   };
-  const before = seconds(Math.max(0, breaking.at - BASELINE_SECONDS), breaking.at).map(share).filter((v): v is number => v !== undefined);
+  const before = seconds(Math.max(0, breaking.at - BASELINE_SECONDS), breaking.at)
+    .map(share)
+    .filter((v): v is number => v !== undefined);
   const usual = before.length > 0 ? before.reduce((a, b) => a + b, 0) / before.length : 1 / opts.backends.length;
   const half = usual / 2;
   const undo =

@@ -21,7 +21,9 @@ describe("fault schema", () => {
     expect(extra.error?.issues[0]?.message).toBe("ms applies to delay only, not to stop");
     const loss = ZFault.safeParse({ at: 0, action: "loss", percent: 150, target: { role: "app" } });
     expect(loss.error?.issues[0]?.message).toBe("percent must be between 0.1 and 100");
-    expect(ZFault.safeParse({ at: 0, action: "explode", target: { role: "app" } }).error?.issues[0]?.message).toMatch(/^action must be one of: stop, start/);
+    expect(ZFault.safeParse({ at: 0, action: "explode", target: { role: "app" } }).error?.issues[0]?.message).toMatch(
+      /^action must be one of: stop, start/,
+    );
     expect(ZFault.parse({ at: 1, action: "pause", target: { role: "app" } }).target.index).toBe(0);
   });
 
@@ -37,19 +39,29 @@ describe("fault timeline against the run", () => {
   });
 
   it("refuses a fault after the end of the load", () => {
-    expect(messages([f(180, "stop", 0)])).toEqual(["faults[0] (stop app-0 @180s): at must be before the end of the load (0–179 s for workload.durationSeconds 180)"]);
+    expect(messages([f(180, "stop", 0)])).toEqual([
+      "faults[0] (stop app-0 @180s): at must be before the end of the load (0–179 s for workload.durationSeconds 180)",
+    ]);
   });
 
   it("refuses an index past the replicas and an unknown role", () => {
-    expect(messages([f(1, "stop", 4)])).toEqual(["faults[0] (stop app-4 @1s): target.index must be between 0 and 3: the run has 4 replicas (app)"]);
-    expect(messages([f(1, "stop", 0, {}, "kafka")])[0]).toBe("faults[0] (stop kafka-0 @1s): the run has no kafka; roles it can fault: app, lb, consumer");
+    expect(messages([f(1, "stop", 4)])).toEqual([
+      "faults[0] (stop app-4 @1s): target.index must be between 0 and 3: the run has 4 replicas (app)",
+    ]);
+    expect(messages([f(1, "stop", 0, {}, "kafka")])[0]).toBe(
+      "faults[0] (stop kafka-0 @1s): the run has no kafka; roles it can fault: app, lb, consumer",
+    );
   });
 
   it("follows each container's state: start needs stopped, unpause needs paused", () => {
-    expect(messages([f(10, "start", 1)])).toEqual(["faults[0] (start app-1 @10s): start needs a stopped container (stop or kill it first); app-1 is running at 10 s"]);
+    expect(messages([f(10, "start", 1)])).toEqual([
+      "faults[0] (start app-1 @10s): start needs a stopped container (stop or kill it first); app-1 is running at 10 s",
+    ]);
     // Listed out of order: the schedule is by second.
     expect(messages([f(20, "start", 1), f(10, "kill", 1)])).toEqual([]);
-    expect(messages([f(10, "pause", 0), f(12, "stop", 0)])).toEqual(["faults[1] (stop app-0 @12s): stop needs a running container; app-0 is paused at 12 s"]);
+    expect(messages([f(10, "pause", 0), f(12, "stop", 0)])).toEqual([
+      "faults[1] (stop app-0 @12s): stop needs a running container; app-0 is paused at 12 s",
+    ]);
     expect(messages([f(10, "unpause", 0)])[0]).toMatch(/unpause needs a paused container/);
     expect(messages([f(10, "stop", 0), f(12, "restart", 0), f(14, "pause", 0), f(15, "unpause", 0)])).toEqual([]);
   });
@@ -60,7 +72,9 @@ describe("fault timeline against the run", () => {
     ]);
     expect(messages([f(0, "delay", 0, { ms: 200 }), f(5, "clear", 0), f(6, "loss", 0, { percent: 10 }), f(6, "reset", 1)])).toEqual([]);
     expect(messages([f(3, "clear", 0)])[0]).toMatch(/clear needs a network fault on app-0 before it/);
-    expect(messages([f(3, "delay", 0, { ms: 5 }, "consumer")])[0]).toMatch(/consumer cannot take a network fault: no proxy can stand in front of it/);
+    expect(messages([f(3, "delay", 0, { ms: 5 }, "consumer")])[0]).toMatch(
+      /consumer cannot take a network fault: no proxy can stand in front of it/,
+    );
   });
 });
 
@@ -73,7 +87,12 @@ describe("faults in the run definition", () => {
 
   it("defaults to none and reports each bad fault by its path", () => {
     expect(ZRunCreate.parse(run([])).faults).toEqual([]);
-    const r = ZRunCreate.safeParse(run([{ at: 10, action: "stop", target: { role: "app", index: 3 } }, { at: 70, action: "pause", target: { role: "lb" } }]));
+    const r = ZRunCreate.safeParse(
+      run([
+        { at: 10, action: "stop", target: { role: "app", index: 3 } },
+        { at: 70, action: "pause", target: { role: "lb" } },
+      ]),
+    );
     expect(r.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
       ["faults.0.target.index", "faults[0] (stop app-3 @10s): target.index must be between 0 and 2: the run has 3 replicas (app)"],
       ["faults.1.at", "faults[1] (pause lb-0 @70s): at must be before the end of the load (0–59 s for workload.durationSeconds 60)"],
@@ -82,7 +101,12 @@ describe("faults in the run definition", () => {
 
   it("knows the roles of every topology from its plan", () => {
     const async = ZRunCreate.parse({
-      topology: { service: { replicas: 2 }, downstream: { mode: "async", replicas: 2 }, broker: { kind: "kafka" }, storage: { kind: "postgres" } },
+      topology: {
+        service: { replicas: 2 },
+        downstream: { mode: "async", replicas: 2 },
+        broker: { kind: "kafka" },
+        storage: { kind: "postgres" },
+      },
       workload: { vus: 1, endpoint: "products" },
     });
     const r = faultableRoles(async);

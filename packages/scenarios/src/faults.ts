@@ -81,8 +81,7 @@ export const ZFault = strict("fault", {
 export type TFault = z.infer<typeof ZFault>;
 export type TFaultInput = z.input<typeof ZFault>;
 
-const actionsTaking = (p: string) =>
-  FAULT_ACTIONS.filter((a) => (FAULT_PARAMS[a] as readonly string[]).includes(p)).join(", ");
+const actionsTaking = (p: string) => FAULT_ACTIONS.filter((a) => (FAULT_PARAMS[a] as readonly string[]).includes(p)).join(", ");
 
 export const ZFaults = z
   .array(ZFault, { error: "faults must be an array" })
@@ -96,7 +95,8 @@ export type FaultIssue = { path: (string | number)[]; message: string };
 type ContainerState = "running" | "stopped" | "paused";
 
 /** The fault's label in messages and charts: `stop app-2 @30s`. */
-export const faultLabel = (f: Pick<TFault, "action" | "target" | "at">): string => `${f.action} ${f.target.role}-${f.target.index} @${f.at}s`;
+export const faultLabel = (f: Pick<TFault, "action" | "target" | "at">): string =>
+  `${f.action} ${f.target.role}-${f.target.index} @${f.at}s`;
 
 /** Faults in the order they are applied: by second, then as listed. */
 export function faultSchedule<F extends Pick<TFault, "at">>(faults: readonly F[]): { fault: F; index: number }[] {
@@ -118,14 +118,19 @@ const REQUIRES: Record<Exclude<FaultAction, NetworkFault | "clear">, { from: Con
  * of a container that is not stopped at that second is an error), and a target has at most one
  * network fault at a time (`clear` ends it). Every message names the fault by its position.
  */
-export function faultIssues(faults: readonly TFault[], roles: Readonly<Record<string, FaultableRole>>, durationSeconds: number): FaultIssue[] {
+export function faultIssues(
+  faults: readonly TFault[],
+  roles: Readonly<Record<string, FaultableRole>>,
+  durationSeconds: number,
+): FaultIssue[] {
   const issues: FaultIssue[] = [];
   const state = new Map<string, ContainerState>();
   const network = new Map<string, { index: number; fault: TFault }>();
   const known = Object.keys(roles).join(", ");
   for (const { fault: f, index: i } of faultSchedule(faults)) {
     const name = `faults[${i}] (${faultLabel(f)})`;
-    const issue = (path: (string | number)[], message: string) => issues.push({ path: ["faults", i, ...path], message: `${name}: ${message}` });
+    const issue = (path: (string | number)[], message: string) =>
+      issues.push({ path: ["faults", i, ...path], message: `${name}: ${message}` });
     if (f.at >= durationSeconds) {
       issue(["at"], `at must be before the end of the load (0–${durationSeconds - 1} s for workload.durationSeconds ${durationSeconds})`);
       continue;
@@ -142,7 +147,10 @@ export function faultIssues(faults: readonly TFault[], roles: Readonly<Record<st
     const key = `${f.target.role}-${f.target.index}`;
     if (f.action === "clear" || isNetworkFault(f.action)) {
       if (!role.incoming) {
-        issue(["action"], `${f.target.role} cannot take a network fault: no proxy can stand in front of it (it takes no incoming connections, or its clients find it by address, like Cassandra's); container faults work`);
+        issue(
+          ["action"],
+          `${f.target.role} cannot take a network fault: no proxy can stand in front of it (it takes no incoming connections, or its clients find it by address, like Cassandra's); container faults work`,
+        );
         continue;
       }
       const active = network.get(key);
@@ -150,7 +158,10 @@ export function faultIssues(faults: readonly TFault[], roles: Readonly<Record<st
         if (!active) issue(["action"], `clear needs a network fault on ${key} before it (delay, loss, bandwidth or reset)`);
         network.delete(key);
       } else if (active) {
-        issue(["action"], `overlaps faults[${active.index}] (${faultLabel(active.fault)}): one network fault at a time per target, clear it first`);
+        issue(
+          ["action"],
+          `overlaps faults[${active.index}] (${faultLabel(active.fault)}): one network fault at a time per target, clear it first`,
+        );
       } else {
         network.set(key, { index: i, fault: f });
       }

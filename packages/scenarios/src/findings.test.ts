@@ -33,17 +33,23 @@ describe("run findings on recorded runs", () => {
   it("experiment 1: four unlimited replicas saturate the host's two cores (187 % of 200 %); one replica does not", () => {
     expect(codes("exp1--4-replicas")).toEqual(["host_cpu_saturated"]);
     const f = finding("exp1--4-replicas", "host_cpu_saturated")!;
-    expect(f.message).toMatch(/^The host's 2 cores were saturated: the containers together used 187 % of 200 %\. The 4 replicas only shared the same cores/);
+    expect(f.message).toMatch(
+      /^The host's 2 cores were saturated: the containers together used 187 % of 200 %\. The 4 replicas only shared the same cores/,
+    );
     expect(f.evidence).toMatchObject({ hostCpus: 2, cpuPctByRole: { app: 109.2, lb: 54.8, loadgen: 23.2 } });
     // One replica left cores idle: what bound it is not a container's CPU.
     expect(codes("exp1--1-replica")).toEqual(["bound_elsewhere"]);
-    expect(finding("exp1--1-replica", "bound_elsewhere")!.message).toMatch(/^No container was at its CPU limit and the host's cores were not saturated \(the containers together used 128 % of 200 %\)/);
+    expect(finding("exp1--1-replica", "bound_elsewhere")!.message).toMatch(
+      /^No container was at its CPU limit and the host's cores were not saturated \(the containers together used 128 % of 200 %\)/,
+    );
   });
 
   it("experiment 3: a replica at 0.2 CPU is throttled at its limit, with room on the host", () => {
     expect(codes("exp3--1-replica-connections-1")).toEqual(["replicas_throttled"]);
     const f = finding("exp3--1-replica-connections-1", "replicas_throttled")!;
-    expect(f.message).toMatch(/^The replica ran at its CPU limit \(103 % of it, throttled in 10\.1 of 10 CFS periods per second\).*more replicas add capacity/);
+    expect(f.message).toMatch(
+      /^The replica ran at its CPU limit \(103 % of it, throttled in 10\.1 of 10 CFS periods per second\).*more replicas add capacity/,
+    );
     expect(f.evidence).toMatchObject({ pctOfLimit: 103.4, replicas: 1 });
     expect(codes("exp3--1-replica-connections-3")).toEqual(["replicas_throttled"]);
     expect(codes("exp3--3-replicas-connections-3")).toEqual(["replicas_throttled"]);
@@ -51,16 +57,26 @@ describe("run findings on recorded runs", () => {
 
   it("experiment 2: blocking logging starves the pool (full, 184 waiting, 37 % of the CPU limit); async logging does not", () => {
     expect(codes("exp2--blocking")).toEqual(["pool_starvation"]);
-    expect(finding("exp2--blocking", "pool_starvation")!.evidence).toMatchObject({ pool: { size: 16, maxBusy: 16, maxQueued: 184 }, serviceCpuPct: 37.1 });
+    expect(finding("exp2--blocking", "pool_starvation")!.evidence).toMatchObject({
+      pool: { size: 16, maxBusy: 16, maxQueued: 184 },
+      serviceCpuPct: 37.1,
+    });
     expect(codes("exp2--async")).toEqual(["bound_elsewhere"]);
   });
 
   it("experiment 4: the sync call waits on a downstream at its limit; async answers at once and leaves a growing consumer lag", () => {
     expect(codes("exp4--sync-vus-1")).toEqual(["downstream_bound"]);
-    expect(finding("exp4--sync-vus-1", "downstream_bound")!.message).toMatch(/^The synchronous downstream \(logs\) ran at its CPU limit \(102 % of it\) while the service used 60 % of its CPU limit/);
+    expect(finding("exp4--sync-vus-1", "downstream_bound")!.message).toMatch(
+      /^The synchronous downstream \(logs\) ran at its CPU limit \(102 % of it\) while the service used 60 % of its CPU limit/,
+    );
     expect(codes("exp4--sync-vus-3")).toEqual(["downstream_bound"]);
     expect(codes("exp4--async-vus-1")).toEqual(["replicas_throttled", "consumer_lag"]);
-    expect(finding("exp4--async-vus-1", "consumer_lag")!.evidence).toMatchObject({ maxLag: 3084, lagAtEnd: 3084, drainSeconds: null, consumerPctOfLimit: 101.6 });
+    expect(finding("exp4--async-vus-1", "consumer_lag")!.evidence).toMatchObject({
+      maxLag: 3084,
+      lagAtEnd: 3084,
+      drainSeconds: null,
+      consumerPctOfLimit: 101.6,
+    });
     expect(codes("exp4--async-vus-3")).toContain("consumer_lag");
   });
 
@@ -75,7 +91,8 @@ describe("run findings on recorded runs", () => {
   it("experiment 7: Rack and Rails at their 1 CPU; nginx, Lua and memcached bound outside any container's CPU", () => {
     expect(codes("exp7--rails")).toEqual(["replicas_throttled"]);
     expect(codes("exp7--rack")).toEqual(["replicas_throttled"]);
-    for (const name of ["exp7--nginx-static", "exp7--nginx-lua", "exp7--memcached", "exp7--rack-trivial"]) expect(codes(name), name).toEqual(["bound_elsewhere"]);
+    for (const name of ["exp7--nginx-static", "exp7--nginx-lua", "exp7--memcached", "exp7--rack-trivial"])
+      expect(codes(name), name).toEqual(["bound_elsewhere"]);
   });
 
   it("an open-model run (a fixed arrival rate) is not expected to show a bottleneck", () => {
@@ -85,7 +102,9 @@ describe("run findings on recorded runs", () => {
 
   it("experiment 6: every failed request came in a fault's window; the spread was uneven because of the faults", () => {
     expect(codes("exp6--grpc-retry-off")).toEqual(["failures_in_fault_windows", "imbalance"]);
-    expect(finding("exp6--grpc-retry-off", "failures_in_fault_windows")!.message).toMatch(/^All 12 failed requests came in the faults' windows \(3 after stop app-2 @30s, 6 after stop app-3 @60s, 3 after start app-2 @90s\)/);
+    expect(finding("exp6--grpc-retry-off", "failures_in_fault_windows")!.message).toMatch(
+      /^All 12 failed requests came in the faults' windows \(3 after stop app-2 @30s, 6 after stop app-3 @60s, 3 after start app-2 @90s\)/,
+    );
     expect(finding("exp6--grpc-retry-off", "imbalance")!.level).toBe("info");
   });
 
@@ -115,7 +134,10 @@ describe("run findings on recorded runs", () => {
 });
 
 describe("experiment findings", () => {
-  const variant = (name: string, fixtureNames: string[]) => ({ name, runs: fixtureNames.map((f) => ({ summary: fixture(f).summary, hostCpus: 2 })) });
+  const variant = (name: string, fixtureNames: string[]) => ({
+    name,
+    runs: fixtureNames.map((f) => ({ summary: fixture(f).summary, hostCpus: 2 })),
+  });
 
   it("a significant difference with its ratio and CI, and the run findings that held in most runs of a variant", () => {
     const blocking = ["exp2--blocking", "exp2--blocking", "exp2--blocking"];
@@ -132,7 +154,13 @@ describe("experiment findings", () => {
       ],
       baseline: 0,
       sweep: [],
-      runs: rps.flatMap((xs, v) => xs.map((x) => ({ variant: v, status: "succeeded" as const, summary: { ...fixture(v ? "exp2--async" : "exp2--blocking").summary, rps: x } }))),
+      runs: rps.flatMap((xs, v) =>
+        xs.map((x) => ({
+          variant: v,
+          status: "succeeded" as const,
+          summary: { ...fixture(v ? "exp2--async" : "exp2--blocking").summary, rps: x },
+        })),
+      ),
     });
     const out = experimentFindings(stats, [variant("blocking", blocking), variant("async", async)], 0);
     const diff = out.find((f) => f.code === "significant_difference")!;
@@ -151,7 +179,11 @@ describe("experiment findings", () => {
       ],
       baseline: 0,
       sweep: [],
-      runs: [1740.2, 1703.1, 1617.3, 1698.2, 1809.3, 1721.3].map((x, i) => ({ variant: i < 3 ? 0 : 1, status: "succeeded" as const, summary: { ...fixture("exp3--3-replicas-connections-1").summary, rps: x } })),
+      runs: [1740.2, 1703.1, 1617.3, 1698.2, 1809.3, 1721.3].map((x, i) => ({
+        variant: i < 3 ? 0 : 1,
+        status: "succeeded" as const,
+        summary: { ...fixture("exp3--3-replicas-connections-1").summary, rps: x },
+      })),
     });
     const out = experimentFindings(stats, [variant("A", []), variant("A again", [])], 0);
     expect(out.map((f) => f.code)).toEqual(["not_significant"]);

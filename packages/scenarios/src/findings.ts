@@ -71,12 +71,21 @@ export function runFindings({ summary: s, hostCpus, openModel = false }: RunInpu
     }
   }
 
-  if (app?.pctOfLimit !== undefined && app.pctOfLimit >= FINDING_THRESHOLDS.atLimitPct && app.throttledPerSecond >= FINDING_THRESHOLDS.throttledPerSecond) {
+  if (
+    app?.pctOfLimit !== undefined &&
+    app.pctOfLimit >= FINDING_THRESHOLDS.atLimitPct &&
+    app.throttledPerSecond >= FINDING_THRESHOLDS.throttledPerSecond
+  ) {
     out.push({
       code: "replicas_throttled",
       level: "info",
       message: `${app.containers > 1 ? `The ${app.containers} replicas` : "The replica"} ran at ${app.containers > 1 ? "their" : "its"} CPU limit (${pct(app.pctOfLimit)} of it, throttled in ${round1(app.throttledPerSecond)} of 10 CFS periods per second): the quota caps each replica${hostSaturated ? "" : ", and the host has cores to spare, so more replicas add capacity (experiment 3)"}.`,
-      evidence: { pctOfLimit: app.pctOfLimit, throttledPerSecond: app.throttledPerSecond, throttledMsPerSecond: app.throttledMsPerSecond, replicas: app.containers },
+      evidence: {
+        pctOfLimit: app.pctOfLimit,
+        throttledPerSecond: app.throttledPerSecond,
+        throttledMsPerSecond: app.throttledMsPerSecond,
+        replicas: app.containers,
+      },
     });
   }
 
@@ -123,13 +132,20 @@ export function runFindings({ summary: s, hostCpus, openModel = false }: RunInpu
       code: "store_bound",
       level: "info",
       message: `The store was at its CPU limit (${pct(db.pctOfLimit)} of it): its write path decides the throughput (experiment 5).`,
-      evidence: { pctOfLimit: db.pctOfLimit, throttledPerSecond: db.throttledPerSecond, serviceCpuPct: app?.pctOfLimit ?? app?.medianCpuPct },
+      evidence: {
+        pctOfLimit: db.pctOfLimit,
+        throttledPerSecond: db.throttledPerSecond,
+        serviceCpuPct: app?.pctOfLimit ?? app?.medianCpuPct,
+      },
     });
   }
 
   if (s.broker && s.broker.maxLag >= FINDING_THRESHOLDS.lag) {
     const drained = s.broker.drainSeconds;
-    const lagTail = s.broker.lagAtEnd > 0 ? `${s.broker.lagAtEnd} events were still waiting when the load ended, ${drained === null ? "not worked off within the drain window" : `worked off ${drained} s later`}` : "none were left at the end";
+    const lagTail =
+      s.broker.lagAtEnd > 0
+        ? `${s.broker.lagAtEnd} events were still waiting when the load ended, ${drained === null ? "not worked off within the drain window" : `worked off ${drained} s later`}`
+        : "none were left at the end";
     out.push({
       code: "consumer_lag",
       level: "info",
@@ -141,14 +157,20 @@ export function runFindings({ summary: s, hostCpus, openModel = false }: RunInpu
   const faultFailures = (s.faults ?? []).reduce((n, f) => n + f.failedRequests, 0);
   if (s.faults && s.faults.length > 0 && s.errors > 0) {
     const outside = Math.max(0, s.errors - faultFailures);
-    const windows = s.faults.filter((f) => f.failedRequests > 0).map((f) => `${f.failedRequests} after ${f.action} ${f.target.role}-${f.target.index} @${f.at}s`);
+    const windows = s.faults
+      .filter((f) => f.failedRequests > 0)
+      .map((f) => `${f.failedRequests} after ${f.action} ${f.target.role}-${f.target.index} @${f.at}s`);
     out.push(
       outside === 0
         ? {
             code: "failures_in_fault_windows",
             level: "info",
             message: `All ${s.errors} failed requests came in the faults' windows (${windows.join(", ")}); nothing failed before the first fault (experiment 6).`,
-            evidence: { errors: s.errors, errorKinds: s.errorKinds, byFault: s.faults.map((f) => ({ at: f.at, action: f.action, failedRequests: f.failedRequests })) },
+            evidence: {
+              errors: s.errors,
+              errorKinds: s.errorKinds,
+              byFault: s.faults.map((f) => ({ at: f.at, action: f.action, failedRequests: f.failedRequests })),
+            },
           }
         : {
             code: "failures_outside_fault_windows",
@@ -170,15 +192,33 @@ export function runFindings({ summary: s, hostCpus, openModel = false }: RunInpu
     });
   }
 
-  const bottlenecks = ["loadgen_saturated", "host_cpu_saturated", "replicas_throttled", "pool_starvation", "balancer_bound", "downstream_bound", "store_bound"];
+  const bottlenecks = [
+    "loadgen_saturated",
+    "host_cpu_saturated",
+    "replicas_throttled",
+    "pool_starvation",
+    "balancer_bound",
+    "downstream_bound",
+    "store_bound",
+  ];
   const atLimit = Object.entries(roles).filter(([, r]) => r.pctOfLimit !== undefined && r.pctOfLimit >= FINDING_THRESHOLDS.atLimitPct);
-  if (!openModel && hostCpus !== null && Object.keys(roles).length > 0 && atLimit.length === 0 && !out.some((f) => bottlenecks.includes(f.code))) {
+  if (
+    !openModel &&
+    hostCpus !== null &&
+    Object.keys(roles).length > 0 &&
+    atLimit.length === 0 &&
+    !out.some((f) => bottlenecks.includes(f.code))
+  ) {
     const total = Object.values(roles).reduce((n, r) => n + r.medianCpuPct * r.containers, 0);
     out.push({
       code: "bound_elsewhere",
       level: "info",
       message: `No container was at its CPU limit and the host's cores were not saturated (the containers together used ${pct(total)} of ${hostCpus * 100} %): what bounds this run is outside what the lab measures per container, such as the kernel's network path between the containers, a container without a CPU limit using fewer threads than the host has cores, or the load generator's few connections each waiting for its answer.`,
-      evidence: { hostCpus, totalCpuPct: round1(total), cpuPctByRole: Object.fromEntries(Object.entries(roles).map(([role, r]) => [role, r.pctOfLimit ?? r.medianCpuPct])) },
+      evidence: {
+        hostCpus,
+        totalCpuPct: round1(total),
+        cpuPctByRole: Object.fromEntries(Object.entries(roles).map(([role, r]) => [role, r.pctOfLimit ?? r.medianCpuPct])),
+      },
     });
   }
 

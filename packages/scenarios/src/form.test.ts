@@ -4,7 +4,14 @@ import { ZRunCreate } from "./schemas";
 
 describe("fieldInfo", () => {
   it("reads a whole number's range and default through the nested component schemas", () => {
-    expect(fieldInfo(ZRunCreate, "topology.service.replicas")).toEqual({ kind: "number", int: true, min: 1, max: 16, default: 1, optional: true });
+    expect(fieldInfo(ZRunCreate, "topology.service.replicas")).toEqual({
+      kind: "number",
+      int: true,
+      min: 1,
+      max: 16,
+      default: 1,
+      optional: true,
+    });
   });
 
   it("marks a fractional number without a default as optional", () => {

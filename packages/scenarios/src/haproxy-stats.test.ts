@@ -17,8 +17,14 @@ const HEADER =
   "# pxname,svname,qcur,qmax,scur,smax,slim,stot,bin,bout,dreq,dresp,ereq,econ,eresp,wretr,wredis,status,weight,act,bck,chkfail,chkdown,lastchg,addr,";
 
 /** A CSV of the app backend with the given columns per row (by name, in another order than HAProxy's). */
-function csv(rows: Record<string, string | number>[], columns = ["svname", "status", "addr", "scur", "stot", "hrsp_5xx", "eresp", "econ", "wretr", "wredis", "chkfail", "lastchg"]) {
-  return [`# pxname,${columns.join(",")},`, ...rows.map((r) => ["app", ...columns.map((c) => String(r[c] ?? ""))].join(",") + ",")].join("\n") + "\n";
+function csv(
+  rows: Record<string, string | number>[],
+  columns = ["svname", "status", "addr", "scur", "stot", "hrsp_5xx", "eresp", "econ", "wretr", "wredis", "chkfail", "lastchg"],
+) {
+  return (
+    [`# pxname,${columns.join(",")},`, ...rows.map((r) => ["app", ...columns.map((c) => String(r[c] ?? ""))].join(",") + ",")].join("\n") +
+    "\n"
+  );
 }
 
 const row = (over: Partial<HaproxyRow>): HaproxyRow => ({
@@ -63,7 +69,16 @@ describe("parseHaproxyCsv on HAProxy's own CSV", () => {
       filled: true,
     });
     expect(stats.servers[0]).toMatchObject({ scur: 6, stot: 29352, lastchg: 22 });
-    expect(stats.backend).toMatchObject({ svname: "BACKEND", status: "UP", scur: 13, stot: 82317, eresp: 1, wredis: 5, chkfail: 0, filled: true });
+    expect(stats.backend).toMatchObject({
+      svname: "BACKEND",
+      status: "UP",
+      scur: 13,
+      stot: 82317,
+      eresp: 1,
+      wredis: 5,
+      chkfail: 0,
+      filled: true,
+    });
   });
 
   it("reads the addresses when the stats section shows them", () => {
@@ -117,7 +132,12 @@ describe("parseHaproxyCsv on edge cases", () => {
   });
 
   it("keeps a server in MAINT by hand when no address is shown at all", () => {
-    const stats = parseHaproxyCsv(csv([{ svname: "app1", status: "UP" }, { svname: "app2", status: "MAINT" }]));
+    const stats = parseHaproxyCsv(
+      csv([
+        { svname: "app1", status: "UP" },
+        { svname: "app2", status: "MAINT" },
+      ]),
+    );
     expect(stats.servers.map((s) => s.filled)).toEqual([true, true]);
   });
 
@@ -194,7 +214,11 @@ describe("haproxyFigures", () => {
   it("falls back to the servers' counters without a BACKEND row", () => {
     const previous: HaproxyStats = { servers: [row({ svname: "app1", wretr: 1 }), row({ svname: "app2", econ: 2 })], backend: undefined };
     const current: HaproxyStats = {
-      servers: [row({ svname: "app1", wretr: 3, wredis: 1 }), row({ svname: "app2", econ: 2, hrsp_5xx: 4 }), row({ svname: "app3", eresp: 1 })],
+      servers: [
+        row({ svname: "app1", wretr: 3, wredis: 1 }),
+        row({ svname: "app2", econ: 2, hrsp_5xx: 4 }),
+        row({ svname: "app3", eresp: 1 }),
+      ],
       backend: undefined,
     };
     expect(haproxyFigures(current, previous)).toMatchObject({ "lb.retries": 3, "lb.errors": 5 });

@@ -40,15 +40,12 @@ describe("renderHaproxyCfg", () => {
     expect(l).not.toContain("option redispatch 1");
   });
 
-  it.each([
-    { replicas: 0 },
-    { replicas: 2.5 },
-    { maxFails: 101 },
-    { failTimeoutSeconds: 0 },
-    { algorithm: "round_robin" },
-  ])("refuses %j", (bad) => {
-    expect(() => renderHaproxyCfg({ algorithm: "roundrobin", replicas: 2, ...(bad as object) })).toThrow();
-  });
+  it.each([{ replicas: 0 }, { replicas: 2.5 }, { maxFails: 101 }, { failTimeoutSeconds: 0 }, { algorithm: "round_robin" }])(
+    "refuses %j",
+    (bad) => {
+      expect(() => renderHaproxyCfg({ algorithm: "roundrobin", replicas: 2, ...(bad as object) })).toThrow();
+    },
+  );
 });
 
 describe("renderHaproxyCfg for gRPC", () => {
@@ -74,7 +71,9 @@ describe("renderHaproxyCfg for gRPC", () => {
   });
 
   it("keeps protocol http the default", () => {
-    expect(renderHaproxyCfg({ algorithm: "source", replicas: 3, protocol: "http" })).toBe(renderHaproxyCfg({ algorithm: "source", replicas: 3 }));
+    expect(renderHaproxyCfg({ algorithm: "source", replicas: 3, protocol: "http" })).toBe(
+      renderHaproxyCfg({ algorithm: "source", replicas: 3 }),
+    );
   });
 
   it("refuses an unknown protocol", () => {

@@ -23,7 +23,10 @@ export function validateAgainstHost(run: TRunCreate, host: Pick<THostFacts, "cpu
     if (cpus !== undefined && cpus > host.cpus) issues.push({ path, message: `${field} must be between ${cpuRange}` });
   }
   if (run.workload.loadgenCpus > host.cpus) {
-    issues.push({ path: "workload.loadgenCpus", message: `workload.loadgenCpus must be between 0.1 and ${host.cpus} (this host has ${host.cpus} CPUs)` });
+    issues.push({
+      path: "workload.loadgenCpus",
+      message: `workload.loadgenCpus must be between 0.1 and ${host.cpus} (this host has ${host.cpus} CPUs)`,
+    });
   }
 
   const hostMb = Math.floor(host.memoryBytes / MB);

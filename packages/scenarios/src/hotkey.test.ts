@@ -28,7 +28,9 @@ describe("hotKeyServer", () => {
   });
 
   it("maps each kind onto its image and store", () => {
-    const summary = Object.fromEntries(KINDS.map((k) => [k, [hotKeyServer(k, { workers: 1 }).image, hotKeyServer(k, { workers: 1 }).needs]]));
+    const summary = Object.fromEntries(
+      KINDS.map((k) => [k, [hotKeyServer(k, { workers: 1 }).image, hotKeyServer(k, { workers: 1 }).needs]]),
+    );
     expect(summary).toEqual({
       nginx_static: ["hotkey-nginx", null],
       nginx_lua: ["hotkey-nginx", "redis"],
@@ -179,9 +181,7 @@ describe("hotKeyStore", () => {
   it("seeds memcached with a set command the entrypoint sends", () => {
     const s = hotKeyStore("memcached");
     expect(s).toMatchObject({ image: "memcached", hostname: "memcached", port: 11211 });
-    expect(s.files).toEqual([
-      { path: "/etc/memcached/seed.txt", content: `set ${HOT_KEY} 0 0 100\r\n${HOT_VALUE}\r\nquit\r\n` },
-    ]);
+    expect(s.files).toEqual([{ path: "/etc/memcached/seed.txt", content: `set ${HOT_KEY} 0 0 100\r\n${HOT_VALUE}\r\nquit\r\n` }]);
     expect(s.ready).toEqual([{ kind: "log", pattern: "^memcached seeded$" }]);
   });
 

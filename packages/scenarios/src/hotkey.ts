@@ -138,13 +138,20 @@ export function hotKeyStore(kind: HotKeyStoreKind): HotKeyStore {
         image: "redis",
         cmd: [
           "redis-server",
-          "--bind", "0.0.0.0",
-          "--protected-mode", "no",
-          "--save", "",
-          "--dir", REDIS_AOF_DIR,
-          "--appendonly", "yes",
-          "--appendfilename", REDIS_AOF,
-          "--appendfsync", "no",
+          "--bind",
+          "0.0.0.0",
+          "--protected-mode",
+          "no",
+          "--save",
+          "",
+          "--dir",
+          REDIS_AOF_DIR,
+          "--appendonly",
+          "yes",
+          "--appendfilename",
+          REDIS_AOF,
+          "--appendfsync",
+          "no",
         ],
         files: [{ path: `${REDIS_AOF_DIR}/${REDIS_AOF}`, content: resp(["SET", HOT_KEY, HOT_VALUE]) }],
         ready: [{ kind: "log", pattern: "Ready to accept connections" }],
@@ -165,7 +172,8 @@ export function hotKeyStore(kind: HotKeyStoreKind): HotKeyStore {
 function checkWorkers(workers: HotKeyWorkers): HotKeyWorkers {
   const { min, max } = HOT_KEY_WORKERS;
   if (workers === "auto") return workers;
-  if (!Number.isInteger(workers) || workers < min || workers > max) throw new Error(`workers must be a whole number between ${min} and ${max}`);
+  if (!Number.isInteger(workers) || workers < min || workers > max)
+    throw new Error(`workers must be a whole number between ${min} and ${max}`);
   return workers;
 }
 

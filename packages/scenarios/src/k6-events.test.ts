@@ -101,7 +101,11 @@ describe("K6EventReader", () => {
       errorKinds: { "503": 31 },
     });
     // The stop: nginx answered one request itself, then took app-1 out (max_fails 1).
-    expect(samples[2]!.backendStats![BALANCER_KEY]).toEqual({ requests: 1, errors: { "502": 1 }, latencyMs: { avg: 0.78036, max: 0.78036, p95: 0.78036 } });
+    expect(samples[2]!.backendStats![BALANCER_KEY]).toEqual({
+      requests: 1,
+      errors: { "502": 1 },
+      latencyMs: { avg: 0.78036, max: 0.78036, p95: 0.78036 },
+    });
     expect(samples[3]!.backendStats!["app-1"]).toBeUndefined();
     // The pause: requests to app-0 time out, nobody answered them (no latency).
     expect(samples[5]!.backendStats![NO_ANSWER_KEY]).toEqual({ requests: 71, errors: { timeout: 71 }, latencyMs: null });
@@ -114,7 +118,8 @@ describe("K6EventReader", () => {
       expect(Math.abs(perBackend - s.requests), `t=${s.t}`).toBeLessThanOrEqual(2);
       expect(Math.abs(errorCount(s.errorKinds) - s.errors), `t=${s.t}`).toBeLessThanOrEqual(2);
       expect(s.backendStats![NO_ANSWER_KEY]?.latencyMs ?? null).toBeNull();
-      for (const [name, b] of Object.entries(s.backendStats!)) if (name !== NO_ANSWER_KEY) expect(b.latencyMs!.avg).toBeLessThanOrEqual(b.latencyMs!.max);
+      for (const [name, b] of Object.entries(s.backendStats!))
+        if (name !== NO_ANSWER_KEY) expect(b.latencyMs!.avg).toBeLessThanOrEqual(b.latencyMs!.max);
     }
   });
 
@@ -153,7 +158,11 @@ describe("K6EventReader", () => {
     const { reader, samples } = replay("k6-grpc-backend-errors.sse", "grpc");
     expect(samples[0]!.backendStats![BALANCER_KEY]).toMatchObject({ requests: 48, errors: { "502": 48 } });
     expect(samples[0]!.errorKinds).toEqual({ "502": 48, "503": 1 });
-    expect(samples[8]).toMatchObject({ requests: 154, errors: 154, backendStats: { [NO_ANSWER_KEY]: { requests: 154, errors: { conn: 154 }, latencyMs: null } } });
+    expect(samples[8]).toMatchObject({
+      requests: 154,
+      errors: 154,
+      backendStats: { [NO_ANSWER_KEY]: { requests: 154, errors: { conn: 154 }, latencyMs: null } },
+    });
     const summary = reader.summary(10)!;
     expect(summary).toMatchObject({ requests: 1744, errors: 748, errorKinds: { "502": 470, "503": 3, timeout: 105, conn: 170 } });
     expect(summary.backendStats!["app-2"]).toMatchObject({ requests: 469, errors: { "503": 3 } });

@@ -128,8 +128,7 @@ export class K6EventReader {
     const { requests: reqs, failed, duration } = this.metrics;
     const requests = m.get(reqs)?.count ?? 0;
     const endMs = m.get("time")?.value;
-    const fromClock =
-      endMs !== undefined && this.startMs !== undefined ? Math.round((endMs - this.startMs) / this.periodMs) - 1 : -1;
+    const fromClock = endMs !== undefined && this.startMs !== undefined ? Math.round((endMs - this.startMs) / this.periodMs) - 1 : -1;
     // A flush that comes late must not reuse the previous second's slot.
     this.lastT = Math.max(this.lastT + 1, fromClock);
     const truth = this.backendTruth(m);

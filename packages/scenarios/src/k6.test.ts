@@ -46,7 +46,7 @@ describe("renderK6Script", () => {
 
   it("counts hits per backend from X-Backend", () => {
     expect(script).toContain('new Counter("backend_hits")');
-    expect(script).toContain('backendHits.add(1, { backend: String(backend) })');
+    expect(script).toContain("backendHits.add(1, { backend: String(backend) })");
     expect(script).toContain('res.headers["X-Backend"]');
   });
 
@@ -54,7 +54,7 @@ describe("renderK6Script", () => {
     expect(script).toContain('const backendReqs = new Counter("backend_reqs");');
     expect(script).toContain('const backendErrors = new Counter("backend_errors");');
     expect(script).toContain('const backendLatency = new Trend("backend_latency", true);');
-    expect(script).toContain('const who = backend ? String(backend) : res.status !== 0 ? BALANCER : NO_ANSWER;');
+    expect(script).toContain("const who = backend ? String(backend) : res.status !== 0 ? BALANCER : NO_ANSWER;");
     expect(script).toContain("count(who, httpKind(res.status, res.error_code), res.status !== 0 ? res.timings.duration : undefined);");
     // The dashboard makes per-second sub-metrics of both tags.
     expect(K6_ENV.K6_WEB_DASHBOARD_TAGS).toBe("backend,backend_error");

@@ -15,7 +15,13 @@ const sample = (t: number, requests: number, p50: number, backends?: Record<stri
 describe("mergeSamples", () => {
   it("adds counts and keeps the worst percentiles with a request-weighted mean", () => {
     const m = mergeSamples([sample(3, 300, 2, { "app-0": 200, "app-1": 100 }), sample(3, 100, 6, { "app-1": 100 })]);
-    expect(m).toEqual({ t: 3, requests: 400, errors: 2, latencyMs: { avg: 3, p50: 6, p90: 12, p95: 18, p99: 24, max: 60 }, backends: { "app-0": 200, "app-1": 200 } });
+    expect(m).toEqual({
+      t: 3,
+      requests: 400,
+      errors: 2,
+      latencyMs: { avg: 3, p50: 6, p90: 12, p95: 18, p99: 24, max: 60 },
+      backends: { "app-0": 200, "app-1": 200 },
+    });
   });
 
   it("ignores an instance without a completed request in that second", () => {
@@ -35,7 +41,10 @@ describe("per-backend truth", () => {
   });
 
   it("adds counts per backend and kind, weights the mean by requests, keeps the largest max and the worst p95", () => {
-    const m = mergeSamples([{ ...sample(0, 300, 1), ...truth(300, 2) }, { ...sample(0, 102, 1), ...truth(100, 6, 2) }]);
+    const m = mergeSamples([
+      { ...sample(0, 300, 1), ...truth(300, 2) },
+      { ...sample(0, 102, 1), ...truth(100, 6, 2) },
+    ]);
     expect(m.backendStats).toEqual({
       "app-0": { requests: 400, errors: { "503": 2 }, latencyMs: { avg: 1.5, max: 12, p95: 6 } },
       [NO_ANSWER_KEY]: { requests: 2, errors: { timeout: 2 }, latencyMs: null },

@@ -60,7 +60,9 @@ export function mergeSummaries(parts: readonly TRunSummary[]): TRunSummary {
   const requests = parts.reduce((n, p) => n + p.requests, 0);
   const errors = parts.reduce((n, p) => n + p.errors, 0);
   const backends = addCounts(parts.map((p) => p.backends));
-  const dropped = parts.some((p) => p.droppedIterations !== undefined) ? parts.reduce((n, p) => n + (p.droppedIterations ?? 0), 0) : undefined;
+  const dropped = parts.some((p) => p.droppedIterations !== undefined)
+    ? parts.reduce((n, p) => n + (p.droppedIterations ?? 0), 0)
+    : undefined;
   const backendStats = mergeBackendStats(parts.map((p) => p.backendStats));
   const errorKinds = addKinds(parts.map((p) => p.errorKinds));
   return {

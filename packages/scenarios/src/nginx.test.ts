@@ -43,7 +43,11 @@ describe("renderNginxConf algorithms and health knobs", () => {
   ] as const)("writes %s as %s", (algorithm, directive) => {
     const conf = renderNginxConf({ algorithm, upstreams });
     const block = conf.slice(conf.indexOf("upstream app {"), conf.indexOf("keepalive"));
-    const lines = block.split("\n").slice(1).map((l) => l.trim()).filter((l) => l && !l.startsWith("server "));
+    const lines = block
+      .split("\n")
+      .slice(1)
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith("server "));
     expect(lines).toEqual(directive ? [directive] : []);
   });
 
@@ -54,12 +58,7 @@ describe("renderNginxConf algorithms and health knobs", () => {
     expect(conf).not.toContain("proxy_next_upstream error timeout;");
   });
 
-  it.each([
-    { maxFails: 101 },
-    { maxFails: 1.5 },
-    { failTimeoutSeconds: 0 },
-    { algorithm: "roundrobin" },
-  ])("refuses %j", (bad) => {
+  it.each([{ maxFails: 101 }, { maxFails: 1.5 }, { failTimeoutSeconds: 0 }, { algorithm: "roundrobin" }])("refuses %j", (bad) => {
     expect(() => renderNginxConf({ algorithm: "round_robin", upstreams, ...(bad as object) })).toThrow();
   });
 });
@@ -80,7 +79,14 @@ describe("renderNginxConf for gRPC", () => {
   });
 
   it("maps the health knobs and retryNextUpstream false to grpc_next_upstream off", () => {
-    const conf = renderNginxConf({ algorithm: "round_robin", upstreams, protocol: "grpc", maxFails: 0, failTimeoutSeconds: 30, retryNextUpstream: false });
+    const conf = renderNginxConf({
+      algorithm: "round_robin",
+      upstreams,
+      protocol: "grpc",
+      maxFails: 0,
+      failTimeoutSeconds: 30,
+      retryNextUpstream: false,
+    });
     expect(conf.match(/^ {4}server app-\d:9090 max_fails=0 fail_timeout=30s;$/gm)).toHaveLength(2);
     expect(conf).toContain("grpc_next_upstream off;");
   });

@@ -96,7 +96,12 @@ export function renderNginxConf({
     "    location / {",
     ...(grpc
       ? ["      grpc_pass grpc://app;", `      grpc_next_upstream ${next};`]
-      : ["      proxy_pass http://app;", "      proxy_http_version 1.1;", '      proxy_set_header Connection "";', `      proxy_next_upstream ${next};`]),
+      : [
+          "      proxy_pass http://app;",
+          "      proxy_http_version 1.1;",
+          '      proxy_set_header Connection "";',
+          `      proxy_next_upstream ${next};`,
+        ]),
     "      add_header X-Upstream $upstream_addr always;",
     "    }",
     "  }",

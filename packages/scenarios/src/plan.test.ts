@@ -55,7 +55,14 @@ describe("buildPlan", () => {
       cpus: 0.2,
       nanoCpus: 200_000_000,
       memoryBytes: 128 * 1024 * 1024,
-      env: { TESTBED_ROLE: "service", TESTBED_PORT: "8080", TESTBED_THREADS: "1", TESTBED_CPU_ITERATIONS: "1000", TESTBED_DOWNSTREAM: "none", TESTBED_STORAGE: "none" },
+      env: {
+        TESTBED_ROLE: "service",
+        TESTBED_PORT: "8080",
+        TESTBED_THREADS: "1",
+        TESTBED_CPU_ITERATIONS: "1000",
+        TESTBED_DOWNSTREAM: "none",
+        TESTBED_STORAGE: "none",
+      },
       ready: [{ kind: "http", port: 8080, path: "/health" }],
       stats: { port: 8080, path: "/stats" },
     });
@@ -75,7 +82,11 @@ describe("buildPlan", () => {
   it("runs k6 with its CPU limit, the script and the web dashboard", () => {
     expect(p.loadgens[0]).toMatchObject({ role: "loadgen", image: images.k6, nanoCpus: 1_000_000_000 });
     expect(p.loadgens[0]!.cmd).toEqual(["run", "--no-color", "--quiet", K6_SCRIPT_PATH]);
-    expect(p.loadgens[0]!.env).toMatchObject({ K6_WEB_DASHBOARD: "true", K6_WEB_DASHBOARD_PERIOD: "1s", K6_WEB_DASHBOARD_TAGS: "backend,backend_error" });
+    expect(p.loadgens[0]!.env).toMatchObject({
+      K6_WEB_DASHBOARD: "true",
+      K6_WEB_DASHBOARD_PERIOD: "1s",
+      K6_WEB_DASHBOARD_TAGS: "backend,backend_error",
+    });
     expect(p.loadgens[0]!.files[0]!.path).toBe(K6_SCRIPT_PATH);
     expect(p.loadgens[0]!.files[0]!.content).toContain("http://lb:8080/cpu");
   });
@@ -88,7 +99,8 @@ describe("buildPlan", () => {
   });
 
   it("sizes the runtime to the CPU limit when no thread count is given, as container-aware runtimes do", () => {
-    const threadsOf = (cpus: number) => byRole(plan({ topology: { service: { cpus } }, workload: { endpoint: "hostname", vus: 1 } }), "app")[0]!.env.TESTBED_THREADS;
+    const threadsOf = (cpus: number) =>
+      byRole(plan({ topology: { service: { cpus } }, workload: { endpoint: "hostname", vus: 1 } }), "app")[0]!.env.TESTBED_THREADS;
     expect([threadsOf(0.2), threadsOf(1), threadsOf(1.5)]).toEqual(["1", "1", "2"]);
     const async = plan({ topology: { service: {}, downstream: { mode: "async", cpus: 0.2 } }, workload: { endpoint: "cpu", vus: 1 } });
     expect(byRole(async, "consumer")[0]!.env.TESTBED_THREADS).toBe("1");
@@ -100,7 +112,12 @@ describe("buildPlan", () => {
       workload: { endpoint: "hostname", vus: 200 },
     });
     for (const a of byRole(q, "app")) {
-      expect(a.env).toMatchObject({ TESTBED_WORKER_POOL: "16", TESTBED_QUEUE_LIMIT: "100", TESTBED_LOGGING: "blocking", TESTBED_LOG_FLUSH_MS: "20" });
+      expect(a.env).toMatchObject({
+        TESTBED_WORKER_POOL: "16",
+        TESTBED_QUEUE_LIMIT: "100",
+        TESTBED_LOGGING: "blocking",
+        TESTBED_LOG_FLUSH_MS: "20",
+      });
     }
   });
 
@@ -109,9 +126,9 @@ describe("buildPlan", () => {
   });
 
   it("accepts a uuid", () => {
-    expect(plan({ topology: { service: {} }, workload: { endpoint: "hostname", vus: 1 } }, "0b7c3f9e-2a41-4c55-9d0e-8f1a2b3c4d5e").network.name).toBe(
-      "sl-run-0b7c3f9e-2a41-4c55-9d0e-8f1a2b3c4d5e",
-    );
+    expect(
+      plan({ topology: { service: {} }, workload: { endpoint: "hostname", vus: 1 } }, "0b7c3f9e-2a41-4c55-9d0e-8f1a2b3c4d5e").network.name,
+    ).toBe("sl-run-0b7c3f9e-2a41-4c55-9d0e-8f1a2b3c4d5e");
   });
 
   it("fails clearly when an image it needs was not given", () => {
@@ -136,7 +153,13 @@ describe("async downstream through Kafka", () => {
 
   it("sizes the broker's heap from its memory and partitions the topic per consumer", () => {
     const kafka = byRole(p, "kafka")[0]!;
-    expect(kafka).toMatchObject({ hostname: "kafka", image: images.kafka, nanoCpus: 1e9, memoryBytes: 512 * 1024 * 1024, env: { KAFKA_HEAP_MB: "256" } });
+    expect(kafka).toMatchObject({
+      hostname: "kafka",
+      image: images.kafka,
+      nanoCpus: 1e9,
+      memoryBytes: 512 * 1024 * 1024,
+      env: { KAFKA_HEAP_MB: "256" },
+    });
     const props = kafka.files[0]!.content;
     expect(props).toContain("num.partitions=2");
     expect(props).toContain("advertised.listeners=INTERNAL://kafka:29092");
@@ -144,7 +167,11 @@ describe("async downstream through Kafka", () => {
   });
 
   it("points the service and the consumers at the topic", () => {
-    expect(byRole(p, "app")[0]!.env).toMatchObject({ TESTBED_DOWNSTREAM: "async", TESTBED_KAFKA_BROKERS: "kafka:29092", TESTBED_KAFKA_PARTITIONS: "2" });
+    expect(byRole(p, "app")[0]!.env).toMatchObject({
+      TESTBED_DOWNSTREAM: "async",
+      TESTBED_KAFKA_BROKERS: "kafka:29092",
+      TESTBED_KAFKA_PARTITIONS: "2",
+    });
     for (const c of byRole(p, "consumer")) {
       expect(c.env).toMatchObject({ TESTBED_ROLE: "consumer", TESTBED_DOWNSTREAM_CPU_ITERATIONS: "1000", TESTBED_KAFKA_TOPIC: "events" });
       expect(c.stats).toBeDefined();
@@ -152,8 +179,14 @@ describe("async downstream through Kafka", () => {
   });
 
   it("needs the kafka image only for async work", () => {
-    expect(requiredImages(ZRunCreate.parse({ topology: { service: {} }, workload: { endpoint: "cpu", vus: 1 } })).sort()).toEqual(["k6", "nginx", "testbed"]);
-    expect(requiredImages(ZRunCreate.parse({ topology: { service: {}, downstream: { mode: "async" } }, workload: { endpoint: "cpu", vus: 1 } }))).toContain("kafka");
+    expect(requiredImages(ZRunCreate.parse({ topology: { service: {} }, workload: { endpoint: "cpu", vus: 1 } })).sort()).toEqual([
+      "k6",
+      "nginx",
+      "testbed",
+    ]);
+    expect(
+      requiredImages(ZRunCreate.parse({ topology: { service: {}, downstream: { mode: "async" } }, workload: { endpoint: "cpu", vus: 1 } })),
+    ).toContain("kafka");
   });
 });
 
@@ -161,7 +194,10 @@ describe("sync downstream", () => {
   it("plans logs replicas behind one shared alias and no broker", () => {
     const p = plan({ topology: { service: {}, downstream: { mode: "sync", replicas: 2 } }, workload: { endpoint: "cpu", vus: 1 } });
     expect(byRole(p, "kafka")).toEqual([]);
-    expect(byRole(p, "logs").map((c) => c.aliases)).toEqual([["logs-0", "logs"], ["logs-1", "logs"]]);
+    expect(byRole(p, "logs").map((c) => c.aliases)).toEqual([
+      ["logs-0", "logs"],
+      ["logs-1", "logs"],
+    ]);
     expect(byRole(p, "app")[0]!.env).toMatchObject({ TESTBED_DOWNSTREAM: "sync", TESTBED_LOGS_URL: "http://logs:8080/events" });
   });
 });
@@ -201,7 +237,11 @@ describe("previewFiles", () => {
       topology: { service: {}, downstream: { mode: "async" }, storage: { kind: "cassandra", memoryMb: 1024 } },
       workload: { endpoint: "activity", vus: 1 },
     });
-    expect(previewFiles(p).map((f) => f.title).sort()).toEqual(["cassandra.yaml", "k6 script", "nginx.conf", "schema", "server.properties"]);
+    expect(
+      previewFiles(p)
+        .map((f) => f.title)
+        .sort(),
+    ).toEqual(["cassandra.yaml", "k6 script", "nginx.conf", "schema", "server.properties"]);
   });
 
   it("shows the replicas' identical files once and names a title two roles share by role", () => {
@@ -209,14 +249,25 @@ describe("previewFiles", () => {
       topology: { service: { kind: "rack", replicas: 3 } },
       workload: { loadgen: "wrk", connections: 20, endpoint: "key" },
     });
-    expect(previewFiles(p).map((f) => f.title).sort()).toEqual(["config.ru", "nginx.conf", "puma.rb", "seed.aof", "wrk script"]);
+    expect(
+      previewFiles(p)
+        .map((f) => f.title)
+        .sort(),
+    ).toEqual(["config.ru", "nginx.conf", "puma.rb", "seed.aof", "wrk script"]);
     const lua = plan({ topology: { service: { kind: "nginx_lua", replicas: 3 } }, workload: { vus: 1, endpoint: "key" } });
-    expect(previewFiles(lua).map((f) => f.title).sort()).toEqual(["app nginx.conf", "k6 script", "lb nginx.conf", "seed.aof"]);
+    expect(
+      previewFiles(lua)
+        .map((f) => f.title)
+        .sort(),
+    ).toEqual(["app nginx.conf", "k6 script", "lb nginx.conf", "seed.aof"]);
   });
 });
 
 describe("balancer kinds", () => {
-  const run = (balancer: object) => ({ topology: { balancer, service: { replicas: 4 } }, workload: { endpoint: "hostname" as const, vus: 4 } });
+  const run = (balancer: object) => ({
+    topology: { balancer, service: { replicas: 4 } },
+    workload: { endpoint: "hostname" as const, vus: 4 },
+  });
   const script = (p: ReturnType<typeof plan>) => p.loadgens[0]!.files[0]!.content;
 
   it("without a balancer: no lb container, k6 aimed at the service's shared alias, the warm-up at a replica", () => {
@@ -243,7 +294,14 @@ describe("balancer kinds", () => {
     const p = plan(run({ kind: "haproxy", algorithm: "leastconn", cpus: 0.5 }));
     const [lb, ...more] = byRole(p, "lb");
     expect(more).toEqual([]);
-    expect(lb).toMatchObject({ component: "haproxy", image: images.haproxy, hostname: "lb", aliases: ["lb"], tier: 2, nanoCpus: 500_000_000 });
+    expect(lb).toMatchObject({
+      component: "haproxy",
+      image: images.haproxy,
+      hostname: "lb",
+      aliases: ["lb"],
+      tier: 2,
+      nanoCpus: 500_000_000,
+    });
     expect(lb!.files.map((f) => f.path)).toEqual([HAPROXY_CFG_PATH]);
     expect(lb!.files[0]!.content).toContain("balance leastconn");
     expect(lb!.files[0]!.content).toContain("server-template app 4 app:8080 check resolvers docker init-addr libc,none");
@@ -261,10 +319,18 @@ describe("balancer kinds", () => {
   });
 
   it("waits for one answer through a sticky balancer (one client sees one replica), for every replica otherwise", () => {
-    for (const [kind, algorithm] of [["nginx", "ip_hash"], ["haproxy", "source"], ["haproxy", "first"]]) {
+    for (const [kind, algorithm] of [
+      ["nginx", "ip_hash"],
+      ["haproxy", "source"],
+      ["haproxy", "first"],
+    ]) {
       expect(byRole(plan(run({ kind, algorithm })), "lb")[0]!.ready, algorithm).toEqual([{ kind: "http", port: 8080, path: "/health" }]);
     }
-    for (const [kind, algorithm] of [["nginx", "hash"], ["nginx", "random"], ["haproxy", "random"]]) {
+    for (const [kind, algorithm] of [
+      ["nginx", "hash"],
+      ["nginx", "random"],
+      ["haproxy", "random"],
+    ]) {
       expect(byRole(plan(run({ kind, algorithm })), "lb")[0]!.ready[0], algorithm).toMatchObject({ kind: "backends" });
     }
   });

@@ -72,7 +72,10 @@ export function buildPlan({ runId, instance, run, images }: PlanInput): RunPlan 
   assertRunId(runId);
   if (instance !== undefined && !/^[a-z0-9-]{1,64}$/.test(instance)) throw new Error(`invalid instance id ${JSON.stringify(instance)}`);
   const ctx = planContext(runId, instance, run, images);
-  const { containers: proxied, faultProxies } = planFaultProxies(ctx, COMPONENTS.flatMap((c) => c.plan(ctx)));
+  const { containers: proxied, faultProxies } = planFaultProxies(
+    ctx,
+    COMPONENTS.flatMap((c) => c.plan(ctx)),
+  );
   const containers = planNetnsHolders(run, proxied).sort((a, b) => a.tier - b.tier);
   const backends = containers.filter((c) => c.role === "app").map((c) => c.hostname);
   return {
@@ -175,7 +178,13 @@ const FILE_TITLES: [RegExp, string][] = [
  */
 export function previewFiles(plan: RunPlan): PreviewFile[] {
   const all = [...plan.containers, ...plan.loadgens].flatMap((c) =>
-    c.files.map((f) => ({ role: c.role, title: FILE_TITLES.find(([re]) => re.test(f.path))?.[1] ?? f.path.split("/").at(-1)!, container: c.name, path: f.path, content: f.content })),
+    c.files.map((f) => ({
+      role: c.role,
+      title: FILE_TITLES.find(([re]) => re.test(f.path))?.[1] ?? f.path.split("/").at(-1)!,
+      container: c.name,
+      path: f.path,
+      content: f.content,
+    })),
   );
   const shown = all.filter((f, i) => !all.slice(0, i).some((g) => g.role === f.role && g.path === f.path && g.content === f.content));
   const shared = (title: string) => new Set(shown.filter((f) => f.title === title).map((f) => f.role)).size > 1;

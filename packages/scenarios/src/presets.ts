@@ -35,8 +35,10 @@ export const PRESETS: readonly TPreset[] = [
     name: "replicas-one-host",
     title: "1. Replicas on one host",
     shows: "Four replicas of a multithreaded service on one host do not beat one: they only share the same cores.",
-    expected: "4 replicas give no more req/s than 1, usually fewer (the write-up: 0.70×); the host's CPU is saturated in both, and the findings say so.",
-    scaled: "The write-up's 4-thread machine is this host's 2 cores; no CPU limits, nginx round robin, wrk -t1 -c100 in a container, 20 s per run.",
+    expected:
+      "4 replicas give no more req/s than 1, usually fewer (the write-up: 0.70×); the host's CPU is saturated in both, and the findings say so.",
+    scaled:
+      "The write-up's 4-thread machine is this host's 2 cores; no CPU limits, nginx round robin, wrk -t1 -c100 in a container, 20 s per run.",
     source: "EXPERIMENTS.md §1",
     reference: [
       { variant: "1 replica", metric: "rps", value: 6300, note: "/api, wrk 100 connections, 4 threads" },
@@ -59,8 +61,10 @@ export const PRESETS: readonly TPreset[] = [
     name: "blocking-logging",
     title: "2. Blocking I/O starves the worker pool",
     shows: "A log write that blocks a pool worker (flush per request) caps throughput at pool / flush time while the CPU idles.",
-    expected: "Async logging serves several times the req/s of blocking logging at a fraction of the latency (the write-up: 6× the scenarios, 10 s → 1–2 s); the blocking variant's pool is full with CPU to spare.",
-    scaled: "A pool of 16 workers, a 20 ms flush per request, 0.5 CPU, 200 VUs for 20 s (the write-up: 1000 users on 10 instances for 10 minutes).",
+    expected:
+      "Async logging serves several times the req/s of blocking logging at a fraction of the latency (the write-up: 6× the scenarios, 10 s → 1–2 s); the blocking variant's pool is full with CPU to spare.",
+    scaled:
+      "A pool of 16 workers, a 20 ms flush per request, 0.5 CPU, 200 VUs for 20 s (the write-up: 1000 users on 10 instances for 10 minutes).",
     source: "EXPERIMENTS.md §2",
     reference: [
       { variant: "blocking", metric: "latencyMs.avg", value: 10000, note: "1000 users, autoflush on" },
@@ -83,8 +87,10 @@ export const PRESETS: readonly TPreset[] = [
     name: "cpu-limit-replicas",
     title: "3. Stateless scaling under CPU limits",
     shows: "With a CPU limit per container, each replica brings its own quota: three replicas at 0.2 CPU serve about three times one.",
-    expected: "3 replicas ≈ 2.5–3× the req/s of 1 and lower latency (the write-up: 169 → 450 req/s at 1 connection, 22.6 → 9.1 ms); 1 replica is throttled at its limit.",
-    scaled: "As the write-up: 0.2 CPU per replica, 1000 JSON encodings per request, nginx round robin, wrk in a container with 1 and 3 connections; 10 s per run (theirs 5 s).",
+    expected:
+      "3 replicas ≈ 2.5–3× the req/s of 1 and lower latency (the write-up: 169 → 450 req/s at 1 connection, 22.6 → 9.1 ms); 1 replica is throttled at its limit.",
+    scaled:
+      "As the write-up: 0.2 CPU per replica, 1000 JSON encodings per request, nginx round robin, wrk in a container with 1 and 3 connections; 10 s per run (theirs 5 s).",
     source: "EXPERIMENTS.md §3",
     reference: [
       { variant: "1 replica · connections=1", metric: "rps", value: 169 },
@@ -111,8 +117,10 @@ export const PRESETS: readonly TPreset[] = [
   {
     name: "sync-vs-async",
     title: "4. Sync call vs async queue",
-    shows: "Handing the downstream work to Kafka frees the request from waiting for it; the work is done later, and the consumer lag shows how much later.",
-    expected: "Async gives about 2× the req/s and lower latency than sync (the write-up: 56 → 120 req/s at 1 connection, 28 → 21 ms), with a consumer lag that grows during the load and drains after it.",
+    shows:
+      "Handing the downstream work to Kafka frees the request from waiting for it; the work is done later, and the consumer lag shows how much later.",
+    expected:
+      "Async gives about 2× the req/s and lower latency than sync (the write-up: 56 → 120 req/s at 1 connection, 28 → 21 ms), with a consumer lag that grows during the load and drains after it.",
     scaled: "As the write-up: service and downstream at 0.2 CPU, 1000 encodings each, Kafka (KRaft) with 1 CPU; 1 and 3 VUs, 15 s per run.",
     source: "EXPERIMENTS.md §4",
     reference: [
@@ -169,9 +177,12 @@ export const PRESETS: readonly TPreset[] = [
   {
     name: "failover",
     title: "6. Passive health checks and failover",
-    shows: "Stopping and starting backends under load: nginx's passive health checks move the load away and bring it back; only requests in flight fail.",
-    expected: "The per-backend chart shows the two stopped replicas at 0 and their return within about fail_timeout; a handful of failed requests at each stop with retries off, none with retries on.",
-    scaled: "As the write-up: nginx round robin over 4 replicas over gRPC, max_fails 1, fail_timeout 10 s, 8 req/s for 180 s; stop replica 3 at 30 s and 4 at 60 s, start them at 90 s and 120 s.",
+    shows:
+      "Stopping and starting backends under load: nginx's passive health checks move the load away and bring it back; only requests in flight fail.",
+    expected:
+      "The per-backend chart shows the two stopped replicas at 0 and their return within about fail_timeout; a handful of failed requests at each stop with retries off, none with retries on.",
+    scaled:
+      "As the write-up: nginx round robin over 4 replicas over gRPC, max_fails 1, fail_timeout 10 s, 8 req/s for 180 s; stop replica 3 at 30 s and 4 at 60 s, start them at 90 s and 120 s.",
     source: "EXPERIMENTS.md §6",
     reference: [],
     experiment: {
@@ -199,9 +210,12 @@ export const PRESETS: readonly TPreset[] = [
   {
     name: "hot-key",
     title: "7. What serves a hot key fastest",
-    shows: "Every layer of interpreted code on the hot path costs throughput: static nginx, nginx + Lua + Redis, Rack, trivial Rack, Rails.",
-    expected: "static > Lua ≈ memcached > trivial Rack > Rack > Rails, Rails by orders of magnitude (the write-up: 50–80k, 22–43k, 11–15k, 6.5k, 80–240 req/s).",
-    scaled: "One server at 1 CPU hit directly (no balancer), wrk -t1 -c200 for 20 s; the write-up's connection × thread grids are one point here (vary workload.connections to grid it).",
+    shows:
+      "Every layer of interpreted code on the hot path costs throughput: static nginx, nginx + Lua + Redis, Rack, trivial Rack, Rails.",
+    expected:
+      "static > Lua ≈ memcached > trivial Rack > Rack > Rails, Rails by orders of magnitude (the write-up: 50–80k, 22–43k, 11–15k, 6.5k, 80–240 req/s).",
+    scaled:
+      "One server at 1 CPU hit directly (no balancer), wrk -t1 -c200 for 20 s; the write-up's connection × thread grids are one point here (vary workload.connections to grid it).",
     source: "EXPERIMENTS.md §7",
     reference: [
       { variant: "nginx_static", metric: "rps", value: 65000, note: "50–80k" },

@@ -3,7 +3,13 @@ import { experimentStatistics } from "./experiment-report";
 import { barChartSvg, experimentReportHtml, niceTicks, type TReportInput } from "./report-html";
 import type { TRunSummary } from "./schemas";
 
-const summary = (rps: number): TRunSummary => ({ requests: rps * 10, rps, errors: 0, errorRate: 0, latencyMs: { avg: 5, p50: 4, p90: 6, p95: 7, p99: 9, max: 12 } });
+const summary = (rps: number): TRunSummary => ({
+  requests: rps * 10,
+  rps,
+  errors: 0,
+  errorRate: 0,
+  latencyMs: { avg: 5, p50: 4, p90: 6, p95: 7, p99: 9, max: 12 },
+});
 const names = ["1 replica", '<script>alert("x")</script>'];
 const rps = [
   [169, 171, 165],
@@ -33,8 +39,19 @@ const input: TReportInput = {
   comparisons: stats.comparisons,
   usl: null,
   uslNote: null,
-  findings: [{ code: "replicas_throttled", level: "info", message: "at their limit", evidence: { pctOfLimit: 99, pValue: 0.0035021346, cpu: { app: 101.23456 } } }],
-  reference: { source: "EXPERIMENTS.md §3", expected: "3 replicas ≈ 2.5–3×", figures: [{ variant: "1 replica", metric: "rps", value: 169 }] },
+  findings: [
+    {
+      code: "replicas_throttled",
+      level: "info",
+      message: "at their limit",
+      evidence: { pctOfLimit: 99, pValue: 0.0035021346, cpu: { app: 101.23456 } },
+    },
+  ],
+  reference: {
+    source: "EXPERIMENTS.md §3",
+    expected: "3 replicas ≈ 2.5–3×",
+    figures: [{ variant: "1 replica", metric: "rps", value: 169 }],
+  },
 };
 
 describe("experimentReportHtml", () => {
@@ -66,7 +83,13 @@ describe("experimentReportHtml", () => {
 
 describe("barChartSvg", () => {
   it("a bar without figures draws no bar; the axis starts at 0", () => {
-    const svg = barChartSvg([{ label: "a", value: null, low: null, high: null }, { label: "b", value: 10, low: 8, high: 12 }], { unit: "req/s", title: "t" });
+    const svg = barChartSvg(
+      [
+        { label: "a", value: null, low: null, high: null },
+        { label: "b", value: 10, low: 8, high: 12 },
+      ],
+      { unit: "req/s", title: "t" },
+    );
     expect(svg.match(/class="bar"/g)).toHaveLength(1);
   });
 });

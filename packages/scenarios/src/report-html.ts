@@ -1,4 +1,10 @@
-import { EXPERIMENT_METRICS, type TExperimentComparison, type TMetricKey, type TUslResult, type TVariantStatistics } from "./experiment-report";
+import {
+  EXPERIMENT_METRICS,
+  type TExperimentComparison,
+  type TMetricKey,
+  type TUslResult,
+  type TVariantStatistics,
+} from "./experiment-report";
 import type { TFinding } from "./findings";
 
 /**
@@ -74,9 +80,13 @@ export function barChartSvg(bars: readonly TBar[], opts: { unit: string; title: 
   bars.forEach((b, i) => {
     const cx = PAD.left + slot * (i + 0.5);
     const label = b.label.length > 22 ? `${b.label.slice(0, 21)}…` : b.label;
-    parts.push(`<text x="${cx}" y="${H - PAD.bottom + 16}" text-anchor="middle" class="tick"><title>${escapeHtml(b.label)}</title>${escapeHtml(label)}</text>`);
+    parts.push(
+      `<text x="${cx}" y="${H - PAD.bottom + 16}" text-anchor="middle" class="tick"><title>${escapeHtml(b.label)}</title>${escapeHtml(label)}</text>`,
+    );
     if (b.value !== null) {
-      parts.push(`<rect x="${cx - bw / 2}" y="${y(b.value)}" width="${bw}" height="${Math.max(0, y(0) - y(b.value))}" class="bar"><title>${escapeHtml(b.label)}: ${fmt(b.value)} ${escapeHtml(opts.unit)}</title></rect>`);
+      parts.push(
+        `<rect x="${cx - bw / 2}" y="${y(b.value)}" width="${bw}" height="${Math.max(0, y(0) - y(b.value))}" class="bar"><title>${escapeHtml(b.label)}: ${fmt(b.value)} ${escapeHtml(opts.unit)}</title></rect>`,
+      );
     }
     if (b.low !== null && b.high !== null) {
       parts.push(`<line x1="${cx}" x2="${cx}" y1="${y(b.low)}" y2="${y(b.high)}" class="whisker"/>`);
@@ -84,7 +94,9 @@ export function barChartSvg(bars: readonly TBar[], opts: { unit: string; title: 
     }
     if (b.reference !== undefined && b.reference !== null) {
       const ry = y(b.reference);
-      parts.push(`<path d="M${cx + bw / 2 + 4} ${ry} l6 -6 l6 6 l-6 6 z" class="ref"><title>write-up: ${fmt(b.reference)} ${escapeHtml(opts.unit)}</title></path>`);
+      parts.push(
+        `<path d="M${cx + bw / 2 + 4} ${ry} l6 -6 l6 6 l-6 6 z" class="ref"><title>write-up: ${fmt(b.reference)} ${escapeHtml(opts.unit)}</title></path>`,
+      );
     }
   });
   parts.push(`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(0)}" y2="${y(0)}" class="axis"/>`);
@@ -110,10 +122,15 @@ export function uslChartSvg(usl: TUslResult): string {
   for (const t of xTicks) parts.push(`<text x="${x(t)}" y="${H - PAD.bottom + 16}" text-anchor="middle" class="tick">${fmt(t)}</text>`);
   parts.push(`<text x="${PAD.left + iw / 2}" y="${H - PAD.bottom + 36}" text-anchor="middle" class="tick">${escapeHtml(usl.field)}</text>`);
   parts.push(`<polyline points="${usl.curve.map((p) => `${x(p.n).toFixed(1)},${y(p.x).toFixed(1)}`).join(" ")}" class="curve"/>`);
-  for (const p of usl.points) parts.push(`<circle cx="${x(p.n).toFixed(1)}" cy="${y(p.x).toFixed(1)}" r="4" class="point"><title>N=${fmt(p.n)}: ${fmt(p.x)} req/s</title></circle>`);
+  for (const p of usl.points)
+    parts.push(
+      `<circle cx="${x(p.n).toFixed(1)}" cy="${y(p.x).toFixed(1)}" r="4" class="point"><title>N=${fmt(p.n)}: ${fmt(p.x)} req/s</title></circle>`,
+    );
   if (usl.ceilingX !== null && usl.ceilingX <= yMax) {
     parts.push(`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(usl.ceilingX)}" y2="${y(usl.ceilingX)}" class="peak"/>`);
-    parts.push(`<text x="${W - PAD.right - 4}" y="${y(usl.ceilingX) - 4}" text-anchor="end" class="tick">λ/σ ≈ ${fmt(usl.ceilingX)}</text>`);
+    parts.push(
+      `<text x="${W - PAD.right - 4}" y="${y(usl.ceilingX) - 4}" text-anchor="end" class="tick">λ/σ ≈ ${fmt(usl.ceilingX)}</text>`,
+    );
   }
   if (usl.peakN !== null && usl.peakN <= xMax) {
     parts.push(`<line x1="${x(usl.peakN)}" x2="${x(usl.peakN)}" y1="${PAD.top}" y2="${y(0)}" class="peak"/>`);
@@ -134,7 +151,8 @@ th{font-weight:600;color:#374151;background:#f9fafb}td.num,th.num{text-align:rig
 .chart .point{fill:#111827}.chart .peak{stroke:#f59e0b;stroke-dasharray:4 4}.legend{font-size:12px;color:#6b7280}
 pre{background:#f9fafb;border:1px solid #e5e7eb;padding:12px;overflow:auto;font-size:12px}`;
 
-const refFor = (input: TReportInput, variant: string, metric: TMetricKey) => input.reference?.figures.find((f) => f.variant === variant && f.metric === metric)?.value ?? null;
+const refFor = (input: TReportInput, variant: string, metric: TMetricKey) =>
+  input.reference?.figures.find((f) => f.variant === variant && f.metric === metric)?.value ?? null;
 
 function barsOf(input: TReportInput, metric: TMetricKey): TBar[] {
   return input.variants.map((v) => {
@@ -145,7 +163,11 @@ function barsOf(input: TReportInput, metric: TMetricKey): TBar[] {
 
 /** An evidence value for reading: numbers to 4 significant digits, objects as JSON with their numbers so. */
 const evidenceText = (v: unknown): string =>
-  typeof v === "number" ? String(Number(v.toPrecision(4))) : typeof v === "object" && v !== null ? JSON.stringify(v, (_, x: unknown) => (typeof x === "number" ? Number(x.toPrecision(4)) : x)) : String(v);
+  typeof v === "number"
+    ? String(Number(v.toPrecision(4)))
+    : typeof v === "object" && v !== null
+      ? JSON.stringify(v, (_, x: unknown) => (typeof x === "number" ? Number(x.toPrecision(4)) : x))
+      : String(v);
 
 const meanSd = (d: { mean: number | null; sd: number | null }) => `${fmt(d.mean)}${d.sd !== null ? ` ± ${fmt(d.sd)}` : ""}`;
 
@@ -160,9 +182,12 @@ export function experimentReportHtml(input: TReportInput, opts: { generatedAt: s
       const s = v.statistics;
       const rps = s.metrics.rps;
       const ref = refFor(input, v.name, "rps");
-      return `<tr><td>${e(v.name)}${v.name === input.baseline ? " <span class=\"sub\">(baseline)</span>" : ""}</td><td class="num">${s.runs}${s.failedRuns ? ` <span class="warn">(${s.failedRuns} failed)</span>` : ""}</td>
+      return `<tr><td>${e(v.name)}${v.name === input.baseline ? ' <span class="sub">(baseline)</span>' : ""}</td><td class="num">${s.runs}${s.failedRuns ? ` <span class="warn">(${s.failedRuns} failed)</span>` : ""}</td>
 <td class="num">${meanSd(rps)}${s.noisy.includes("rps") ? ` <span class="noisy">CV ${fmt((rps.cv ?? 0) * 100, 0)} %</span>` : ""}</td><td class="num">${rps.ciLow !== null ? `${fmt(rps.ciLow)} – ${fmt(rps.ciHigh)}` : "—"}</td>
-${metrics.slice(1).map((k) => `<td class="num">${meanSd(s.metrics[k])}</td>`).join("")}${hasRef ? `<td class="num">${ref !== null ? fmt(ref) : "—"}</td>` : ""}</tr>`;
+${metrics
+  .slice(1)
+  .map((k) => `<td class="num">${meanSd(s.metrics[k])}</td>`)
+  .join("")}${hasRef ? `<td class="num">${ref !== null ? fmt(ref) : "—"}</td>` : ""}</tr>`;
     })
     .join("\n");
 
@@ -172,7 +197,12 @@ ${metrics.slice(1).map((k) => `<td class="num">${meanSd(s.metrics[k])}</td>`).jo
       const cells = metrics.map((k) => {
         const c = input.comparisons.find((x) => x.variant === v.name && x.metric === k);
         if (!c) return "<td>—</td>";
-        const ci = c.ciLow !== null ? ` title="ratio ${fmt(c.ratio, 3)}, 95 % CI ${fmt(c.ciLow, 3)}–${fmt(c.ciHigh, 3)}"` : c.reason ? ` title="${e(c.reason)}"` : "";
+        const ci =
+          c.ciLow !== null
+            ? ` title="ratio ${fmt(c.ratio, 3)}, 95 % CI ${fmt(c.ciLow, 3)}–${fmt(c.ciHigh, 3)}"`
+            : c.reason
+              ? ` title="${e(c.reason)}"`
+              : "";
         return `<td class="num ${c.verdict}"${ci}>${e(c.text)}</td>`;
       });
       return `<tr><td>${e(v.name)}</td>${cells.join("")}</tr>`;
@@ -193,7 +223,12 @@ ${metrics.slice(1).map((k) => `<td class="num">${meanSd(s.metrics[k])}</td>`).jo
     : `<p class="sub">No findings.</p>`;
 
   const runs = input.variants
-    .flatMap((v) => v.runs.map((r) => `<tr><td>${e(v.name)}</td><td class="num">${r.repetition + 1}${r.attempt > 1 ? " (retry)" : ""}</td><td>${e(r.status)}</td><td class="num">${fmt(r.rps)}</td><td><code>${e(r.id)}</code></td></tr>`))
+    .flatMap((v) =>
+      v.runs.map(
+        (r) =>
+          `<tr><td>${e(v.name)}</td><td class="num">${r.repetition + 1}${r.attempt > 1 ? " (retry)" : ""}</td><td>${e(r.status)}</td><td class="num">${fmt(r.rps)}</td><td><code>${e(r.id)}</code></td></tr>`,
+      ),
+    )
     .join("\n");
 
   const usl = input.usl
@@ -219,9 +254,13 @@ ${findings}
     .map((k) => `<th class="num">${label(k)} (ms)</th>`)
     .join("")}${hasRef ? `<th class="num">write-up req/s</th>` : ""}</tr></thead>
 <tbody>${variantRows}</tbody></table>
-${others.length ? `<h2>Against the baseline${input.baseline ? ` (${e(input.baseline)})` : ""}</h2>
+${
+  others.length
+    ? `<h2>Against the baseline${input.baseline ? ` (${e(input.baseline)})` : ""}</h2>
 <p class="legend">Ratio of geometric means as a change, Welch's t-test on the logs of the runs' figures; ~ = not significant at p &lt; 0.05.</p>
-<table><thead><tr><th>variant</th>${metrics.map((k) => `<th class="num">${label(k)}</th>`).join("")}</tr></thead><tbody>${cmpRows}</tbody></table>` : ""}
+<table><thead><tr><th>variant</th>${metrics.map((k) => `<th class="num">${label(k)}</th>`).join("")}</tr></thead><tbody>${cmpRows}</tbody></table>`
+    : ""
+}
 <h2>Requests per second</h2>
 ${barChartSvg(barsOf(input, "rps"), { unit: "req/s", title: "Requests per second by variant" })}
 <p class="legend">Bars: mean; whiskers: 95 % confidence interval${hasRef ? "; ◆ the write-up's figure" : ""}.</p>

@@ -38,7 +38,13 @@ describe("ZRunCreate", () => {
     expect(run.topology.service.cpus).toBeUndefined();
     // The kind-dependent algorithm and the health knobs stay out of the parsed value; balancerSettings fills them.
     expect(run.topology.balancer).toEqual({ kind: "nginx" });
-    expect(balancerSettings(run.topology.balancer)).toEqual({ kind: "nginx", algorithm: "round_robin", maxFails: 1, failTimeoutSeconds: 10, retryNextUpstream: true });
+    expect(balancerSettings(run.topology.balancer)).toEqual({
+      kind: "nginx",
+      algorithm: "round_robin",
+      maxFails: 1,
+      failTimeoutSeconds: 10,
+      retryNextUpstream: true,
+    });
     expect(balancerLabel(run.topology.balancer)).toBe("nginx round_robin");
   });
 
@@ -94,13 +100,19 @@ describe("the issue's contract examples", () => {
       topology: { balancer: { kind: "haproxy", algorithm: "leastconn" }, service: { replicas: 4 } },
       workload: { loadgen: "wrk", connections: 100, threads: 1, endpoint: "hostname", durationSeconds: 20 },
     },
-    { topology: { balancer: { kind: "none" }, service: { replicas: 4 } }, workload: { endpoint: "hostname", vus: 20, durationSeconds: 20 } },
+    {
+      topology: { balancer: { kind: "none" }, service: { replicas: 4 } },
+      workload: { endpoint: "hostname", vus: 20, durationSeconds: 20 },
+    },
     {
       topology: { balancer: { kind: "nginx", algorithm: "round_robin" }, service: { kind: "nginx_lua", replicas: 1 } },
       workload: { loadgen: "wrk", connections: 200, threads: 1, endpoint: "key", durationSeconds: 20 },
     },
     {
-      topology: { balancer: { kind: "nginx", algorithm: "round_robin", maxFails: 1, failTimeoutSeconds: 10, retryNextUpstream: true }, service: { replicas: 4 } },
+      topology: {
+        balancer: { kind: "nginx", algorithm: "round_robin", maxFails: 1, failTimeoutSeconds: 10, retryNextUpstream: true },
+        service: { replicas: 4 },
+      },
       workload: { protocol: "grpc", arrivalRate: 8, durationSeconds: 20 },
     },
   ])("accepts %j", (body) => {
@@ -114,7 +126,11 @@ describe("strictness", () => {
   it.each([
     [{ ...base, topology: { service: { replica: 3 } } }, "topology.service", "service.replica"],
     [{ ...base, topology: { service: {}, balancer: { algo: "x" } } }, "topology.balancer", "balancer.algo"],
-    [{ ...base, topology: { service: {}, storage: { kind: "postgres", pool: 3 } }, workload: { endpoint: "products", vus: 1 } }, "topology.storage", "storage.pool"],
+    [
+      { ...base, topology: { service: {}, storage: { kind: "postgres", pool: 3 } }, workload: { endpoint: "products", vus: 1 } },
+      "topology.storage",
+      "storage.pool",
+    ],
     [{ ...base, workload: { endpoint: "hostname", vus: 1, users: 5 } }, "workload", "workload.users"],
     [{ ...base, extra: true }, "", "extra"],
   ])("names an unknown field instead of dropping it (%#)", (body, path, field) => {
@@ -153,13 +169,22 @@ describe("cross-component rules", () => {
       workload: { endpoint: "activity", vus: 1 },
     });
     expect(issuesOf(body(16, 62))).toEqual([]);
-    expect(issuesOf(body(16, 63))).toEqual([{ path: "topology.storage.poolSize", message: expect.stringContaining("between 1 and 62 with 16 replica(s)") }]);
-    expect(issuesOf({ ...body(16, 1000), topology: { service: { replicas: 16 }, storage: { kind: "cassandra", poolSize: 1000 } } })).toEqual([]);
+    expect(issuesOf(body(16, 63))).toEqual([
+      { path: "topology.storage.poolSize", message: expect.stringContaining("between 1 and 62 with 16 replica(s)") },
+    ]);
+    expect(
+      issuesOf({ ...body(16, 1000), topology: { service: { replicas: 16 }, storage: { kind: "cassandra", poolSize: 1000 } } }),
+    ).toEqual([]);
   });
 
   it("needs at least 1024 MB for Cassandra but lets Postgres run smaller", () => {
-    const body = (kind: string) => ({ topology: { service: {}, storage: { kind, memoryMb: 256 } }, workload: { endpoint: "products", vus: 1 } });
-    expect(issuesOf(body("cassandra"))).toEqual([{ path: "topology.storage.memoryMb", message: expect.stringContaining("between 1024 and") }]);
+    const body = (kind: string) => ({
+      topology: { service: {}, storage: { kind, memoryMb: 256 } },
+      workload: { endpoint: "products", vus: 1 },
+    });
+    expect(issuesOf(body("cassandra"))).toEqual([
+      { path: "topology.storage.memoryMb", message: expect.stringContaining("between 1024 and") },
+    ]);
     expect(issuesOf(body("postgres"))).toEqual([]);
   });
 
@@ -212,12 +237,24 @@ describe("load generators, protocols and service kinds", () => {
   });
 
   it("serves only the hot key from the other servers, and refuses the testbed's knobs there", () => {
-    const kind = (service: object, workload: object) => issuesOf({ topology: { service: { replicas: 1, ...service } }, workload: { vus: 1, ...workload } });
+    const kind = (service: object, workload: object) =>
+      issuesOf({ topology: { service: { replicas: 1, ...service } }, workload: { vus: 1, ...workload } });
     expect(kind({ kind: "rails" }, { endpoint: "key" })).toEqual([]);
-    expect(kind({ kind: "rails" }, { endpoint: "cpu" })[0]).toMatchObject({ path: "workload.endpoint", message: expect.stringContaining("must be key with service.kind rails") });
-    expect(kind({ kind: "rack", workerPool: 4 }, { endpoint: "key" })[0]).toMatchObject({ path: "topology.service.workerPool", message: expect.stringContaining("applies only to kind testbed") });
+    expect(kind({ kind: "rails" }, { endpoint: "cpu" })[0]).toMatchObject({
+      path: "workload.endpoint",
+      message: expect.stringContaining("must be key with service.kind rails"),
+    });
+    expect(kind({ kind: "rack", workerPool: 4 }, { endpoint: "key" })[0]).toMatchObject({
+      path: "topology.service.workerPool",
+      message: expect.stringContaining("applies only to kind testbed"),
+    });
     expect(kind({ kind: "nginx_static" }, { endpoint: "key", protocol: "grpc" }).map((i) => i.path)).toContain("workload.protocol");
-    expect(issuesOf({ topology: { service: { kind: "memcached", replicas: 1 }, storage: { kind: "postgres" } }, workload: { vus: 1, endpoint: "key" } })[0]).toMatchObject({
+    expect(
+      issuesOf({
+        topology: { service: { kind: "memcached", replicas: 1 }, storage: { kind: "postgres" } },
+        workload: { vus: 1, endpoint: "key" },
+      })[0],
+    ).toMatchObject({
       path: "topology.storage",
     });
     expect(kind({ kind: "unicorn" }, { endpoint: "key" })[0]!.message).toContain("service.kind must be one of: testbed, nginx_static");
@@ -253,7 +290,8 @@ describe("ZBalancer", () => {
     expect(balancerIssues({ kind: "haproxy", algorithm: "round_robin" })).toEqual([
       {
         path: "topology.balancer.algorithm",
-        message: "balancer.algorithm must be one of: roundrobin, leastconn, source, random, first for kind haproxy (round_robin is nginx's name)",
+        message:
+          "balancer.algorithm must be one of: roundrobin, leastconn, source, random, first for kind haproxy (round_robin is nginx's name)",
       },
     ]);
   });
@@ -263,7 +301,8 @@ describe("ZBalancer", () => {
     expect(rest).toEqual([]);
     expect(issue).toEqual({
       path: "topology.balancer.algorithm",
-      message: "balancer.algorithm must be one of: round_robin, least_conn, ip_hash, hash, random for kind nginx (leastconn is haproxy's name)",
+      message:
+        "balancer.algorithm must be one of: round_robin, least_conn, ip_hash, hash, random for kind nginx (leastconn is haproxy's name)",
     });
   });
 
@@ -302,7 +341,9 @@ describe("ZBalancer", () => {
   });
 
   it("keeps the health knobs given", () => {
-    expect(balancerSettings(ZBalancer.parse({ kind: "haproxy", maxFails: 0, failTimeoutSeconds: 30, retryNextUpstream: false }))).toMatchObject({
+    expect(
+      balancerSettings(ZBalancer.parse({ kind: "haproxy", maxFails: 0, failTimeoutSeconds: 30, retryNextUpstream: false })),
+    ).toMatchObject({
       maxFails: 0,
       failTimeoutSeconds: 30,
       retryNextUpstream: false,

@@ -18,7 +18,15 @@ import { faultableRoles } from "./plan";
  */
 
 export { LIMITS } from "./fields";
-export { BALANCER_ALGORITHMS, BALANCER_KINDS, HAPROXY_ALGORITHMS, NGINX_ALGORITHMS, ZBalancer, balancerLabel, balancerSettings } from "./components/balancer";
+export {
+  BALANCER_ALGORITHMS,
+  BALANCER_KINDS,
+  HAPROXY_ALGORITHMS,
+  NGINX_ALGORITHMS,
+  ZBalancer,
+  balancerLabel,
+  balancerSettings,
+} from "./components/balancer";
 export { LOGGING_MODES, ZService } from "./components/service";
 export { DOWNSTREAM_MODES, ZDownstream } from "./components/downstream";
 export { BROKER_KINDS, ZBroker } from "./components/kafka";
@@ -82,15 +90,24 @@ export const ZWorkload = strict("workload", {
   const n = w.loadgenInstances;
   if (w.loadgen === "wrk") {
     if (w.vus !== undefined) {
-      issue("vus", `workload.vus applies to k6 only: wrk keeps workload.connections open and sends the next request as soon as one is answered; give connections (${LIMITS.connections.min}–${LIMITS.connections.max})`);
+      issue(
+        "vus",
+        `workload.vus applies to k6 only: wrk keeps workload.connections open and sends the next request as soon as one is answered; give connections (${LIMITS.connections.min}–${LIMITS.connections.max})`,
+      );
     }
     if (w.arrivalRate !== undefined) {
-      issue("arrivalRate", "workload.arrivalRate applies to k6 only: wrk has connections, not an arrival rate (it cannot hold an open model); use loadgen k6 for a fixed rate");
+      issue(
+        "arrivalRate",
+        "workload.arrivalRate applies to k6 only: wrk has connections, not an arrival rate (it cannot hold an open model); use loadgen k6 for a fixed rate",
+      );
     }
     if (w.maxVus !== undefined) issue("maxVus", "workload.maxVus applies to k6 only (its open model)");
     if (w.protocol === "grpc") issue("protocol", "workload.protocol grpc needs loadgen k6: wrk speaks HTTP/1.1 only");
     if (w.connections === undefined) {
-      issue("connections", `give workload.connections (${LIMITS.connections.min}–${LIMITS.connections.max}) for wrk: how many connections it keeps busy`);
+      issue(
+        "connections",
+        `give workload.connections (${LIMITS.connections.min}–${LIMITS.connections.max}) for wrk: how many connections it keeps busy`,
+      );
     } else {
       const threads = w.threads ?? 1;
       if (threads * n > w.connections) {
@@ -103,11 +120,17 @@ export const ZWorkload = strict("workload", {
     return;
   }
   if (w.connections !== undefined) {
-    issue("connections", "workload.connections applies to wrk only: k6's concurrency is workload.vus (closed model) or workload.arrivalRate (open model)");
+    issue(
+      "connections",
+      "workload.connections applies to wrk only: k6's concurrency is workload.vus (closed model) or workload.arrivalRate (open model)",
+    );
   }
   if (w.threads !== undefined) issue("threads", "workload.threads applies to wrk only: k6 schedules its VUs itself");
   if (w.vus === undefined && w.arrivalRate === undefined) {
-    issue("vus", `give workload.vus (closed model, ${LIMITS.vus.min}–${LIMITS.vus.max}) or workload.arrivalRate (open model, ${LIMITS.arrivalRate.min}–${LIMITS.arrivalRate.max} req/s)`);
+    issue(
+      "vus",
+      `give workload.vus (closed model, ${LIMITS.vus.min}–${LIMITS.vus.max}) or workload.arrivalRate (open model, ${LIMITS.arrivalRate.min}–${LIMITS.arrivalRate.max} req/s)`,
+    );
   }
   if (w.vus !== undefined && w.arrivalRate !== undefined) {
     issue("arrivalRate", "give either workload.vus (closed model) or workload.arrivalRate (open model), not both");
@@ -115,9 +138,13 @@ export const ZWorkload = strict("workload", {
   if (w.maxVus !== undefined && w.arrivalRate === undefined) {
     issue("maxVus", "workload.maxVus applies only with workload.arrivalRate (open model)");
   }
-  if (w.vus !== undefined && w.vus < n) issue("vus", `workload.vus (${w.vus}) must be at least workload.loadgenInstances (${n}): each instance runs at least one VU`);
+  if (w.vus !== undefined && w.vus < n)
+    issue("vus", `workload.vus (${w.vus}) must be at least workload.loadgenInstances (${n}): each instance runs at least one VU`);
   if (w.arrivalRate !== undefined && w.arrivalRate < n) {
-    issue("arrivalRate", `workload.arrivalRate (${w.arrivalRate}) must be at least workload.loadgenInstances (${n}): each instance sends at least 1 req/s`);
+    issue(
+      "arrivalRate",
+      `workload.arrivalRate (${w.arrivalRate}) must be at least workload.loadgenInstances (${n}): each instance sends at least 1 req/s`,
+    );
   }
 });
 export type TWorkload = z.infer<typeof ZWorkload>;
@@ -132,7 +159,8 @@ export const ZRunCreate = strict("", {
 }).superRefine((run, ctx) => {
   const { topology: t, workload: w } = run;
   if (run.faults.length > 0) {
-    for (const { path, message } of faultIssues(run.faults, faultableRoles(run), w.durationSeconds)) ctx.addIssue({ code: "custom", path, message });
+    for (const { path, message } of faultIssues(run.faults, faultableRoles(run), w.durationSeconds))
+      ctx.addIssue({ code: "custom", path, message });
   }
   if (w.protocol === "grpc") {
     if (w.endpoint !== "hostname") {
@@ -143,7 +171,11 @@ export const ZRunCreate = strict("", {
       });
     }
     if (t.service.kind !== "testbed") {
-      ctx.addIssue({ code: "custom", path: ["workload", "protocol"], message: `workload.protocol grpc needs service.kind testbed: the ${t.service.kind} server speaks HTTP only` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["workload", "protocol"],
+        message: `workload.protocol grpc needs service.kind testbed: the ${t.service.kind} server speaks HTTP only`,
+      });
     }
   }
   if (t.service.kind !== "testbed") {
@@ -287,7 +319,14 @@ export const ZRunSummary = z.object({
    */
   /** The service's worker pools over the load (busy workers, queue), when it has figures. */
   pool: z
-    .object({ size: z.number(), maxBusy: z.number(), medianBusy: z.number(), maxQueued: z.number(), medianQueued: z.number(), rejected: z.number() })
+    .object({
+      size: z.number(),
+      maxBusy: z.number(),
+      medianBusy: z.number(),
+      maxQueued: z.number(),
+      medianQueued: z.number(),
+      rejected: z.number(),
+    })
     .optional(),
   /**
    * The broker of an async topology: events produced from the load's start and consumed from then

@@ -182,7 +182,12 @@ describe("roleUse", () => {
       ],
       { app: 0.2 },
     );
-    expect(use.app).toMatchObject({ throttledMsPerSecond: 1250, maxMemBytes: 43_000_000, medianNetRxBps: 700_000, medianNetTxBps: 1_600_000 });
+    expect(use.app).toMatchObject({
+      throttledMsPerSecond: 1250,
+      maxMemBytes: 43_000_000,
+      medianNetRxBps: 700_000,
+      medianNetTxBps: 1_600_000,
+    });
   });
 
   it("is empty without readings", () => {

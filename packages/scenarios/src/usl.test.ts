@@ -78,7 +78,10 @@ describe("fitUsl", () => {
   it("uses every repetition at the same N", () => {
     const points = series(
       [1, 1, 1, 2, 2, 2, 4, 4, 4, 8, 8, 8, 16, 16, 16, 32, 32, 32],
-      [412.3, 398.1, 405.7, 780.4, 795.2, 770.9, 1402.8, 1388.5, 1421.0, 2105.3, 2150.7, 2088.2, 2460.1, 2398.6, 2511.4, 2210.5, 2305.8, 2250.2],
+      [
+        412.3, 398.1, 405.7, 780.4, 795.2, 770.9, 1402.8, 1388.5, 1421.0, 2105.3, 2150.7, 2088.2, 2460.1, 2398.6, 2511.4, 2210.5, 2305.8,
+        2250.2,
+      ],
     );
     const fit = fitted(fitUsl(points));
     // scipy lm: sigma=0.07061084273179412 kappa=0.0030227039186693813 lambda=433.4458822704887
@@ -128,7 +131,10 @@ describe("fitUsl", () => {
       ok: false,
       reason: "the USL needs at least 4 distinct points (N values); got 3",
     });
-    expect(fitUsl(series([1, 1, 2, 2, 4, 4], [100, 101, 190, 191, 350, 352]))).toMatchObject({ ok: false, reason: expect.stringContaining("got 3") });
+    expect(fitUsl(series([1, 1, 2, 2, 4, 4], [100, 101, 190, 191, 350, 352]))).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("got 3"),
+    });
     expect(fitUsl([])).toMatchObject({ ok: false, reason: expect.stringContaining("got 0") });
   });
 

@@ -68,17 +68,26 @@ export function fitUsl(points: readonly TUslPoint[]): TUslFit {
   // N: it is the solver's rounding, not a measured effect (exact linear data would otherwise get a
   // peak at N ≈ 10⁹). It is reported as 0.
   const coefficient = (scaled: number, scale: number) => (scaled < 1e-9 ? 0 : scaled / scale);
-  const toParams = ([l, a, b]: number[]): TUslParams => ({ lambda: l! * lambda0, sigma: coefficient(a!, s), kappa: coefficient(b!, s * s) });
+  const toParams = ([l, a, b]: number[]): TUslParams => ({
+    lambda: l! * lambda0,
+    sigma: coefficient(a!, s),
+    kappa: coefficient(b!, s * s),
+  });
   const c = lambda0 / xScale;
-  const model = ([l, a, b]: number[]) => (n: number) => (c * l! * n) / (1 + (a! * (n - 1)) / s + (b! * n * (n - 1)) / (s * s));
-  const jacobian = ([l, a, b]: number[]) => (n: number) => {
-    const t1 = (n - 1) / s;
-    const t2 = (n * (n - 1)) / (s * s);
-    const d = 1 + a! * t1 + b! * t2;
-    const dl = (c * n) / d;
-    const k = (c * l! * n) / (d * d);
-    return [dl, -k * t1, -k * t2];
-  };
+  const model =
+    ([l, a, b]: number[]) =>
+    (n: number) =>
+      (c * l! * n) / (1 + (a! * (n - 1)) / s + (b! * n * (n - 1)) / (s * s));
+  const jacobian =
+    ([l, a, b]: number[]) =>
+    (n: number) => {
+      const t1 = (n - 1) / s;
+      const t2 = (n * (n - 1)) / (s * s);
+      const d = 1 + a! * t1 + b! * t2;
+      const dl = (c * n) / d;
+      const k = (c * l! * n) / (d * d);
+      return [dl, -k * t1, -k * t2];
+    };
   const data = { x: ns, y: xs.map((x) => x / xScale) };
 
   let best: { params: TUslParams; sse: number } | undefined;

@@ -69,7 +69,7 @@ describe("renderWrkScript", () => {
   });
 
   it("puts a POST body in a Lua long string that its text cannot close", () => {
-    const body = { note: "a]]b ]=] \"quoted\" \\ \n", n: 1 };
+    const body = { note: 'a]]b ]=] "quoted" \\ \n', n: 1 };
     const script = renderWrkScript({ method: "POST", body });
     expect(script).toContain('wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n');
     const m = /^wrk\.body = \[(=*)\[(.*)\]\1\]$/m.exec(script);
@@ -201,7 +201,11 @@ describe("WrkOutputReader", () => {
     });
     // wrk does not abort a late request: it is a timeout of the backend that answered it, late.
     expect(samples[5]).toMatchObject({ requests: 0, backendStats: {}, errorKinds: {} });
-    expect(samples[6]!.backendStats!["app-0"]).toEqual({ requests: 7693, errors: { timeout: 10 }, latencyMs: { avg: 3.142, max: 2046.399 } });
+    expect(samples[6]!.backendStats!["app-0"]).toEqual({
+      requests: 7693,
+      errors: { timeout: 10 },
+      latencyMs: { avg: 3.142, max: 2046.399 },
+    });
     // Failed connections are requests nobody answered, without latency.
     expect(samples[7]!.backendStats![NO_ANSWER_KEY]).toEqual({ requests: 1997, errors: { conn: 1997 }, latencyMs: null });
     for (const s of samples) {
@@ -229,7 +233,14 @@ describe("WrkOutputReader", () => {
       backendStats: { "app-0": { requests: 3, errors: { "503": 1, timeout: 1 }, latencyUs: { count: 3, sum: 3_000_600, max: 3_000_000 } } },
     };
     const update = new WrkOutputReader().push(JSON.stringify(line));
-    expect(update).toMatchObject({ sample: { requests: 3, errors: 2, errorKinds: { "503": 1, timeout: 1 }, backendStats: { "app-0": { latencyMs: { avg: 1000.2, max: 3000 } } } } });
+    expect(update).toMatchObject({
+      sample: {
+        requests: 3,
+        errors: 2,
+        errorKinds: { "503": 1, timeout: 1 },
+        backendStats: { "app-0": { latencyMs: { avg: 1000.2, max: 3000 } } },
+      },
+    });
   });
 
   it("reads the lines of an older sl-wrk, without per-backend truth", () => {

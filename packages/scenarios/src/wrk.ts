@@ -70,7 +70,9 @@ export function wrkCommand(input: WrkCommandInput): string[] {
   const threads = wholeNumber("wrk threads", input.threads, LIMITS.loadgenThreads.min, LIMITS.loadgenThreads.max);
   const connections = wholeNumber("wrk connections", input.connections, 1, LIMITS.connections.max);
   if (connections < threads) {
-    throw new Error(`wrk connections (${connections}) must be at least its threads (${threads}): wrk gives each thread connections / threads`);
+    throw new Error(
+      `wrk connections (${connections}) must be at least its threads (${threads}): wrk gives each thread connections / threads`,
+    );
   }
   const duration = wholeNumber("wrk duration (s)", input.durationSeconds, 1, LIMITS.durationSeconds.max);
   const timeoutMs = wholeNumber("wrk timeout (ms)", input.timeoutMs, 1, LIMITS.requestTimeoutMs.max);

@@ -13,7 +13,8 @@ type Row = { t: number } & Record<string, number | null>;
 /** Dots make the live arrival of each second visible; above this many points they are only noise. */
 const MAX_DOTS = 120;
 
-const tickFormat = (unit: string) => (v: number) => (unit === "ms" && v >= 1000 ? `${(v / 1000).toFixed(1)}s` : `${Math.round(v * 100) / 100}`);
+const tickFormat = (unit: string) => (v: number) =>
+  unit === "ms" && v >= 1000 ? `${(v / 1000).toFixed(1)}s` : `${Math.round(v * 100) / 100}`;
 
 export function TimeChart({
   testId,
@@ -55,7 +56,14 @@ export function TimeChart({
   const axes = (
     <>
       <CartesianGrid stroke="#eef0f3" vertical={false} />
-      <XAxis dataKey="t" type="number" domain={["dataMin", "dataMax"]} allowDecimals={false} tickFormatter={(t: number) => `${t}s`} fontSize={11} />
+      <XAxis
+        dataKey="t"
+        type="number"
+        domain={["dataMin", "dataMax"]}
+        allowDecimals={false}
+        tickFormatter={(t: number) => `${t}s`}
+        fontSize={11}
+      />
       <YAxis width={52} fontSize={11} tickFormatter={tickFormat(unit)} />
       <Tooltip
         labelFormatter={(t) => `t = ${t} s`}

@@ -47,7 +47,17 @@ type Run = { id: string; name: string | null };
 type SetupRow = { key: string; label: string; values: string[]; differs: boolean };
 
 /** The setup rows in which the runs differ, first thing on the page: what the comparison is about. */
-function WhatDiffers({ rows, runs, colors, label }: { rows: SetupRow[]; runs: Run[]; colors: Map<string, string>; label: (r: Run) => string }) {
+function WhatDiffers({
+  rows,
+  runs,
+  colors,
+  label,
+}: {
+  rows: SetupRow[];
+  runs: Run[];
+  colors: Map<string, string>;
+  label: (r: Run) => string;
+}) {
   const differing = rows.filter((r) => r.differs);
   return (
     <section className="panel differs-panel" data-testid="compare-differs">
@@ -90,9 +100,24 @@ export function CompareView({ ids }: { ids: string[] }) {
   });
 
   const colors = useMemo(() => new Map(ids.map((id, i) => [id, PALETTE[i % PALETTE.length]!])), [ids]);
-  const rps = useMemo(() => (result.data ? overlaySeries(result.data.samples.map((s) => ({ id: s.runId, samples: s.samples })), (s) => s.requests) : []), [result.data]);
+  const rps = useMemo(
+    () =>
+      result.data
+        ? overlaySeries(
+            result.data.samples.map((s) => ({ id: s.runId, samples: s.samples })),
+            (s) => s.requests,
+          )
+        : [],
+    [result.data],
+  );
   const p95 = useMemo(
-    () => (result.data ? overlaySeries(result.data.samples.map((s) => ({ id: s.runId, samples: s.samples })), (s) => s.latencyMs?.p95 ?? null) : []),
+    () =>
+      result.data
+        ? overlaySeries(
+            result.data.samples.map((s) => ({ id: s.runId, samples: s.samples })),
+            (s) => s.latencyMs?.p95 ?? null,
+          )
+        : [],
     [result.data],
   );
 
@@ -190,7 +215,10 @@ export function CompareView({ ids }: { ids: string[] }) {
                       ))}
                       {f.cells.slice(1).map((c) => (
                         <td key={`ratio-${c.runId}`} className="num" data-testid="ratio-cell">
-                          <span className={`ratio ${c.verdict}`} title={f.better === "none" ? "context, not a score" : `${f.better} is better`}>
+                          <span
+                            className={`ratio ${c.verdict}`}
+                            title={f.better === "none" ? "context, not a score" : `${f.better} is better`}
+                          >
                             {formatRatio(c.ratio)}
                           </span>
                         </td>

@@ -56,9 +56,20 @@ export function ResourceChart({
     <div className="chart" data-testid={testId} data-points={series.rows.length} data-lines={series.keys.length}>
       <LineChart data={series.rows} responsive style={{ width: "100%", height }} margin={{ top: 16, right: 16, bottom: 0, left: 0 }}>
         <CartesianGrid stroke="#eef0f3" vertical={false} />
-        <XAxis dataKey="t" type="number" domain={["dataMin", "dataMax"]} allowDecimals={false} tickFormatter={(t: number) => `${t}s`} fontSize={11} />
+        <XAxis
+          dataKey="t"
+          type="number"
+          domain={["dataMin", "dataMax"]}
+          allowDecimals={false}
+          tickFormatter={(t: number) => `${t}s`}
+          fontSize={11}
+        />
         <YAxis width={76} fontSize={11} tickFormatter={format} />
-        <Tooltip labelFormatter={(t) => `t = ${t} s`} formatter={(v) => (typeof v === "number" ? format(v) : String(v))} isAnimationActive={false} />
+        <Tooltip
+          labelFormatter={(t) => `t = ${t} s`}
+          formatter={(v) => (typeof v === "number" ? format(v) : String(v))}
+          isAnimationActive={false}
+        />
         {series.keys.length > 1 && <Legend iconType="plainline" wrapperStyle={{ fontSize: 12 }} />}
         {limits.map((l) => (
           <ReferenceLine
@@ -129,7 +140,13 @@ export function ContainerCharts({
     <section className="panel" data-testid="container-charts">
       <h2>
         Resources per container{" "}
-        <select aria-label="Containers shown" data-testid="container-role" value={role} onChange={(e) => setRole(e.target.value)} style={{ marginLeft: 8 }}>
+        <select
+          aria-label="Containers shown"
+          data-testid="container-role"
+          value={role}
+          onChange={(e) => setRole(e.target.value)}
+          style={{ marginLeft: 8 }}
+        >
           <option value="all">all containers</option>
           {roles.map((r) => (
             <option key={r} value={r}>

@@ -2,7 +2,21 @@
 
 import type { TMetricKey, TUslResult } from "@scalelab/scenarios/experiment-report";
 import { useState } from "react";
-import { Bar, BarChart, CartesianGrid, ComposedChart, ErrorBar, Legend, Line, Rectangle, ReferenceLine, Scatter, Tooltip, XAxis, YAxis } from "recharts";
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  ComposedChart,
+  ErrorBar,
+  Legend,
+  Line,
+  Rectangle,
+  ReferenceLine,
+  Scatter,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
 import { barChartHeight, barRows, niceTicks, shortField, type BarRow, type ErrorMode } from "~/lib/experiment-charts";
 import { formatCoefficient, type MetricUnit } from "~/lib/experiment-format";
 import { formatMs, formatRps } from "~/lib/format";
@@ -12,13 +26,24 @@ import { PALETTE } from "./charts";
 const BASELINE_COLOR = "#495057";
 const BAR_COLOR = PALETTE[0]!;
 
-const tick = (unit: MetricUnit) => (v: number) => (unit === "ms" && v >= 1000 ? `${(v / 1000).toFixed(1)}s` : `${Math.round(v * 100) / 100}`);
+const tick = (unit: MetricUnit) => (v: number) =>
+  unit === "ms" && v >= 1000 ? `${(v / 1000).toFixed(1)}s` : `${Math.round(v * 100) / 100}`;
 const formatOne = (unit: MetricUnit, v: number | null) => (unit === "ms" ? formatMs(v) : formatRps(v));
 
 /** Long variant names ("replicas=2 · vus=8 · cpus=0.5") are cut in the axis; the tooltip has them whole. */
 const cut = (name: string, max = 48) => (name.length > max ? `${name.slice(0, max - 1)}…` : name);
 
-function BarTooltip({ active, payload, unit, mode }: { active?: boolean; payload?: readonly { payload?: BarRow }[]; unit: MetricUnit; mode: ErrorMode }) {
+function BarTooltip({
+  active,
+  payload,
+  unit,
+  mode,
+}: {
+  active?: boolean;
+  payload?: readonly { payload?: BarRow }[];
+  unit: MetricUnit;
+  mode: ErrorMode;
+}) {
   const row = payload?.[0]?.payload;
   if (!active || !row) return null;
   return (
@@ -40,7 +65,19 @@ function BarTooltip({ active, payload, unit, mode }: { active?: boolean; payload
 }
 
 /** A horizontal bar per variant (names stay readable from 1 to 50 variants) with its error bar. */
-function MetricBars({ view, metric, unit, mode, testId }: { view: TExperimentView; metric: TMetricKey; unit: MetricUnit; mode: ErrorMode; testId: string }) {
+function MetricBars({
+  view,
+  metric,
+  unit,
+  mode,
+  testId,
+}: {
+  view: TExperimentView;
+  metric: TMetricKey;
+  unit: MetricUnit;
+  mode: ErrorMode;
+  testId: string;
+}) {
   const rows = barRows(view.variants, metric, mode, view.baseline);
   const height = barChartHeight(rows.length);
   const withData = rows.filter((r) => r.mean !== null).length;
@@ -71,7 +108,9 @@ function MetricBars({ view, metric, unit, mode, testId }: { view: TExperimentVie
           dataKey="mean"
           isAnimationActive={false}
           maxBarSize={22}
-          shape={(props) => <Rectangle {...props} fill={(props.payload as BarRow | undefined)?.baseline ? BASELINE_COLOR : BAR_COLOR} fillOpacity={0.85} />}
+          shape={(props) => (
+            <Rectangle {...props} fill={(props.payload as BarRow | undefined)?.baseline ? BASELINE_COLOR : BAR_COLOR} fillOpacity={0.85} />
+          )}
         >
           <ErrorBar dataKey="err" width={5} strokeWidth={1.5} stroke="#1c2330" direction="x" isAnimationActive={false} />
         </Bar>
@@ -118,14 +157,23 @@ export function ExperimentBars({ view }: { view: TExperimentView }) {
   );
 }
 
-function UslTooltip({ active, payload, field }: { active?: boolean; payload?: readonly { name?: unknown; payload?: { n: number; x: number } }[]; field: string }) {
+function UslTooltip({
+  active,
+  payload,
+  field,
+}: {
+  active?: boolean;
+  payload?: readonly { name?: unknown; payload?: { n: number; x: number } }[];
+  field: string;
+}) {
   if (!active || !payload || payload.length === 0) return null;
   return (
     <div className="chart-tooltip">
       {payload.map((p, i) =>
         p.payload ? (
           <div key={i}>
-            <span className="muted">{String(p.name)}:</span> {shortField(field)} = {formatCoefficient(p.payload.n)} → {formatRps(p.payload.x)} req/s
+            <span className="muted">{String(p.name)}:</span> {shortField(field)} = {formatCoefficient(p.payload.n)} →{" "}
+            {formatRps(p.payload.x)} req/s
           </div>
         ) : null,
       )}
@@ -153,7 +201,16 @@ export function UslChart({ usl }: { usl: TUslResult }) {
         <YAxis type="number" dataKey="x" width={56} fontSize={11} tickFormatter={(v: number) => formatRps(v)} />
         <Tooltip content={<UslTooltip field={usl.field} />} isAnimationActive={false} />
         <Legend wrapperStyle={{ fontSize: 12 }} verticalAlign="top" align="right" height={24} />
-        <Line data={usl.curve} dataKey="x" name="USL fit" type="monotone" stroke={PALETTE[1]} strokeWidth={2} dot={false} isAnimationActive={false} />
+        <Line
+          data={usl.curve}
+          dataKey="x"
+          name="USL fit"
+          type="monotone"
+          stroke={PALETTE[1]}
+          strokeWidth={2}
+          dot={false}
+          isAnimationActive={false}
+        />
         <Scatter data={usl.points} dataKey="x" name="runs" fill={PALETTE[0]} isAnimationActive={false} />
         {usl.ceilingX !== null && (
           <ReferenceLine

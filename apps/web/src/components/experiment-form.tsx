@@ -27,13 +27,19 @@ import type { FieldIssue } from "~/lib/issues";
 import { useDebounced } from "~/lib/use-debounced";
 import { useTRPC } from "~/trpc/client";
 
-
 const PLACEHOLDER_NAME = "(untitled)";
 
-type Plan = { runs: number; estimatedSeconds: number; baseline: string; variants: { index: number; name: string; patch: Record<string, unknown> }[] };
+type Plan = {
+  runs: number;
+  estimatedSeconds: number;
+  baseline: string;
+  variants: { index: number; name: string; patch: Record<string, unknown> }[];
+};
 
 /** The server's answer for a body (`key` is the body as JSON): its plan, its field issues, or an error. */
-type Checked = { key: string } & ({ kind: "plan"; plan: Plan } | { kind: "issues"; issues: FieldIssue[] } | { kind: "error"; message: string });
+type Checked = { key: string } & (
+  { kind: "plan"; plan: Plan } | { kind: "issues"; issues: FieldIssue[] } | { kind: "error"; message: string }
+);
 
 type ErrorLike = { message: string; data?: { issues?: FieldIssue[] | null } | null };
 const checkedOf = (key: string, err: ErrorLike): Checked => {
@@ -57,12 +63,18 @@ function PresetExperiment({ name }: { name: string }) {
   if (!preset || !initial) {
     return (
       <div className="panel empty error-box" data-testid="experiment-missing">
-        {presets.isError ? `Could not load the presets: ${presets.error.message}.` : `There is no preset named "${name}".`} <Link href="/presets">See the presets</Link> or{" "}
-        <Link href="/experiments/new">start from scratch</Link>.
+        {presets.isError ? `Could not load the presets: ${presets.error.message}.` : `There is no preset named "${name}".`}{" "}
+        <Link href="/presets">See the presets</Link> or <Link href="/experiments/new">start from scratch</Link>.
       </div>
     );
   }
-  return <ExperimentForm key={`preset:${name}`} initial={initial} copiedFrom={{ what: "preset", href: `/presets#${encodeURIComponent(name)}`, name: preset.title }} />;
+  return (
+    <ExperimentForm
+      key={`preset:${name}`}
+      initial={initial}
+      copiedFrom={{ what: "preset", href: `/presets#${encodeURIComponent(name)}`, name: preset.title }}
+    />
+  );
 }
 
 function CopiedExperiment({ id }: { id: string }) {
@@ -77,7 +89,9 @@ function CopiedExperiment({ id }: { id: string }) {
       </div>
     );
   }
-  return <ExperimentForm key={id} initial={initial} copiedFrom={{ what: "experiment", href: `/experiments/${id}`, name: source.data.name }} />;
+  return (
+    <ExperimentForm key={id} initial={initial} copiedFrom={{ what: "experiment", href: `/experiments/${id}`, name: source.data.name }} />
+  );
 }
 
 function Issues({ list, testId = "field-issue", field }: { list: readonly (PlacedIssue | string)[]; testId?: string; field: string }) {
@@ -92,7 +106,15 @@ function Issues({ list, testId = "field-issue", field }: { list: readonly (Place
 }
 
 /** A field with its label, then its errors (JSON first, then the server's) or its hint. */
-function Field(props: { field: FieldKey; label: string; hint?: ReactNode; local?: string; issues?: PlacedIssue[]; wide?: boolean; children: ReactNode }) {
+function Field(props: {
+  field: FieldKey;
+  label: string;
+  hint?: ReactNode;
+  local?: string;
+  issues?: PlacedIssue[];
+  wide?: boolean;
+  children: ReactNode;
+}) {
   const errors = [...(props.local ? [props.local] : []), ...(props.issues ?? [])];
   return (
     <div className={`field${props.wide ? " wide" : ""}${errors.length > 0 ? " invalid" : ""}`}>
@@ -108,9 +130,7 @@ function IssueSummary({ issues }: { issues: PlacedIssue[] }) {
   if (issues.length === 0) return null;
   return (
     <div className="error-box issue-summary" data-testid="experiment-issues" role="alert">
-      <strong>
-        {issues.length === 1 ? "1 problem" : `${issues.length} problems`} to fix before this can run:
-      </strong>
+      <strong>{issues.length === 1 ? "1 problem" : `${issues.length} problems`} to fix before this can run:</strong>
       <ul>
         {issues.map((i) => (
           <li key={`${i.path}\u0000${i.message}`} data-path={i.path}>
@@ -137,11 +157,23 @@ function RunPicker({ onPick }: { onPick: (base: Record<string, unknown>) => void
         if (run) onPick(baseFromRun(run));
       }}
     >
-      <option value="">{runs.isPending ? "Loading runs…" : runs.isError ? "Could not load runs" : runs.data.length === 0 ? "No runs yet" : "Copy from a run…"}</option>
+      <option value="">
+        {runs.isPending
+          ? "Loading runs…"
+          : runs.isError
+            ? "Could not load runs"
+            : runs.data.length === 0
+              ? "No runs yet"
+              : "Copy from a run…"}
+      </option>
       {runs.data?.map((r) => (
         <option key={r.id} value={r.id}>
           {r.name ?? r.id.slice(0, 8)} — {r.topology.service.replicas}× {r.topology.service.cpus ?? "∞"} CPU ·{" "}
-          {r.workload.arrivalRate !== undefined ? `${r.workload.arrivalRate} req/s` : r.workload.connections !== undefined && r.workload.loadgen === "wrk" ? `${r.workload.connections} conns` : `${r.workload.vus} VUs`}{" "}
+          {r.workload.arrivalRate !== undefined
+            ? `${r.workload.arrivalRate} req/s`
+            : r.workload.connections !== undefined && r.workload.loadgen === "wrk"
+              ? `${r.workload.connections} conns`
+              : `${r.workload.vus} VUs`}{" "}
           · {r.status} · {formatTimestamp(r.createdAt)}
         </option>
       ))}
@@ -208,13 +240,16 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
         <div>
           <h1>New experiment</h1>
           <div className="sub">
-            A base run, variants of it and/or sweep axes, each run several times in interleaved order (A, B, C, A, B, C, …) and compared with the baseline.
+            A base run, variants of it and/or sweep axes, each run several times in interleaved order (A, B, C, A, B, C, …) and compared
+            with the baseline.
             {copiedFrom && (
               <span data-testid="copied-from" data-from={copiedFrom.what}>
                 {" "}
                 Copied from {copiedFrom.what === "preset" && "the preset "}
                 <Link href={copiedFrom.href}>{copiedFrom.name}</Link>
-                {copiedFrom.what === "preset" ? "; started from here it is an experiment of your own, without the write-up's figures beside it." : "."}
+                {copiedFrom.what === "preset"
+                  ? "; started from here it is an experiment of your own, without the write-up's figures beside it."
+                  : "."}
               </span>
             )}
           </div>
@@ -243,7 +278,12 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
                   onChange={(e) => set("name", e.target.value)}
                 />
               </Field>
-              <Field field="repetitions" label="Repetitions" issues={at("repetitions")} hint="1–20 runs of each variant; 3 or more to test differences.">
+              <Field
+                field="repetitions"
+                label="Repetitions"
+                issues={at("repetitions")}
+                hint="1–20 runs of each variant; 3 or more to test differences."
+              >
                 <input
                   id={fieldDomId("repetitions")}
                   data-testid="experiment-repetitions"
@@ -268,7 +308,12 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
                 />
               </Field>
               <Field field="baseline" label="Baseline" wide issues={at("baseline")} hint="The variant the others are compared with.">
-                <select id={fieldDomId("baseline")} data-testid="experiment-baseline" value={values.baseline} onChange={(e) => set("baseline", e.target.value)}>
+                <select
+                  id={fieldDomId("baseline")}
+                  data-testid="experiment-baseline"
+                  value={values.baseline}
+                  onChange={(e) => set("baseline", e.target.value)}
+                >
                   <option value="">The first variant{plan ? ` (${plan.variants[0]?.name ?? "—"})` : ""}</option>
                   {baselineOptions.map((name) => (
                     <option key={name} value={name}>
@@ -361,7 +406,12 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
                         data-testid="remove-variant"
                         aria-label={`Remove variant ${row.name || i + 1}`}
                         title="Remove this variant"
-                        onClick={() => set("variants", values.variants.filter((r) => r.id !== row.id))}
+                        onClick={() =>
+                          set(
+                            "variants",
+                            values.variants.filter((r) => r.id !== row.id),
+                          )
+                        }
                       >
                         ×
                       </button>
@@ -382,7 +432,11 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
 
           <section className="panel" id={fieldDomId("sweep")} data-testid="sweep-section">
             <h2>
-              Sweep<span className="h2-hint"> — a field and its values; axes multiply into a grid (with variants: every variant at every point)</span>
+              Sweep
+              <span className="h2-hint">
+                {" "}
+                — a field and its values; axes multiply into a grid (with variants: every variant at every point)
+              </span>
             </h2>
             {at("sweep") && <Issues list={at("sweep")!} field="sweep" />}
             <datalist id="sweep-fields">
@@ -443,7 +497,12 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
                         data-testid="remove-axis"
                         aria-label={`Remove axis ${row.field || i + 1}`}
                         title="Remove this axis"
-                        onClick={() => set("axes", values.axes.filter((r) => r.id !== row.id))}
+                        onClick={() =>
+                          set(
+                            "axes",
+                            values.axes.filter((r) => r.id !== row.id),
+                          )
+                        }
                       >
                         ×
                       </button>
@@ -452,18 +511,29 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
                 })}
               </div>
             )}
-            <button type="button" className="btn" data-testid="add-axis" disabled={values.axes.length >= 3} onClick={() => set("axes", [...values.axes, newAxisRow()])}>
+            <button
+              type="button"
+              className="btn"
+              data-testid="add-axis"
+              disabled={values.axes.length >= 3}
+              onClick={() => set("axes", [...values.axes, newAxisRow()])}
+            >
               + Add axis
             </button>
           </section>
 
-          {create.error && !(create.error.data?.issues?.length) && (
+          {create.error && !create.error.data?.issues?.length && (
             <div className="error-box" role="alert" data-testid="experiment-create-error">
               Could not create the experiment: {create.error.message}
             </div>
           )}
           <div className="form-actions">
-            <button type="submit" className="btn btn-primary" data-testid="experiment-submit" disabled={jsonBroken || create.isPending || create.isSuccess}>
+            <button
+              type="submit"
+              className="btn btn-primary"
+              data-testid="experiment-submit"
+              disabled={jsonBroken || create.isPending || create.isSuccess}
+            >
               {create.isPending || create.isSuccess ? "Queueing…" : "Start experiment"}
             </button>
             {plan && current && (
@@ -480,7 +550,19 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
   );
 }
 
-function PlanPanel({ checked, current, jsonBroken, pending, values }: { checked: Checked | null; current: boolean; jsonBroken: boolean; pending: boolean; values: ExperimentFormValues }) {
+function PlanPanel({
+  checked,
+  current,
+  jsonBroken,
+  pending,
+  values,
+}: {
+  checked: Checked | null;
+  current: boolean;
+  jsonBroken: boolean;
+  pending: boolean;
+  values: ExperimentFormValues;
+}) {
   const stale = !current || pending;
   let body: ReactNode;
   if (jsonBroken) body = <div className="chart-empty plan-empty">Fix the JSON marked in the form to see the plan.</div>;
@@ -508,13 +590,18 @@ function PlanPanel({ checked, current, jsonBroken, pending, values }: { checked:
           </div>
           <div className="figure">
             <div className="label">Duration</div>
-            <div className="value" data-testid="preview-estimate" title={`${plan.estimatedSeconds} s; images built on first use not included`}>
+            <div
+              className="value"
+              data-testid="preview-estimate"
+              title={`${plan.estimatedSeconds} s; images built on first use not included`}
+            >
               {aboutDuration(plan.estimatedSeconds)}
             </div>
           </div>
         </div>
         <div className="muted" style={{ marginBottom: 10 }}>
-          {plan.variants.length} variant{plan.variants.length === 1 ? "" : "s"} × {repetitions} repetition{repetitions === 1 ? "" : "s"}, interleaved
+          {plan.variants.length} variant{plan.variants.length === 1 ? "" : "s"} × {repetitions} repetition{repetitions === 1 ? "" : "s"},
+          interleaved
           {Number.isFinite(settle) && settle > 0 ? `, ${settle} s pause before each run` : ""}. Baseline:{" "}
           <strong data-testid="preview-baseline">{plan.baseline}</strong>.
         </div>
@@ -531,10 +618,13 @@ function PlanPanel({ checked, current, jsonBroken, pending, values }: { checked:
     );
   }
   return (
-    <section className="panel sticky" data-testid="experiment-preview" data-state={jsonBroken ? "json" : (checked?.kind ?? "checking")} aria-busy={stale}>
-      <h2>
-        Plan{stale && !jsonBroken && checked !== null && <span className="h2-hint"> — checking…</span>}
-      </h2>
+    <section
+      className="panel sticky"
+      data-testid="experiment-preview"
+      data-state={jsonBroken ? "json" : (checked?.kind ?? "checking")}
+      aria-busy={stale}
+    >
+      <h2>Plan{stale && !jsonBroken && checked !== null && <span className="h2-hint"> — checking…</span>}</h2>
       {body}
     </section>
   );

@@ -38,7 +38,8 @@ export function ExperimentList() {
           <div className="empty error-box">Could not load experiments: {experiments.error.message}</div>
         ) : experiments.data.length === 0 ? (
           <div className="empty">
-            No experiments yet. <Link href="/experiments/new">Start the first one</Link>, or run one of the <Link href="/presets">presets</Link>.
+            No experiments yet. <Link href="/experiments/new">Start the first one</Link>, or run one of the{" "}
+            <Link href="/presets">presets</Link>.
           </div>
         ) : (
           <table className="data" data-testid="experiments-table">

@@ -54,7 +54,11 @@ function RunChips({ runs }: { runs: VariantRun[] }) {
 
 function NoisyTag() {
   return (
-    <span className="tag tag-warn" data-testid="noisy" title="The runs of this variant vary by more than 10 % (coefficient of variation): small differences are not to be trusted.">
+    <span
+      className="tag tag-warn"
+      data-testid="noisy"
+      title="The runs of this variant vary by more than 10 % (coefficient of variation): small differences are not to be trusted."
+    >
       noisy (CV &gt; 10 %)
     </span>
   );
@@ -149,14 +153,15 @@ export function VariantStats({ view }: { view: TExperimentView }) {
 export function Comparisons({ view }: { view: TExperimentView }) {
   const rows = comparisonRows(view.comparisons, view.variants, view.baseline);
   // Before any comparison can be tested (too few runs so far), say why once rather than in every cell's tooltip.
-  const untested = view.comparisons.length > 0 && view.comparisons.every((c) => c.pValue === null) ? (view.comparisons[0]!.reason ?? null) : null;
+  const untested =
+    view.comparisons.length > 0 && view.comparisons.every((c) => c.pValue === null) ? (view.comparisons[0]!.reason ?? null) : null;
   return (
     <section className="panel" style={{ padding: 0 }}>
       <div className="panel-title">
         <h2>Against the baseline{view.baseline ? `, ${view.baseline}` : ""}</h2>
         <span className="muted">
-          Welch&apos;s t-test on the logs of the runs&apos; whole-run figures; ~ = not significant at p &lt; 0.05. Green is better, red worse; hover for the
-          95 % CI of the change.
+          Welch&apos;s t-test on the logs of the runs&apos; whole-run figures; ~ = not significant at p &lt; 0.05. Green is better, red
+          worse; hover for the 95 % CI of the change.
         </span>
       </div>
       {untested && <div className="muted comparisons-note">Not tested yet: {untested}.</div>}
@@ -267,11 +272,7 @@ export function Findings({ findings }: { findings: TExperimentView["findings"] }
   return (
     <section className="panel" data-testid="findings">
       <h2>Findings</h2>
-      {findings.length === 0 ? (
-        <div className="muted">No findings yet.</div>
-      ) : (
-        <FindingList findings={findings} />
-      )}
+      {findings.length === 0 ? <div className="muted">No findings yet.</div> : <FindingList findings={findings} />}
     </section>
   );
 }

@@ -31,8 +31,9 @@ function Progress({ view }: { view: TExperimentView }) {
         <span style={{ width: `${Math.round(done * 100)}%` }} />
       </div>
       <div className="muted" style={{ fontSize: 12.5 }}>
-        {view.variants.length} variant{view.variants.length === 1 ? "" : "s"} × {view.repetitions} repetition{view.repetitions === 1 ? "" : "s"} ={" "}
-        {p.planned} planned runs, interleaved, {view.settleSeconds} s settle pause · estimated {aboutDuration(view.estimatedSeconds)} when created
+        {view.variants.length} variant{view.variants.length === 1 ? "" : "s"} × {view.repetitions} repetition
+        {view.repetitions === 1 ? "" : "s"} = {p.planned} planned runs, interleaved, {view.settleSeconds} s settle pause · estimated{" "}
+        {aboutDuration(view.estimatedSeconds)} when created
       </div>
     </section>
   );
@@ -44,7 +45,8 @@ function Usl({ view }: { view: TExperimentView }) {
   return (
     <section className="panel" data-testid="usl-chart" data-fitted={usl ? "yes" : "no"}>
       <h2>
-        Universal Scalability Law{usl && <span className="h2-hint"> — throughput over {shortField(usl.field)}: X(N) = λN / (1 + σ(N − 1) + κN(N − 1))</span>}
+        Universal Scalability Law
+        {usl && <span className="h2-hint"> — throughput over {shortField(usl.field)}: X(N) = λN / (1 + σ(N − 1) + κN(N − 1))</span>}
       </h2>
       {usl ? (
         <>
@@ -59,7 +61,10 @@ function Usl({ view }: { view: TExperimentView }) {
             <dt>N* (peak)</dt>
             <dd data-testid="usl-peak">
               {usl.peakN === null ? (
-                <>none: throughput does not turn down{usl.ceilingX !== null && <span className="muted"> (it levels off towards λ/σ ≈ {formatRps(usl.ceilingX)} req/s)</span>}</>
+                <>
+                  none: throughput does not turn down
+                  {usl.ceilingX !== null && <span className="muted"> (it levels off towards λ/σ ≈ {formatRps(usl.ceilingX)} req/s)</span>}
+                </>
               ) : (
                 <>
                   {formatCoefficient(usl.peakN)} {shortField(usl.field)}
@@ -101,7 +106,9 @@ export function ExperimentView({ id }: { id: string }) {
   if (!experiment.data) {
     return (
       <div className="panel empty" data-testid="experiment-missing">
-        {experiment.error?.data?.code === "NOT_FOUND" ? "This experiment does not exist." : `Could not load the experiment: ${experiment.error?.message}`}{" "}
+        {experiment.error?.data?.code === "NOT_FOUND"
+          ? "This experiment does not exist."
+          : `Could not load the experiment: ${experiment.error?.message}`}{" "}
         <Link href="/experiments">Back to experiments</Link>
       </div>
     );

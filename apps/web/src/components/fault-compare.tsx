@@ -26,7 +26,15 @@ function EffectCell({ effect }: { effect: TFaultEffect | null }) {
  * until the load shifted away and came back, then each run's failures over all its faults' windows
  * with its ratio to the first run's.
  */
-export function FaultCompare({ runs, colors, label }: { runs: readonly TRunView[]; colors: Map<string, string>; label: (r: TRunView) => string }) {
+export function FaultCompare({
+  runs,
+  colors,
+  label,
+}: {
+  runs: readonly TRunView[];
+  colors: Map<string, string>;
+  label: (r: TRunView) => string;
+}) {
   const { rows, totals } = faultCompareRows(runs);
   if (rows.length === 0) return null;
   const baseline = totals[0] ?? null;
@@ -65,7 +73,8 @@ export function FaultCompare({ runs, colors, label }: { runs: readonly TRunView[
                   <strong>{formatCount(n)}</strong>
                   {i > 0 && n !== null && baseline !== null && (
                     <span className={`ratio ${verdictOf(ratio, "lower")}`} style={{ marginLeft: 8 }} title="fewer is better">
-                      {n === baseline ? "the same" : `${formatCount(Math.abs(baseline - n))} ${n < baseline ? "fewer" : "more"}`} ({formatRatio(ratio)})
+                      {n === baseline ? "the same" : `${formatCount(Math.abs(baseline - n))} ${n < baseline ? "fewer" : "more"}`} (
+                      {formatRatio(ratio)})
                     </span>
                   )}
                 </td>

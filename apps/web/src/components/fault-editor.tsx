@@ -64,7 +64,18 @@ function FaultTimeline({
       }}
       style={{ position: "relative", height: top + 30, margin: "4px 0 12px", cursor: "copy" }}
     >
-      <div style={{ position: "absolute", left: 0, right: 0, top, height: 6, borderRadius: 3, background: "var(--accent-weak)", border: "1px solid #cfd5dd" }} />
+      <div
+        style={{
+          position: "absolute",
+          left: 0,
+          right: 0,
+          top,
+          height: 6,
+          borderRadius: 3,
+          background: "var(--accent-weak)",
+          border: "1px solid #cfd5dd",
+        }}
+      />
       {ticks.map((t) => (
         <div
           key={t}
@@ -90,7 +101,14 @@ function FaultTimeline({
             key={i}
             data-testid={`fault-mark-${i}`}
             data-invalid={bad || undefined}
-            style={{ position: "absolute", left: x(f.at), top: lane * LANE_PX, height: top + 6 - lane * LANE_PX, width: 0, borderLeft: `2px solid ${color}` }}
+            style={{
+              position: "absolute",
+              left: x(f.at),
+              top: lane * LANE_PX,
+              height: top + 6 - lane * LANE_PX,
+              width: 0,
+              borderLeft: `2px solid ${color}`,
+            }}
           >
             <span
               style={{
@@ -112,7 +130,19 @@ function FaultTimeline({
   );
 }
 
-function Cell({ label, htmlFor, invalid, width, children }: { label: string; htmlFor: string; invalid: boolean; width: number; children: ReactNode }) {
+function Cell({
+  label,
+  htmlFor,
+  invalid,
+  width,
+  children,
+}: {
+  label: string;
+  htmlFor: string;
+  invalid: boolean;
+  width: number;
+  children: ReactNode;
+}) {
   return (
     <div className={`field${invalid ? " invalid" : ""}`} style={{ width }}>
       <label htmlFor={htmlFor}>{label}</label>
@@ -197,7 +227,8 @@ export function FaultEditor({ values }: { values: RunFormValues }) {
                         for (const p of FAULT_PARAMS[action] ?? []) {
                           const preset = PARAM_DEFAULTS[p as keyof typeof PARAM_DEFAULTS];
                           const current = values.faults[i]?.[p];
-                          if (preset !== undefined && (current === undefined || Number.isNaN(current))) setValue(`faults.${i}.${p}`, preset);
+                          if (preset !== undefined && (current === undefined || Number.isNaN(current)))
+                            setValue(`faults.${i}.${p}`, preset);
                         }
                       },
                     })}
@@ -271,7 +302,12 @@ export function FaultEditor({ values }: { values: RunFormValues }) {
                 </button>
               </div>
               {messages.length > 0 && (
-                <div className="field-error" data-testid={`fault-error-${i}`} role="alert" style={{ color: "var(--bad)", fontSize: 12.5, marginTop: 4 }}>
+                <div
+                  className="field-error"
+                  data-testid={`fault-error-${i}`}
+                  role="alert"
+                  style={{ color: "var(--bad)", fontSize: 12.5, marginTop: 4 }}
+                >
                   {messages.map((m) => (
                     <div key={m}>{m}</div>
                   ))}
@@ -282,7 +318,13 @@ export function FaultEditor({ values }: { values: RunFormValues }) {
         })}
       </div>
       <div style={{ marginTop: fields.length > 0 ? 12 : 0, display: "flex", gap: 12, alignItems: "center" }}>
-        <button type="button" className="btn" data-testid="add-fault" onClick={() => add()} disabled={fields.length >= FAULT_LIMITS.faults.max}>
+        <button
+          type="button"
+          className="btn"
+          data-testid="add-fault"
+          onClick={() => add()}
+          disabled={fields.length >= FAULT_LIMITS.faults.max}
+        >
           Add fault
         </button>
         {fields.length === 0 && <span className="muted">No faults: the load runs undisturbed.</span>}

@@ -10,7 +10,15 @@ const seconds = (s: number | null | undefined, why: string | undefined) =>
  * the proxy took, and from the summary what it did to the load: the requests that failed in its
  * window, and how long until the load moved away from its target and came back.
  */
-export function FaultTable({ faults, effects, active }: { faults: readonly TFaultRecord[]; effects: readonly TFaultEffect[] | undefined; active: boolean }) {
+export function FaultTable({
+  faults,
+  effects,
+  active,
+}: {
+  faults: readonly TFaultRecord[];
+  effects: readonly TFaultEffect[] | undefined;
+  active: boolean;
+}) {
   const pending = active ? "after the load" : "the run has no fault effects";
   return (
     <table className="data" data-testid="fault-table">
@@ -49,7 +57,11 @@ export function FaultTable({ faults, effects, active }: { faults: readonly TFaul
               <td className="num" data-testid={`fault-applied-${i}`}>
                 {f.actual ? (
                   <>
-                    {(f.actual.atMs / 1000).toFixed(2)} s <span className="muted">({f.actual.lagMs >= 0 ? "+" : ""}{Math.round(f.actual.lagMs)} ms)</span>
+                    {(f.actual.atMs / 1000).toFixed(2)} s{" "}
+                    <span className="muted">
+                      ({f.actual.lagMs >= 0 ? "+" : ""}
+                      {Math.round(f.actual.lagMs)} ms)
+                    </span>
                   </>
                 ) : (
                   <span className="muted" title={active ? "not applied yet" : "never applied: the load ended first"}>

@@ -52,7 +52,13 @@ const REFERENCES = new Set(["pool.size"]);
 const seriesOf = (keys: readonly string[]): Series[] =>
   keys.map((key, i) => {
     const def = FIGURE_DEFS.find((d) => d.key === key);
-    return { key, label: def?.label ?? key, unit: def?.unit, color: PALETTE[i % PALETTE.length]!, dashed: REFERENCES.has(key) || undefined };
+    return {
+      key,
+      label: def?.label ?? key,
+      unit: def?.unit,
+      color: PALETTE[i % PALETTE.length]!,
+      dashed: REFERENCES.has(key) || undefined,
+    };
   });
 
 /** One panel per figure chart the run's topology calls for. */

@@ -45,7 +45,9 @@ function Control({ spec, info, id, invalid, described }: ControlProps) {
   if (info.kind === "enum") {
     const field = register(spec.path, { deps });
     const label = (value: string) => spec.options?.[value] ?? value;
-    const options = spec.subset ? info.options.filter((value) => spec.options !== undefined && Object.hasOwn(spec.options, value)) : info.options;
+    const options = spec.subset
+      ? info.options.filter((value) => spec.options !== undefined && Object.hasOwn(spec.options, value))
+      : info.options;
     if (spec.segmented) {
       return (
         <div className="segmented" role="radiogroup" aria-labelledby={`f-${id}`}>
@@ -87,5 +89,7 @@ function Control({ spec, info, id, invalid, described }: ControlProps) {
       />
     );
   }
-  return <input id={`f-${id}`} data-testid={`field-${id}`} type="text" placeholder={placeholder} {...aria} {...register(spec.path, { deps })} />;
+  return (
+    <input id={`f-${id}`} data-testid={`field-${id}`} type="text" placeholder={placeholder} {...aria} {...register(spec.path, { deps })} />
+  );
 }

@@ -27,7 +27,6 @@ import { FilePreview } from "./file-preview";
 import { FormField } from "./form-field";
 import { TopologyDiagram } from "./topology-diagram";
 
-
 function FormSection({ section, values }: { section: SectionSpec; values: RunFormValues }) {
   if (!sectionShown(section, values)) return null;
   return (
@@ -104,7 +103,8 @@ export function NewRunForm() {
             {host.data && (
               <span data-testid="host-bounds">
                 {" "}
-                This host has {host.data.cpus} CPUs and {formatBytes(host.data.memoryBytes)}: limits beyond it are refused when the run is created.
+                This host has {host.data.cpus} CPUs and {formatBytes(host.data.memoryBytes)}: limits beyond it are refused when the run is
+                created.
               </span>
             )}
           </div>

@@ -5,7 +5,17 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
 import { formatDuration } from "~/lib/format";
-import { placeIssues, planPresetRun, presetDurations, referenceTable, runsAndDuration, variantsLine, type PresetIssue, type QuickCheck, type QuickField } from "~/lib/preset-run";
+import {
+  placeIssues,
+  planPresetRun,
+  presetDurations,
+  referenceTable,
+  runsAndDuration,
+  variantsLine,
+  type PresetIssue,
+  type QuickCheck,
+  type QuickField,
+} from "~/lib/preset-run";
 import type { TPresetView } from "~/server/experiments/presets";
 import { useTRPC } from "~/trpc/client";
 
@@ -20,8 +30,8 @@ export function PresetList() {
         <div>
           <h1>Presets</h1>
           <div className="sub">
-            The write-ups&apos; experiments, scaled to this machine. Each runs as an experiment: its variants interleaved, compared with the baseline and shown
-            beside the write-up&apos;s own figures.
+            The write-ups&apos; experiments, scaled to this machine. Each runs as an experiment: its variants interleaved, compared with the
+            baseline and shown beside the write-up&apos;s own figures.
           </div>
         </div>
         <div className="actions">
@@ -49,7 +59,11 @@ export function PresetList() {
 function PresetCard({ preset }: { preset: TPresetView }) {
   const variants = preset.runs / preset.experiment.repetitions;
   const durations = useMemo(() => presetDurations(preset.experiment), [preset.experiment]);
-  const load = durations ? (durations.min === durations.max ? formatDuration(durations.min) : `${formatDuration(durations.min)}–${formatDuration(durations.max)}`) : null;
+  const load = durations
+    ? durations.min === durations.max
+      ? formatDuration(durations.min)
+      : `${formatDuration(durations.min)}–${formatDuration(durations.max)}`
+    : null;
   const reference = useMemo(() => referenceTable(preset.reference), [preset.reference]);
 
   return (
@@ -82,7 +96,8 @@ function PresetCard({ preset }: { preset: TPresetView }) {
               {runsAndDuration(preset.runs, preset.estimatedSeconds)}
               <span className="muted">
                 {" "}
-                ({variants} variant{variants === 1 ? "" : "s"} × {preset.experiment.repetitions} repetition{preset.experiment.repetitions === 1 ? "" : "s"}
+                ({variants} variant{variants === 1 ? "" : "s"} × {preset.experiment.repetitions} repetition
+                {preset.experiment.repetitions === 1 ? "" : "s"}
                 {load && `, ${load} of load each`})
               </span>
             </dd>
@@ -159,7 +174,10 @@ function QuickRun({ preset, load }: { preset: TPresetView; load: { min: number; 
   const starting = run.isPending || run.isSuccess;
 
   return (
-    <div style={{ border: "1px solid var(--border)", borderRadius: "var(--radius)", background: "var(--bg)", padding: "12px 14px" }} data-testid="preset-quick">
+    <div
+      style={{ border: "1px solid var(--border)", borderRadius: "var(--radius)", background: "var(--bg)", padding: "12px 14px" }}
+      data-testid="preset-quick"
+    >
       <h3>Run it</h3>
       <fieldset className="fields" style={{ marginBottom: 10 }}>
         <QuickInput
@@ -184,7 +202,13 @@ function QuickRun({ preset, load }: { preset: TPresetView; load: { min: number; 
         />
       </fieldset>
 
-      <div className="muted" style={{ marginBottom: 10 }} data-testid="preset-estimate" data-runs={plan.ok ? plan.runs : undefined} data-seconds={plan.ok ? plan.estimatedSeconds : undefined}>
+      <div
+        className="muted"
+        style={{ marginBottom: 10 }}
+        data-testid="preset-estimate"
+        data-runs={plan.ok ? plan.runs : undefined}
+        data-seconds={plan.ok ? plan.estimatedSeconds : undefined}
+      >
         {plan.ok ? (
           <>
             <strong style={{ color: "var(--text)" }}>{runsAndDuration(plan.runs, plan.estimatedSeconds)}</strong>
@@ -196,7 +220,13 @@ function QuickRun({ preset, load }: { preset: TPresetView; load: { min: number; 
       </div>
 
       {elsewhere.length > 0 && (
-        <div className="error-box" role="alert" style={{ marginBottom: 10 }} data-testid="preset-error" data-source={serverIssues.length > 0 ? "server" : "check"}>
+        <div
+          className="error-box"
+          role="alert"
+          style={{ marginBottom: 10 }}
+          data-testid="preset-error"
+          data-source={serverIssues.length > 0 ? "server" : "check"}
+        >
           <ul style={{ margin: 0, paddingLeft: 18 }}>
             {elsewhere.map((i) => (
               <li key={`${i.path}\u0000${i.message}`} data-path={i.path}>
@@ -218,7 +248,11 @@ function QuickRun({ preset, load }: { preset: TPresetView; load: { min: number; 
           className="btn btn-primary"
           data-testid="preset-run"
           disabled={!plan.ok || starting}
-          title={plan.ok ? `${plan.repetitions} repetition${plan.repetitions === 1 ? "" : "s"}${plan.durationSeconds !== null ? `, ${plan.durationSeconds} s of load per run` : ""}` : undefined}
+          title={
+            plan.ok
+              ? `${plan.repetitions} repetition${plan.repetitions === 1 ? "" : "s"}${plan.durationSeconds !== null ? `, ${plan.durationSeconds} s of load per run` : ""}`
+              : undefined
+          }
           onClick={() => {
             if (plan.ok && !starting) run.mutate(plan.body);
           }}

@@ -52,7 +52,8 @@ const LATENCY_SERIES = [
 
 /** Replicas in the palette's colours but red and grey, which stand for the requests no replica answered. */
 const REPLICA_COLORS = PALETTE.filter((c) => c !== "#c92a2a" && c !== "#495057");
-const backendColor = (key: string, i: number) => (key === NO_ANSWER_KEY ? "#c92a2a" : key === BALANCER_KEY ? "#495057" : REPLICA_COLORS[i % REPLICA_COLORS.length]!);
+const backendColor = (key: string, i: number) =>
+  key === NO_ANSWER_KEY ? "#c92a2a" : key === BALANCER_KEY ? "#495057" : REPLICA_COLORS[i % REPLICA_COLORS.length]!;
 
 const ERROR_KIND_SERIES: Record<ErrorKind, { label: string; color: string }> = {
   "502": { label: "502 bad gateway", color: "#c92a2a" },
@@ -189,13 +190,17 @@ export function RunPage({ id }: { id: string }) {
             {run.error}
           </div>
         )}
-        {cancel.error && <div className="error-box" style={{ marginTop: 10 }}>{cancel.error.message}</div>}
+        {cancel.error && (
+          <div className="error-box" style={{ marginTop: 10 }}>
+            {cancel.error.message}
+          </div>
+        )}
       </section>
 
       {loadgen?.saturated && (
         <div className="notice" data-testid="loadgen-saturated" style={{ marginBottom: 16 }}>
-          The load generator was saturated (median {loadgen.medianCpuPct} % of its {loadgen.cpus} CPU limit): it may have limited this
-          run, so the figures can understate what the service handles. Give it more CPU (workload.loadgenCpus) or fewer VUs.
+          The load generator was saturated (median {loadgen.medianCpuPct} % of its {loadgen.cpus} CPU limit): it may have limited this run,
+          so the figures can understate what the service handles. Give it more CPU (workload.loadgenCpus) or fewer VUs.
         </div>
       )}
 
@@ -219,7 +224,9 @@ export function RunPage({ id }: { id: string }) {
       <div className="figures" style={{ marginBottom: 16 }}>
         <div className="figure">
           <div className="label">{summary ? "Requests/s" : "Requests/s (last second)"}</div>
-          <div className="value" data-testid="figure-rps">{formatRps(summary ? summary.rps : last?.requests)}</div>
+          <div className="value" data-testid="figure-rps">
+            {formatRps(summary ? summary.rps : last?.requests)}
+          </div>
         </div>
         <div className="figure">
           <div className="label">{summary ? "Latency p95" : "p95 (last second)"}</div>
@@ -233,7 +240,9 @@ export function RunPage({ id }: { id: string }) {
         </div>
         <div className="figure">
           <div className="label">Seconds measured</div>
-          <div className="value" data-testid="figure-seconds">{live.samples.length}</div>
+          <div className="value" data-testid="figure-seconds">
+            {live.samples.length}
+          </div>
         </div>
         <div className="figure">
           <div className="label">Elapsed</div>
@@ -246,7 +255,13 @@ export function RunPage({ id }: { id: string }) {
       <div className="grid-2" style={{ marginBottom: 16 }}>
         <section className="panel">
           <h2>Throughput (req/s)</h2>
-          <TimeChart testId="chart-rps" data={throughput} unit="req/s" series={[{ key: "rps", label: "req/s", color: PALETTE[0]! }]} markers={markers} />
+          <TimeChart
+            testId="chart-rps"
+            data={throughput}
+            unit="req/s"
+            series={[{ key: "rps", label: "req/s", color: PALETTE[0]! }]}
+            markers={markers}
+          />
         </section>
         <section className="panel">
           <h2>Latency percentiles (ms, per second)</h2>
@@ -281,7 +296,11 @@ export function RunPage({ id }: { id: string }) {
           {run.topology.service.replicas > 1 && (
             <>
               <h2 style={{ marginTop: 16 }}>
-                Imbalance<span className="h2-hint"> — max/mean of the replicas' answers each second: 1 = even, {run.topology.service.replicas} = all on one</span>
+                Imbalance
+                <span className="h2-hint">
+                  {" "}
+                  — max/mean of the replicas' answers each second: 1 = even, {run.topology.service.replicas} = all on one
+                </span>
               </h2>
               <TimeChart
                 testId="chart-imbalance"
@@ -299,7 +318,8 @@ export function RunPage({ id }: { id: string }) {
       {errorKinds.keys.length > 0 && (
         <section className="panel">
           <h2>
-            Errors by kind (per second)<span className="h2-hint"> — {errorKinds.keys.map((k) => ERROR_KIND_SERIES[k].label).join(", ")}</span>
+            Errors by kind (per second)
+            <span className="h2-hint"> — {errorKinds.keys.map((k) => ERROR_KIND_SERIES[k].label).join(", ")}</span>
           </h2>
           <TimeChart
             testId="chart-error-kinds"
@@ -347,9 +367,7 @@ export function RunPage({ id }: { id: string }) {
               )}
             </>
           ) : (
-            <div className="muted">
-              {active ? "The whole-run figures appear when the load has finished." : "This run has no summary."}
-            </div>
+            <div className="muted">{active ? "The whole-run figures appear when the load has finished." : "This run has no summary."}</div>
           )}
         </section>
         <div className="stack">

@@ -84,12 +84,15 @@ export function RunsList() {
                       <StatusBadge status={r.status} />
                     </td>
                     <td className="muted" title={r.error ?? undefined}>
-                      {r.status === "succeeded" ? "" : isTerminal(r.status) ? `stopped in ${stepLabel(r.step).toLowerCase()}` : stepLabel(r.step)}
+                      {r.status === "succeeded"
+                        ? ""
+                        : isTerminal(r.status)
+                          ? `stopped in ${stepLabel(r.step).toLowerCase()}`
+                          : stepLabel(r.step)}
                     </td>
                     <td className="muted">
                       {s.replicas}× {s.cpus === undefined ? "unlimited" : `${s.cpus} CPU`} · {balancerLabel(r.topology.balancer)} ·{" "}
-                      {r.workload.endpoint} ·{" "}
-                      {loadLabel(r.workload)}
+                      {r.workload.endpoint} · {loadLabel(r.workload)}
                     </td>
                     <td className="num">{formatRps(r.summary?.rps)}</td>
                     <td className="num">{formatMs(r.summary?.latencyMs.p95)}</td>

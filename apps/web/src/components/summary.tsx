@@ -10,32 +10,71 @@ export function SummaryTable({ summary }: { summary: TRunSummary }) {
   return (
     <table className="data" data-testid="summary-table">
       <tbody>
-        <tr><td>Requests</td><td className="num">{formatCount(summary.requests)}</td></tr>
-        <tr><td>Requests/s</td><td className="num" data-testid="summary-rps">{formatRps(summary.rps)}</td></tr>
-        <tr><td>Errors</td><td className="num">{formatCount(summary.errors)}</td></tr>
-        <tr><td>Error rate</td><td className="num">{formatPct(summary.errorRate)}</td></tr>
+        <tr>
+          <td>Requests</td>
+          <td className="num">{formatCount(summary.requests)}</td>
+        </tr>
+        <tr>
+          <td>Requests/s</td>
+          <td className="num" data-testid="summary-rps">
+            {formatRps(summary.rps)}
+          </td>
+        </tr>
+        <tr>
+          <td>Errors</td>
+          <td className="num">{formatCount(summary.errors)}</td>
+        </tr>
+        <tr>
+          <td>Error rate</td>
+          <td className="num">{formatPct(summary.errorRate)}</td>
+        </tr>
         {summary.droppedIterations !== undefined && (
-          <tr><td>Dropped iterations</td><td className="num">{formatCount(summary.droppedIterations)}</td></tr>
+          <tr>
+            <td>Dropped iterations</td>
+            <td className="num">{formatCount(summary.droppedIterations)}</td>
+          </tr>
         )}
-        <tr><td>Latency avg</td><td className="num">{formatMs(l.avg)}</td></tr>
-        <tr><td>Latency p50</td><td className="num">{formatMs(l.p50)}</td></tr>
-        <tr><td>Latency p90</td><td className="num">{formatMs(l.p90)}</td></tr>
-        <tr><td>Latency p95</td><td className="num">{formatMs(l.p95)}</td></tr>
-        <tr><td>Latency p99</td><td className="num">{formatMs(l.p99)}</td></tr>
-        <tr><td>Latency max</td><td className="num">{formatMs(l.max)}</td></tr>
+        <tr>
+          <td>Latency avg</td>
+          <td className="num">{formatMs(l.avg)}</td>
+        </tr>
+        <tr>
+          <td>Latency p50</td>
+          <td className="num">{formatMs(l.p50)}</td>
+        </tr>
+        <tr>
+          <td>Latency p90</td>
+          <td className="num">{formatMs(l.p90)}</td>
+        </tr>
+        <tr>
+          <td>Latency p95</td>
+          <td className="num">{formatMs(l.p95)}</td>
+        </tr>
+        <tr>
+          <td>Latency p99</td>
+          <td className="num">{formatMs(l.p99)}</td>
+        </tr>
+        <tr>
+          <td>Latency max</td>
+          <td className="num">{formatMs(l.max)}</td>
+        </tr>
         {summary.imbalance && (
-          <tr data-testid="summary-imbalance" title="The busiest replica's requests over the mean per replica: 1 is an even spread, N (the replicas) is everything on one.">
+          <tr
+            data-testid="summary-imbalance"
+            title="The busiest replica's requests over the mean per replica: 1 is an even spread, N (the replicas) is everything on one."
+          >
             <td>Imbalance (max/mean, 1 = even)</td>
             <td className="num">
-              {summary.imbalance.run.toFixed(2)} <span className="muted">(median second {summary.imbalance.medianPerSecond.toFixed(2)})</span>
+              {summary.imbalance.run.toFixed(2)}{" "}
+              <span className="muted">(median second {summary.imbalance.medianPerSecond.toFixed(2)})</span>
             </td>
           </tr>
         )}
         {summary.loadgen?.percentiles === "worst instance" && (
           <tr data-testid="summary-percentiles-merge">
             <td colSpan={2} className="muted">
-              Percentiles are the worst of the {summary.loadgen.instances} load generators' (an upper bound; the max is exact), the mean is weighted
-              by requests: percentiles of separate instances cannot be averaged.
+              Percentiles are the worst of the {summary.loadgen.instances} load generators' (an upper bound; the max is exact), the mean is
+              weighted by requests: percentiles of separate instances cannot be averaged.
             </td>
           </tr>
         )}
@@ -50,7 +89,11 @@ export function BackendsTable({ backends }: { backends: Record<string, number> }
   return (
     <table className="data" data-testid="summary-backends">
       <thead>
-        <tr><th>Backend</th><th className="num">Requests</th><th className="num">Share</th></tr>
+        <tr>
+          <th>Backend</th>
+          <th className="num">Requests</th>
+          <th className="num">Share</th>
+        </tr>
       </thead>
       <tbody>
         {rows.map(([name, n]) => (
@@ -145,7 +188,12 @@ export function BrokerSummary({ summary, broker }: { summary: TRunSummary; broke
         compareFigure("broker.consumed", summary),
         compareFigure("broker.maxLag", summary),
         compareFigure("broker.lagAtEnd", summary),
-        { key: "broker.drainSeconds", label: "Time to catch up after the load", value: broker.drainSeconds, text: drainText(broker.drainSeconds) },
+        {
+          key: "broker.drainSeconds",
+          label: "Time to catch up after the load",
+          value: broker.drainSeconds,
+          text: drainText(broker.drainSeconds),
+        },
       ]}
     />
   );

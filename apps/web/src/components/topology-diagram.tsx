@@ -88,7 +88,16 @@ export function TopologyDiagram({ diagram, cpu, cpuNote }: { diagram: Diagram; c
       >
         <defs>
           {kinds.map((k) => (
-            <marker key={k} id={`${marker}-${k}`} viewBox="0 0 10 10" refX={9} refY={5} markerWidth={7} markerHeight={7} orient="auto-start-reverse">
+            <marker
+              key={k}
+              id={`${marker}-${k}`}
+              viewBox="0 0 10 10"
+              refX={9}
+              refY={5}
+              markerWidth={7}
+              markerHeight={7}
+              orient="auto-start-reverse"
+            >
               <path d="M 0 0 L 10 5 L 0 10 z" fill={EDGES[k].color} />
             </marker>
           ))}

@@ -51,7 +51,8 @@ describe("resourceSeries", () => {
 });
 
 describe("limitLines", () => {
-  const planned = (name: string, role: string, cpus?: number, memoryBytes?: number) => ({ name, role, cpus, memoryBytes }) as PlannedContainer;
+  const planned = (name: string, role: string, cpus?: number, memoryBytes?: number) =>
+    ({ name, role, cpus, memoryBytes }) as PlannedContainer;
   const plan = [planned("a0", "app", 0.2, 64e6), planned("a1", "app", 0.2, 64e6), planned("lb", "lb"), planned("lg", "loadgen", 1)];
 
   it("draws one line per distinct limit among the containers shown, named by their roles", () => {

@@ -19,7 +19,8 @@ export function resourceSeries(
   const name = opts.name ?? ((c: string) => c);
   const keys = new Set<string>();
   // A container none of whose readings has the figure (rows recorded before it was) gets no line.
-  for (const s of seconds) for (const c of s.containers) if (c[key] !== undefined && (!opts.only || opts.only(c))) keys.add(name(c.container));
+  for (const s of seconds)
+    for (const c of s.containers) if (c[key] !== undefined && (!opts.only || opts.only(c))) keys.add(name(c.container));
   const sorted = [...keys].sort();
   const rows = seconds.map((s) => {
     const row: ResourceRow = { t: s.t };
@@ -49,7 +50,5 @@ export function limitLines(planned: readonly PlannedContainer[], shown: Readonly
     roles.add(c.role);
     byValue.set(value, roles);
   }
-  return [...byValue]
-    .sort(([a], [b]) => a - b)
-    .map(([value, roles]) => ({ value, label: `${[...roles].sort().join(", ")} limit` }));
+  return [...byValue].sort(([a], [b]) => a - b).map(([value, roles]) => ({ value, label: `${[...roles].sort().join(", ")} limit` }));
 }

@@ -18,7 +18,11 @@ const variant = (index: number, name: string, axes: Record<string, number | stri
 });
 
 describe("barRows", () => {
-  const variants = [variant(0, "a", {}, d(100, 10, [80, 120])), variant(1, "b", {}, d(30, 20, [-10, 70])), variant(2, "c", {}, d(null, null, null, 0))];
+  const variants = [
+    variant(0, "a", {}, d(100, 10, [80, 120])),
+    variant(1, "b", {}, d(30, 20, [-10, 70])),
+    variant(2, "c", {}, d(null, null, null, 0)),
+  ];
 
   it("gives the CI as offsets from the mean, cut at zero", () => {
     expect(barRows(variants, "rps", "ci", "a")).toEqual([
@@ -58,11 +62,24 @@ describe("heatTables", () => {
 
   it("lays the first axis out in rows and the second in columns", () => {
     const variants = grid.map((p, i) =>
-      variant(i, `replicas=${p.replicas} · vus=${p.vus}`, { "topology.service.replicas": p.replicas, "workload.vus": p.vus }, d(p.replicas * p.vus)),
+      variant(
+        i,
+        `replicas=${p.replicas} · vus=${p.vus}`,
+        { "topology.service.replicas": p.replicas, "workload.vus": p.vus },
+        d(p.replicas * p.vus),
+      ),
     );
     const [t, ...rest] = heatTables(variants, sweep, undefined);
     expect(rest).toEqual([]);
-    expect(t).toMatchObject({ title: null, rowField: "topology.service.replicas", colField: "workload.vus", rows: [1, 2], cols: [4, 8, 16], min: 4, max: 32 });
+    expect(t).toMatchObject({
+      title: null,
+      rowField: "topology.service.replicas",
+      colField: "workload.vus",
+      rows: [1, 2],
+      cols: [4, 8, 16],
+      min: 4,
+      max: 32,
+    });
     expect(t!.cells.map((row) => row.map((c) => c?.mean))).toEqual([
       [4, 8, 16],
       [8, 16, 32],
@@ -72,7 +89,9 @@ describe("heatTables", () => {
 
   it("makes one grid per defined variant", () => {
     const variants = ["x", "y"].flatMap((name, g) =>
-      grid.map((p, i) => variant(g * grid.length + i, `${name} · …`, { "topology.service.replicas": p.replicas, "workload.vus": p.vus }, d(g * 100 + i))),
+      grid.map((p, i) =>
+        variant(g * grid.length + i, `${name} · …`, { "topology.service.replicas": p.replicas, "workload.vus": p.vus }, d(g * 100 + i)),
+      ),
     );
     const tables = heatTables(variants, sweep, [{ name: "x" }, { name: "y" }]);
     expect(tables.map((t) => t.title)).toEqual(["x", "y"]);
@@ -120,7 +139,11 @@ describe("comparisonRows", () => {
   });
 
   it("gives one row per variant other than the baseline, in the experiment's order", () => {
-    const rows = comparisonRows([cmp("c", "rps"), cmp("b", "rps"), cmp("b", "latencyMs.p95")], [{ name: "a" }, { name: "b" }, { name: "c" }], "a");
+    const rows = comparisonRows(
+      [cmp("c", "rps"), cmp("b", "rps"), cmp("b", "latencyMs.p95")],
+      [{ name: "a" }, { name: "b" }, { name: "c" }],
+      "a",
+    );
     expect(rows.map((r) => r.variant)).toEqual(["b", "c"]);
     expect(Object.keys(rows[0]!.cells)).toEqual(["rps", "latencyMs.p95"]);
   });

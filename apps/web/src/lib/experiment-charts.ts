@@ -120,7 +120,11 @@ export const shortField = (field: string): string => field.split(".").at(-1) ?? 
 export type ComparisonRow = { variant: string; cells: Partial<Record<TMetricKey, TExperimentComparison>> };
 
 /** One row per variant other than the baseline, in the experiment's order, with its comparisons by metric. */
-export function comparisonRows(comparisons: readonly TExperimentComparison[], variants: readonly { name: string }[], baseline: string | null): ComparisonRow[] {
+export function comparisonRows(
+  comparisons: readonly TExperimentComparison[],
+  variants: readonly { name: string }[],
+  baseline: string | null,
+): ComparisonRow[] {
   return variants
     .filter((v) => v.name !== baseline)
     .map((v) => ({

@@ -124,7 +124,11 @@ describe("formFromDefinition", () => {
     expect(buildDefinition(values).body).toEqual(def);
   });
   it("marks a copy in its name", () => {
-    expect(formFromDefinition({ name: "grid", base: {} }, { copy: true })).toMatchObject({ name: "grid (copy)", repetitions: "", settleSeconds: "" });
+    expect(formFromDefinition({ name: "grid", base: {} }, { copy: true })).toMatchObject({
+      name: "grid (copy)",
+      repetitions: "",
+      settleSeconds: "",
+    });
   });
   it("gives each row its own id", () => {
     const values = formFromDefinition({ name: "g", base: {}, variants: [{ name: "a" }, { name: "b" }] });
@@ -141,7 +145,11 @@ describe("baseFromRun", () => {
       workload: { vus: 3 },
       faults: [{ at: 3, action: "stop", target: { role: "app", index: 0 }, actual: { atMs: 3010, lagMs: 10, tookMs: 200 } }],
     };
-    expect(baseFromRun(run)).toEqual({ topology: run.topology, workload: run.workload, faults: [{ at: 3, action: "stop", target: { role: "app", index: 0 } }] });
+    expect(baseFromRun(run)).toEqual({
+      topology: run.topology,
+      workload: run.workload,
+      faults: [{ at: 3, action: "stop", target: { role: "app", index: 0 } }],
+    });
     expect(baseFromRun({ ...run, faults: [] })).toEqual({ topology: run.topology, workload: run.workload });
   });
 });
@@ -177,7 +185,13 @@ describe("issue placement", () => {
   });
 
   it("places the schema's own issues", () => {
-    const r = ZExperimentCreate.safeParse({ name: "", base: {}, variants: [{ name: "a" }, { name: "a" }], sweep: [{ field: "nope", values: [] }], repetitions: 50 });
+    const r = ZExperimentCreate.safeParse({
+      name: "",
+      base: {},
+      variants: [{ name: "a" }, { name: "a" }],
+      sweep: [{ field: "nope", values: [] }],
+      repetitions: 50,
+    });
     expect(r.success).toBe(false);
     const { all, byField } = placeIssues(toFieldIssues(r.success ? [] : r.error.issues), rows);
     expect(all.every((i) => i.field !== null)).toBe(true);
@@ -200,20 +214,34 @@ describe("issue placement", () => {
   });
 
   it("merges a problem repeated at every point of a sweep into one issue naming the variants", () => {
-    const cpus = (v: string) => ({ path: "variants[1].patch.topology.service.cpus", message: `variant "${v}": service.cpus must be between 0.05 and 64` });
+    const cpus = (v: string) => ({
+      path: "variants[1].patch.topology.service.cpus",
+      message: `variant "${v}": service.cpus must be between 0.05 and 64`,
+    });
     const { all } = placeIssues(
-      [cpus("b · vus=2"), { path: "sweep[0].values", message: 'variant "a · vus=999": workload.vus must be between 1 and 1000' }, cpus("b · vus=4"), cpus("b · vus=999")],
+      [
+        cpus("b · vus=2"),
+        { path: "sweep[0].values", message: 'variant "a · vus=999": workload.vus must be between 1 and 1000' },
+        cpus("b · vus=4"),
+        cpus("b · vus=999"),
+      ],
       rows,
     );
     expect(all).toEqual([
-      { path: "variants[1].patch.topology.service.cpus", field: "variants[1].patch", message: '3 variants ("b · vus=2", "b · vus=4", "b · vus=999"): service.cpus must be between 0.05 and 64' },
+      {
+        path: "variants[1].patch.topology.service.cpus",
+        field: "variants[1].patch",
+        message: '3 variants ("b · vus=2", "b · vus=4", "b · vus=999"): service.cpus must be between 0.05 and 64',
+      },
       { path: "sweep[0].values", field: "sweep[0].values", message: 'variant "a · vus=999": workload.vus must be between 1 and 1000' },
     ]);
   });
 
   it("names the first three variants of a long list", () => {
     const issues = ["1", "2", "3", "4", "5"].map((v) => ({ path: "base.workload.vus", message: `variant "n=${v}": too many` }));
-    expect(collapseVariantIssues(issues)).toEqual([{ path: "base.workload.vus", message: '5 variants ("n=1", "n=2", "n=3", 2 more): too many' }]);
+    expect(collapseVariantIssues(issues)).toEqual([
+      { path: "base.workload.vus", message: '5 variants ("n=1", "n=2", "n=3", 2 more): too many' },
+    ]);
   });
 
   it("makes DOM ids of field keys", () => {

@@ -257,7 +257,10 @@ export function collapseVariantIssues(issues: readonly FieldIssue[]): FieldIssue
     if (!("group" in i)) return i;
     const g = groups.get(i.group)!;
     if (g.variants.length === 1) return { path: g.path, message: `variant "${g.variants[0]}": ${g.message}` };
-    const names = g.variants.length > 4 ? [...g.variants.slice(0, 3).map((v) => `"${v}"`), `${g.variants.length - 3} more`] : g.variants.map((v) => `"${v}"`);
+    const names =
+      g.variants.length > 4
+        ? [...g.variants.slice(0, 3).map((v) => `"${v}"`), `${g.variants.length - 3} more`]
+        : g.variants.map((v) => `"${v}"`);
     return { path: g.path, message: `${g.variants.length} variants (${names.join(", ")}): ${g.message}` };
   });
 }

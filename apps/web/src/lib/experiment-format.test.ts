@@ -56,16 +56,22 @@ describe("aboutDuration", () => {
 
 describe("progressLine", () => {
   it("counts the runs after the current one as left", () => {
-    expect(progressLine("running", progress({ current: 3, finished: 2, left: 10, secondsLeft: 240 }))).toBe("run 3 of 12 · 9 left · about 4 min left");
+    expect(progressLine("running", progress({ current: 3, finished: 2, left: 10, secondsLeft: 240 }))).toBe(
+      "run 3 of 12 · 9 left · about 4 min left",
+    );
   });
   it("says how many are done between runs (the settle pause)", () => {
-    expect(progressLine("running", progress({ current: null, finished: 4, left: 8, secondsLeft: 300 }))).toBe("4 of 12 runs done · 8 left · about 5 min left");
+    expect(progressLine("running", progress({ current: null, finished: 4, left: 8, secondsLeft: 300 }))).toBe(
+      "4 of 12 runs done · 8 left · about 5 min left",
+    );
   });
   it("gives the whole estimate while queued", () => {
     expect(progressLine("queued", progress({}))).toBe("12 runs queued · about 6 min");
   });
   it("says what other work the queue takes first", () => {
-    expect(progressLine("queued", progress({ aheadRuns: 18, aheadSeconds: 720 }))).toBe("12 runs queued · about 6 min · waiting behind 18 other runs (about 12 min)");
+    expect(progressLine("queued", progress({ aheadRuns: 18, aheadSeconds: 720 }))).toBe(
+      "12 runs queued · about 6 min · waiting behind 18 other runs (about 12 min)",
+    );
   });
   it("counts finished runs once ended, retries included", () => {
     expect(progressLine("succeeded", progress({ total: 13, finished: 13, left: 0 }))).toBe("13 of 13 runs finished");
@@ -140,7 +146,9 @@ describe("small formatters", () => {
     expect(formatChange(1.953)).toBe("+95.3%");
     expect(formatChange(0.8)).toBe("−20.0%");
     expect(comparisonTitle({ ratio: 2, ciLow: 1.8, ciHigh: 2.2 })).toBe("+100.0%; 95 % CI of the change: +80.0% to +120.0%");
-    expect(comparisonTitle({ ratio: null, ciLow: null, ciHigh: null, reason: "the baseline has no runs" })).toBe("the baseline has no runs");
+    expect(comparisonTitle({ ratio: null, ciLow: null, ciHigh: null, reason: "the baseline has no runs" })).toBe(
+      "the baseline has no runs",
+    );
   });
   it("formats values and coefficients", () => {
     expect(formatValue(2)).toBe("2");

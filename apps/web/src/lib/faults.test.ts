@@ -2,7 +2,19 @@ import { faultableRoles } from "@scalelab/scenarios/plan";
 import { ZFault, type TFaultRecord } from "@scalelab/scenarios/faults";
 import { ZRunCreate } from "@scalelab/scenarios/schemas";
 import { describe, expect, it } from "vitest";
-import { effectGaps, errorKindsText, faultActionText, faultBody, faultCompareRows, faultFieldPaths, faultMarkers, labelLanes, nextFault, roleOption, type FaultFormValue } from "./faults";
+import {
+  effectGaps,
+  errorKindsText,
+  faultActionText,
+  faultBody,
+  faultCompareRows,
+  faultFieldPaths,
+  faultMarkers,
+  labelLanes,
+  nextFault,
+  roleOption,
+  type FaultFormValue,
+} from "./faults";
 
 const app = (index: number) => ({ role: "app", index });
 
@@ -21,7 +33,12 @@ describe("faultMarkers", () => {
   it("draws faults of the same moment as one line and says which failed", () => {
     const faults: TFaultRecord[] = [
       { at: 30, action: "stop", target: app(2), actual: { atMs: 30_010, lagMs: 10, tookMs: 300 } },
-      { at: 30, action: "pause", target: { role: "db", index: 0 }, actual: { atMs: 30_020, lagMs: 20, tookMs: 5, error: "no such container" } },
+      {
+        at: 30,
+        action: "pause",
+        target: { role: "db", index: 0 },
+        actual: { atMs: 30_020, lagMs: 20, tookMs: 5, error: "no such container" },
+      },
     ];
     expect(faultMarkers(faults)).toEqual([{ t: 30.01, label: "stop app-2 @30s, pause db-0 @30s (failed)" }]);
     expect(faultMarkers(undefined)).toEqual([]);
@@ -71,7 +88,10 @@ describe("the form's fault rows", () => {
   });
 
   it("proposes the undo of the last fault on its target, else a stop of the last replica", () => {
-    const run = ZRunCreate.parse({ topology: { service: { replicas: 3 } }, workload: { endpoint: "cpu", arrivalRate: 20, durationSeconds: 12 } });
+    const run = ZRunCreate.parse({
+      topology: { service: { replicas: 3 } },
+      workload: { endpoint: "cpu", arrivalRate: 20, durationSeconds: 12 },
+    });
     const roles = faultableRoles(run);
     const first = nextFault([], roles, 12);
     expect(first).toEqual({ at: 4, action: "stop", target: app(2) });

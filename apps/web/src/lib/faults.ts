@@ -76,11 +76,14 @@ export function effectGaps(
   const gaps: { shift?: string; return?: string } = {};
   const undoing = UNDOING.has(f.action) && f.action !== "restart";
   if (effect.shiftSeconds === null) {
-    gaps.shift = undoing ? "undoes an earlier fault: its return is in this row, its shift in the fault's own" : "the load never moved away from it";
+    gaps.shift = undoing
+      ? "undoes an earlier fault: its return is in this row, its shift in the fault's own"
+      : "the load never moved away from it";
   }
   if (effect.returnSeconds === null) {
     const same = (g: Pick<TFault, "target">) => g.target.role === f.target.role && g.target.index === f.target.index;
-    const undone = f.action === "restart" || faults.some((g, i) => i !== index && same(g) && g.at >= f.at && UNDO[f.action]?.includes(g.action));
+    const undone =
+      f.action === "restart" || faults.some((g, i) => i !== index && same(g) && g.at >= f.at && UNDO[f.action]?.includes(g.action));
     gaps.return = undoing
       ? "the load was not back within the load's end"
       : effect.shiftSeconds === null
@@ -118,7 +121,11 @@ export const PARAM_DEFAULTS: Partial<Record<"ms" | "percent" | "kbps", number>> 
  * after a stop, unpause after a pause, clear after a delay), else a stop of the last replica in the
  * middle of the load.
  */
-export function nextFault(faults: readonly FaultFormValue[], roles: Readonly<Record<string, FaultableRole>>, durationSeconds: number): FaultFormValue {
+export function nextFault(
+  faults: readonly FaultFormValue[],
+  roles: Readonly<Record<string, FaultableRole>>,
+  durationSeconds: number,
+): FaultFormValue {
   const end = Math.max(0, (Number.isFinite(durationSeconds) ? durationSeconds : 0) - 1);
   const last = faults.at(-1);
   const undo = last && UNDO[last.action]?.[0];
@@ -127,7 +134,11 @@ export function nextFault(faults: readonly FaultFormValue[], roles: Readonly<Rec
   }
   const replicas = roles[REPLICA_ROLE]?.count ?? 1;
   const role = roles[REPLICA_ROLE] ? REPLICA_ROLE : (Object.keys(roles)[0] ?? REPLICA_ROLE);
-  return { at: Math.min(end, Math.floor(durationSeconds / 3)), action: "stop", target: { role, index: role === REPLICA_ROLE ? replicas - 1 : 0 } };
+  return {
+    at: Math.min(end, Math.floor(durationSeconds / 3)),
+    action: "stop",
+    target: { role, index: role === REPLICA_ROLE ? replicas - 1 : 0 },
+  };
 }
 
 /** The form paths of a fault row that are on screen: its errors show on the row, not in the form's error box. */
@@ -142,7 +153,8 @@ export function faultFieldPaths(faults: readonly FaultFormValue[]): string[] {
 }
 
 /** A role in the target select: "replicas (app) × 3". */
-export const roleOption = (role: string, r: FaultableRole | undefined): string => (r ? `${r.title} × ${r.count}` : `${role} (not in this topology)`);
+export const roleOption = (role: string, r: FaultableRole | undefined): string =>
+  r ? `${r.title} × ${r.count}` : `${role} (not in this topology)`;
 
 type ComparedRun = { id: string; faults?: readonly TFaultRecord[]; summary: { faults?: readonly TFaultEffect[] } | null };
 
@@ -163,7 +175,11 @@ export function faultCompareRows(runs: readonly ComparedRun[]): { rows: FaultCom
       seen.set(label, n);
       const key = n === 1 ? label : `${label} #${n}`;
       let row = rows.get(key);
-      if (!row) rows.set(key, (row = { key, label: `${faultActionText(f)} ${f.target.role}-${f.target.index} @${f.at}s`, cells: runs.map(() => null) }));
+      if (!row)
+        rows.set(
+          key,
+          (row = { key, label: `${faultActionText(f)} ${f.target.role}-${f.target.index} @${f.at}s`, cells: runs.map(() => null) }),
+        );
       row.cells[r] = run.summary?.faults?.[i] ?? null;
     });
   });
@@ -179,7 +195,11 @@ const atOf = (row: FaultCompareRow) => Number(/@(\d+)s/.exec(row.key)?.[1] ?? 0)
  * there, in the order of their marks; one that would run past the right end ends at its mark.
  * `x` and `width` in pixels, `total` the timeline's width.
  */
-export function labelLanes(marks: readonly { x: number; width: number }[], total: number, gap = 8): { lane: number; alignRight: boolean }[] {
+export function labelLanes(
+  marks: readonly { x: number; width: number }[],
+  total: number,
+  gap = 8,
+): { lane: number; alignRight: boolean }[] {
   const ends: number[] = [];
   const out: { lane: number; alignRight: boolean }[] = new Array(marks.length);
   const order = marks.map((m, i) => ({ ...m, i })).sort((a, b) => a.x - b.x || a.i - b.i);

@@ -26,7 +26,9 @@ describe("toFieldIssues", () => {
   });
 
   it("reads Standard Schema path segments given as objects", () => {
-    expect(toFieldIssues([{ path: [{ key: "workload" }, { key: "vus" }], message: "bad" }])).toEqual([{ path: "workload.vus", message: "bad" }]);
+    expect(toFieldIssues([{ path: [{ key: "workload" }, { key: "vus" }], message: "bad" }])).toEqual([
+      { path: "workload.vus", message: "bad" },
+    ]);
   });
 });
 
@@ -54,6 +56,8 @@ describe("unknown fields", () => {
   });
 
   it("names unknown top-level fields without a leading dot", () => {
-    expect(issuesOf({ topology: { service: {} }, workload: { endpoint: "cpu", vus: 1 }, extra: true }).map((i) => i.path)).toEqual(["extra"]);
+    expect(issuesOf({ topology: { service: {} }, workload: { endpoint: "cpu", vus: 1 }, extra: true }).map((i) => i.path)).toEqual([
+      "extra",
+    ]);
   });
 });

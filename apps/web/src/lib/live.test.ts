@@ -1,10 +1,27 @@
 import type { TSample } from "@scalelab/scenarios/schemas";
 import { describe, expect, it } from "vitest";
 import type { TRunView } from "~/server/runs/types";
-import { backendSeries, containerCpuSeries, errorKindSeries, cpuByContainer, figureRows, imbalanceSeries, initialLive, liveReducer, liveLoadgenUse, type LiveState } from "./live";
+import {
+  backendSeries,
+  containerCpuSeries,
+  errorKindSeries,
+  cpuByContainer,
+  figureRows,
+  imbalanceSeries,
+  initialLive,
+  liveReducer,
+  liveLoadgenUse,
+  type LiveState,
+} from "./live";
 
 const latencyMs = { avg: 2, p50: 1, p90: 3, p95: 4, p99: 5, max: 9 };
-const sample = (t: number, requests = 10, backends?: Record<string, number>): TSample => ({ t, requests, errors: 0, latencyMs, ...(backends ? { backends } : {}) });
+const sample = (t: number, requests = 10, backends?: Record<string, number>): TSample => ({
+  t,
+  requests,
+  errors: 0,
+  latencyMs,
+  ...(backends ? { backends } : {}),
+});
 
 const run = {
   id: "r1",
@@ -89,7 +106,13 @@ describe("liveReducer", () => {
 describe("series", () => {
   it("puts each container's CPU in its own column", () => {
     const rows = containerCpuSeries([
-      { t: 0, containers: [{ container: "b", role: "app", cpuPct: 10, memBytes: 0, throttledPeriods: 0 }, { container: "a", role: "lb", cpuPct: 1, memBytes: 0, throttledPeriods: 0 }] },
+      {
+        t: 0,
+        containers: [
+          { container: "b", role: "app", cpuPct: 10, memBytes: 0, throttledPeriods: 0 },
+          { container: "a", role: "lb", cpuPct: 1, memBytes: 0, throttledPeriods: 0 },
+        ],
+      },
     ]);
     expect(rows).toEqual({ keys: ["a", "b"], rows: [{ t: 0, a: 1, b: 10 }] });
   });
@@ -102,7 +125,11 @@ describe("series", () => {
       backendStats: { "app-0": stat(5), balancer: stat(3, { "502": 3 }), "no answer": stat(2, { conn: 2 }) },
       errorKinds: { "502": 3, conn: 2 },
     };
-    const before: TSample = { ...sample(0, 10, { "app-0": 5, "app-1": 5 }), backendStats: { "app-1": stat(5), "app-0": stat(5) }, errorKinds: {} };
+    const before: TSample = {
+      ...sample(0, 10, { "app-0": 5, "app-1": 5 }),
+      backendStats: { "app-1": stat(5), "app-0": stat(5) },
+      errorKinds: {},
+    };
     const { keys, rows } = backendSeries([before, stopped]);
     expect(keys).toEqual(["app-0", "app-1", "balancer", "no answer"]);
     expect(rows).toEqual([
@@ -168,7 +195,10 @@ describe("series", () => {
   });
 
   it("measures the load generator against its CPU limit", () => {
-    const second = (cpuPct: number) => ({ t: 0, containers: [{ container: "lg", role: "loadgen", cpuPct, memBytes: 0, throttledPeriods: 0 }] });
+    const second = (cpuPct: number) => ({
+      t: 0,
+      containers: [{ container: "lg", role: "loadgen", cpuPct, memBytes: 0, throttledPeriods: 0 }],
+    });
     expect(liveLoadgenUse([second(95), second(85)], 1)).toEqual({ cpus: 1, medianCpuPct: 90, saturated: true });
     expect(liveLoadgenUse([], 1)).toBeUndefined();
   });
@@ -176,7 +206,13 @@ describe("series", () => {
 
 describe("imbalanceSeries", () => {
   it("is max/mean over every replica each second, a replica at 0 included, and null when nothing was answered", () => {
-    const s = (t: number, backends?: Record<string, number>): TSample => ({ t, requests: 8, errors: 0, latencyMs: null, ...(backends && { backends }) });
+    const s = (t: number, backends?: Record<string, number>): TSample => ({
+      t,
+      requests: 8,
+      errors: 0,
+      latencyMs: null,
+      ...(backends && { backends }),
+    });
     expect(imbalanceSeries([s(0, { "app-0": 2, "app-1": 2, "app-2": 2, "app-3": 2 }), s(1, { "app-0": 4, "app-1": 4 }), s(2)], 4)).toEqual([
       { t: 0, imbalance: 1 },
       { t: 1, imbalance: 2 },

@@ -121,7 +121,9 @@ export function backendSeries(samples: readonly TSample[]): WideSeries {
   const keys = new Set<string>();
   const rows = samples.map((s) => {
     const row: { t: number } & Record<string, number> = { t: s.t };
-    const counts = stats ? Object.fromEntries(Object.entries(s.backendStats ?? {}).map(([name, b]) => [name, b.requests])) : (s.backends ?? {});
+    const counts = stats
+      ? Object.fromEntries(Object.entries(s.backendStats ?? {}).map(([name, b]) => [name, b.requests]))
+      : (s.backends ?? {});
     for (const [name, n] of Object.entries(counts)) {
       keys.add(name);
       row[name] = n;

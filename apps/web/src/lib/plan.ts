@@ -9,6 +9,7 @@ export const PREVIEW_RUN_ID = "preview-run";
 const PLACEHOLDER_IMAGES = Object.fromEntries(LAB_IMAGES.map((name) => [name, `scalelab/${name}`])) as Record<LabImage, string>;
 
 /** The plan the worker would build for this run, with placeholder images. With a real run id the container names match the run's. */
-export const shownPlan = (run: TRunCreate, runId: string = PREVIEW_RUN_ID): RunPlan => buildPlan({ runId, run, images: PLACEHOLDER_IMAGES });
+export const shownPlan = (run: TRunCreate, runId: string = PREVIEW_RUN_ID): RunPlan =>
+  buildPlan({ runId, run, images: PLACEHOLDER_IMAGES });
 
 export const runDiagram = (run: TRunCreate, runId?: string): Diagram => topologyDiagram(shownPlan(run, runId));

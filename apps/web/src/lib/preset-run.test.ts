@@ -24,7 +24,14 @@ describe("planPresetRun", () => {
 
   it("turns a quick check into repetitions and a patch of the load's duration, and re-estimates", () => {
     const plan = planPresetRun(preset("blocking-logging"), { repetitions: "2", duration: "5" });
-    expect(plan).toMatchObject({ ok: true, runs: 4, estimatedSeconds: 2 * 2 * (5 + 15 + 5) - 5, repetitions: 2, durationSeconds: 5, changed: true });
+    expect(plan).toMatchObject({
+      ok: true,
+      runs: 4,
+      estimatedSeconds: 2 * 2 * (5 + 15 + 5) - 5,
+      repetitions: 2,
+      durationSeconds: 5,
+      changed: true,
+    });
     expect(plan.ok && plan.body).toEqual({ name: "blocking-logging", repetitions: 2, patch: { workload: { durationSeconds: 5 } } });
   });
 
@@ -36,7 +43,10 @@ describe("planPresetRun", () => {
   it("names a repetition count that is no whole number or out of range, on the repetitions", () => {
     for (const repetitions of ["0", "21", "2.5", "two", "-1"]) {
       const plan = planPresetRun(preset("blocking-logging"), { repetitions, duration: "" });
-      expect(plan, repetitions).toEqual({ ok: false, issues: [{ path: "repetitions", message: "repetitions must be a whole number between 1 and 20", field: "repetitions" }] });
+      expect(plan, repetitions).toEqual({
+        ok: false,
+        issues: [{ path: "repetitions", message: "repetitions must be a whole number between 1 and 20", field: "repetitions" }],
+      });
     }
   });
 
@@ -47,7 +57,10 @@ describe("planPresetRun", () => {
     expect(plan.issues.length).toBeGreaterThan(0);
     expect(plan.issues[0]).toMatchObject({ path: "base.workload.durationSeconds", field: "duration" });
     expect(plan.issues[0]!.message).toContain("durationSeconds");
-    expect(planPresetRun(preset("blocking-logging"), { repetitions: "", duration: "5.5" })).toMatchObject({ ok: false, issues: [{ field: "duration" }] });
+    expect(planPresetRun(preset("blocking-logging"), { repetitions: "", duration: "5.5" })).toMatchObject({
+      ok: false,
+      issues: [{ field: "duration" }],
+    });
   });
 
   it("says when a shorter load leaves the preset's faults after its end", () => {

@@ -1,5 +1,12 @@
 import { EXPERIMENT_METRICS } from "@scalelab/scenarios/experiment-report";
-import { applyPatch, estimateSeconds, EXPERIMENT_LIMITS, expandExperiment, ZExperimentCreate, type TExperimentCreate } from "@scalelab/scenarios/experiments";
+import {
+  applyPatch,
+  estimateSeconds,
+  EXPERIMENT_LIMITS,
+  expandExperiment,
+  ZExperimentCreate,
+  type TExperimentCreate,
+} from "@scalelab/scenarios/experiments";
 import { aboutDuration } from "./experiment-format";
 import { formatMs, formatPct, formatRps } from "./format";
 import { toFieldIssues, type FieldIssue } from "./issues";
@@ -24,7 +31,15 @@ export type QuickField = "repetitions" | "duration";
 export type PresetIssue = FieldIssue & { field: QuickField | null };
 
 export type PresetPlan =
-  | { ok: true; body: PresetRunBody; runs: number; estimatedSeconds: number; repetitions: number; durationSeconds: number | null; changed: boolean }
+  | {
+      ok: true;
+      body: PresetRunBody;
+      runs: number;
+      estimatedSeconds: number;
+      repetitions: number;
+      durationSeconds: number | null;
+      changed: boolean;
+    }
   | { ok: false; issues: PresetIssue[] };
 
 const WHOLE = /^\d+$/;
@@ -96,22 +111,29 @@ export function planPresetRun(preset: PresetLike, q: QuickCheck): PresetPlan {
   let repetitions = preset.experiment.repetitions;
   if (repsText !== "") {
     const n = Number(repsText);
-    if (!WHOLE.test(repsText) || n < min || n > max) issues.push({ path: "repetitions", message: `repetitions must be a whole number between ${min} and ${max}` });
+    if (!WHOLE.test(repsText) || n < min || n > max)
+      issues.push({ path: "repetitions", message: `repetitions must be a whole number between ${min} and ${max}` });
     else repetitions = n;
   }
   let durationSeconds: number | null = null;
   if (durationText !== "") {
     // Its range is the run schema's to say (below, with the preset's faults checked against it).
-    if (!WHOLE.test(durationText)) issues.push({ path: "base.workload.durationSeconds", message: "the load duration must be a whole number of seconds" });
+    if (!WHOLE.test(durationText))
+      issues.push({ path: "base.workload.durationSeconds", message: "the load duration must be a whole number of seconds" });
     else durationSeconds = Number(durationText);
   }
   if (issues.length > 0) return { ok: false, issues: placeIssues(issues) };
 
   const patch = durationSeconds !== null ? { workload: { durationSeconds } } : undefined;
-  const parsed = ZExperimentCreate.safeParse({ ...preset.experiment, base: patch ? applyPatch(preset.experiment.base, patch) : preset.experiment.base, repetitions });
+  const parsed = ZExperimentCreate.safeParse({
+    ...preset.experiment,
+    base: patch ? applyPatch(preset.experiment.base, patch) : preset.experiment.base,
+    repetitions,
+  });
   if (!parsed.success) return { ok: false, issues: placeIssues(toFieldIssues(parsed.error.issues)) };
   const out = expandExperiment(parsed.data);
-  if (!out.ok) return { ok: false, issues: durationSeconds !== null ? faultsOutlastLoad(preset.experiment, out.issues) : placeIssues(out.issues) };
+  if (!out.ok)
+    return { ok: false, issues: durationSeconds !== null ? faultsOutlastLoad(preset.experiment, out.issues) : placeIssues(out.issues) };
 
   const body: PresetRunBody = {
     name: preset.name,
@@ -165,6 +187,10 @@ export function referenceTable(reference: readonly { variant: string; metric: st
   }
   return {
     figures,
-    rows: rows.map((r) => ({ variant: r.variant, values: figures.map((f) => r.values.get(f) ?? null), note: r.notes.length > 0 ? r.notes.join("; ") : null })),
+    rows: rows.map((r) => ({
+      variant: r.variant,
+      values: figures.map((f) => r.values.get(f) ?? null),
+      note: r.notes.length > 0 ? r.notes.join("; ") : null,
+    })),
   };
 }

@@ -16,7 +16,9 @@ import {
   type RunFormValues,
 } from "./run-form";
 
-type Patch = { model?: RunFormValues["model"]; name?: string } & { [K in keyof RunFormValues["topology"]]?: Partial<RunFormValues["topology"][K]> } & {
+type Patch = { model?: RunFormValues["model"]; name?: string } & {
+  [K in keyof RunFormValues["topology"]]?: Partial<RunFormValues["topology"][K]>;
+} & {
   workload?: Partial<RunFormValues["workload"]>;
 };
 
@@ -38,8 +40,10 @@ const form = (patch: Patch = {}): RunFormValues => {
   };
 };
 
-const resolve = (values: RunFormValues) => runFormResolver(values, undefined, { fields: {}, shouldUseNativeValidation: false } as ResolverOptions<RunFormValues>);
-const messagesOf = async (values: RunFormValues) => Object.fromEntries(errorMessages((await resolve(values)).errors).map((i) => [i.path, i.message]));
+const resolve = (values: RunFormValues) =>
+  runFormResolver(values, undefined, { fields: {}, shouldUseNativeValidation: false } as ResolverOptions<RunFormValues>);
+const messagesOf = async (values: RunFormValues) =>
+  Object.fromEntries(errorMessages((await resolve(values)).errors).map((i) => [i.path, i.message]));
 
 describe("the form's body", () => {
   it("turns the defaults into a valid run: 3 × 0.2 CPU, cpu endpoint, 3 VUs, 20 s, nothing downstream, no store", () => {
@@ -71,14 +75,19 @@ describe("the form's body", () => {
     expect(ZRunCreate.safeParse(async).success).toBe(true);
 
     expect(toRunInput(form({ storage: { kind: "none", poolSize: 0 } })).topology.storage).toEqual({ kind: "none" });
-    expect(toRunInput(form({ storage: { kind: "postgres", poolSize: 4 } })).topology.storage).toMatchObject({ kind: "postgres", poolSize: 4 });
+    expect(toRunInput(form({ storage: { kind: "postgres", poolSize: 4 } })).topology.storage).toMatchObject({
+      kind: "postgres",
+      poolSize: 4,
+    });
   });
 
   it("leaves out the log flush cost without logging and the queue limit without a pool", () => {
     const service = toRunInput(form({ service: { logging: "none", logFlushMs: 5, workerPool: 0, queueLimit: 10 } })).topology.service;
     expect(service).not.toHaveProperty("logFlushMs");
     expect(service).not.toHaveProperty("queueLimit");
-    expect(toRunInput(form({ service: { logging: "blocking", logFlushMs: 5, workerPool: 4, queueLimit: 10 } })).topology.service).toMatchObject({
+    expect(
+      toRunInput(form({ service: { logging: "blocking", logFlushMs: 5, workerPool: 4, queueLimit: 10 } })).topology.service,
+    ).toMatchObject({
       logFlushMs: 5,
       queueLimit: 10,
     });
@@ -105,7 +114,9 @@ describe("checking the form with the shared schema", () => {
   });
 
   it("names a field that is not a number", async () => {
-    expect(await messagesOf(form({ service: { memoryMb: Number.NaN } }))).toEqual({ "topology.service.memoryMb": "service.memoryMb must be a number" });
+    expect(await messagesOf(form({ service: { memoryMb: Number.NaN } }))).toEqual({
+      "topology.service.memoryMb": "service.memoryMb must be a number",
+    });
   });
 
   it("applies the cross-component rules: a store for the products endpoint, cassandra's memory", async () => {
@@ -116,7 +127,9 @@ describe("checking the form with the shared schema", () => {
   });
 
   it("ignores what is hidden, however wrong", async () => {
-    expect(await messagesOf(form({ downstream: { mode: "none", replicas: 99 }, broker: { memoryMb: 1 }, workload: { arrivalRate: -1 } }))).toEqual({});
+    expect(
+      await messagesOf(form({ downstream: { mode: "none", replicas: 99 }, broker: { memoryMb: 1 }, workload: { arrivalRate: -1 } })),
+    ).toEqual({});
   });
 });
 
@@ -137,7 +150,9 @@ describe("fields", () => {
     }
     // The per-kind algorithm fields together offer every algorithm.
     const algorithms = SECTIONS.flatMap((s) => s.fields).filter((f) => f.path === "topology.balancer.algorithm");
-    expect(new Set(algorithms.flatMap((f) => Object.keys(f.options ?? {}))).size).toBe((infoOf("topology.balancer.algorithm") as { options: readonly string[] }).options.length);
+    expect(new Set(algorithms.flatMap((f) => Object.keys(f.options ?? {}))).size).toBe(
+      (infoOf("topology.balancer.algorithm") as { options: readonly string[] }).options.length,
+    );
   });
 
   it("offers each balancer kind its own algorithms and drops the balancer's knobs without one", () => {
@@ -153,14 +168,18 @@ describe("fields", () => {
   it("shows the broker's fields only with async work, and the open model's fields only in it", () => {
     const ids = (v: RunFormValues) => visibleFields(v).map(fieldId);
     expect(ids(DEFAULT_FORM)).not.toContain("broker.memoryMb");
-    expect(ids(form({ downstream: { mode: "async" } }))).toEqual(expect.arrayContaining(["broker.kind", "broker.memoryMb", "downstream.replicas"]));
+    expect(ids(form({ downstream: { mode: "async" } }))).toEqual(
+      expect.arrayContaining(["broker.kind", "broker.memoryMb", "downstream.replicas"]),
+    );
     expect(ids(form({ model: "open" }))).toEqual(expect.arrayContaining(["arrivalRate", "maxVus"]));
     expect(ids(form({ model: "open" }))).not.toContain("vus");
   });
 
   it("re-checks the fields a choice shows or hides, and the rules that depend on it", () => {
     const field = (path: string) => SECTIONS.flatMap((s) => s.fields).find((f) => f.path === path)!;
-    expect(depsOf(field("topology.downstream.mode"))).toEqual(expect.arrayContaining(["topology.downstream.replicas", "topology.broker.memoryMb"]));
+    expect(depsOf(field("topology.downstream.mode"))).toEqual(
+      expect.arrayContaining(["topology.downstream.replicas", "topology.broker.memoryMb"]),
+    );
     expect(depsOf(field("model"))).toEqual(["workload.vus", "workload.arrivalRate", "workload.maxVus"]);
     expect(depsOf(field("topology.storage.kind"))).toEqual(expect.arrayContaining(["workload.endpoint", "topology.storage.poolSize"]));
     expect(depsOf(field("topology.service.replicas"))).toEqual(["topology.storage.poolSize"]);
@@ -169,7 +188,10 @@ describe("fields", () => {
 });
 
 describe("the fault timeline", () => {
-  const withFaults = (faults: RunFormValues["faults"]): RunFormValues => ({ ...form({ model: "open", workload: { arrivalRate: 20, durationSeconds: 12 } }), faults });
+  const withFaults = (faults: RunFormValues["faults"]): RunFormValues => ({
+    ...form({ model: "open", workload: { arrivalRate: 20, durationSeconds: 12 } }),
+    faults,
+  });
 
   it("sends the faults with only their actions' parameters, and none when there are none", () => {
     const body = toRunInput(
@@ -226,7 +248,10 @@ describe("numberFromInput", () => {
 describe("errorMessages", () => {
   it("flattens a nested error tree, skipping element refs", () => {
     const errors = {
-      topology: { service: { replicas: { type: "server", message: "too many", ref: { name: "x" } } }, broker: { type: "server", message: "no broker" } },
+      topology: {
+        service: { replicas: { type: "server", message: "too many", ref: { name: "x" } } },
+        broker: { type: "server", message: "no broker" },
+      },
       root: { server: { type: "server", message: "queue down" } },
     };
     expect(errorMessages(errors as never)).toEqual([

@@ -44,7 +44,17 @@ export const DEFAULT_FORM: RunFormValues = {
     broker: ZBroker.parse({}),
     storage: ZStorage.parse({}),
   },
-  workload: { endpoint: "cpu", loadgen: "k6", protocol: "http", vus: 3, arrivalRate: 100, connections: 50, durationSeconds: 20, loadgenCpus: 1, loadgenInstances: 1 },
+  workload: {
+    endpoint: "cpu",
+    loadgen: "k6",
+    protocol: "http",
+    vus: 3,
+    arrivalRate: 100,
+    connections: 50,
+    durationSeconds: 20,
+    loadgenCpus: 1,
+    loadgenInstances: 1,
+  },
   faults: [],
 };
 
@@ -95,7 +105,16 @@ export const SECTIONS: readonly SectionSpec[] = [
   {
     key: "run",
     title: "Run",
-    fields: [{ path: "name", id: "name", label: "Name (optional)", wide: true, placeholder: "e.g. 3 replicas at 0.2 CPU", hint: "Shown in lists and comparisons." }],
+    fields: [
+      {
+        path: "name",
+        id: "name",
+        label: "Name (optional)",
+        wide: true,
+        placeholder: "e.g. 3 replicas at 0.2 CPU",
+        hint: "Shown in lists and comparisons.",
+      },
+    ],
   },
   {
     key: "service",
@@ -122,18 +141,49 @@ export const SECTIONS: readonly SectionSpec[] = [
       { path: `${SERVICE}.replicas`, id: "replicas", label: "Replicas", deps: ["topology.storage.poolSize"] },
       { path: `${SERVICE}.cpus`, id: "cpus", label: "CPU per replica", placeholder: "unlimited", hint: "Empty = no limit." },
       { path: `${SERVICE}.memoryMb`, id: "memoryMb", label: "Memory per replica (MB)" },
-      { path: `${SERVICE}.threads`, id: "threads", label: "Threads", placeholder: "per CPU", hint: "GOMAXPROCS, nginx workers or Puma threads. Empty = one per CPU of the limit, rounded up (per host CPU without one)." },
-      { path: `${SERVICE}.cpuIterations`, id: "cpuIterations", label: "CPU work per request", hint: "JSON encodes per request of the cpu endpoint.", when: TESTBED },
-      { path: `${SERVICE}.workerPool`, label: "Worker pool", hint: "Requests worked on at once per replica; 0 = unbounded.", when: TESTBED },
-      { path: `${SERVICE}.queueLimit`, label: "Queue limit", hint: "Requests waiting for a worker, then 503; 0 = unbounded.", when: [TESTBED, unless(`${SERVICE}.workerPool`, 0, undefined)] },
+      {
+        path: `${SERVICE}.threads`,
+        id: "threads",
+        label: "Threads",
+        placeholder: "per CPU",
+        hint: "GOMAXPROCS, nginx workers or Puma threads. Empty = one per CPU of the limit, rounded up (per host CPU without one).",
+      },
+      {
+        path: `${SERVICE}.cpuIterations`,
+        id: "cpuIterations",
+        label: "CPU work per request",
+        hint: "JSON encodes per request of the cpu endpoint.",
+        when: TESTBED,
+      },
+      {
+        path: `${SERVICE}.workerPool`,
+        label: "Worker pool",
+        hint: "Requests worked on at once per replica; 0 = unbounded.",
+        when: TESTBED,
+      },
+      {
+        path: `${SERVICE}.queueLimit`,
+        label: "Queue limit",
+        hint: "Requests waiting for a worker, then 503; 0 = unbounded.",
+        when: [TESTBED, unless(`${SERVICE}.workerPool`, 0, undefined)],
+      },
       {
         path: `${SERVICE}.logging`,
         label: "Logging (a line per request)",
         wide: true,
-        options: { none: "none", async: "async — buffered, flushed in the background", blocking: "blocking — written and flushed by the request" },
+        options: {
+          none: "none",
+          async: "async — buffered, flushed in the background",
+          blocking: "blocking — written and flushed by the request",
+        },
         when: TESTBED,
       },
-      { path: `${SERVICE}.logFlushMs`, label: "Flush cost (ms)", hint: "Added to every flush: a slow disk or a remote sink.", when: [TESTBED, unless(`${SERVICE}.logging`, "none")] },
+      {
+        path: `${SERVICE}.logFlushMs`,
+        label: "Flush cost (ms)",
+        hint: "Added to every flush: a slow disk or a remote sink.",
+        when: [TESTBED, unless(`${SERVICE}.logging`, "none")],
+      },
     ],
   },
   {
@@ -153,7 +203,13 @@ export const SECTIONS: readonly SectionSpec[] = [
         id: "algorithm",
         label: "Algorithm",
         subset: true,
-        options: { round_robin: "Round robin", least_conn: "Least connections", ip_hash: "IP hash (per client)", hash: "Hash (per request)", random: "Random (two, least conn)" },
+        options: {
+          round_robin: "Round robin",
+          least_conn: "Least connections",
+          ip_hash: "IP hash (per client)",
+          hash: "Hash (per request)",
+          random: "Random (two, least conn)",
+        },
         when: when("topology.balancer.kind", "nginx"),
       },
       {
@@ -165,9 +221,24 @@ export const SECTIONS: readonly SectionSpec[] = [
         when: when("topology.balancer.kind", "haproxy"),
       },
       { path: "topology.balancer.cpus", label: "CPU", placeholder: "unlimited", hint: "Empty = no limit.", when: BALANCER_ON },
-      { path: "topology.balancer.maxFails", label: "Max fails", hint: "Failures before a replica is skipped; 0 = never.", when: BALANCER_ON },
-      { path: "topology.balancer.failTimeoutSeconds", label: "Fail timeout (s)", hint: "How long a failed replica is skipped.", when: BALANCER_ON },
-      { path: "topology.balancer.retryNextUpstream", label: "Retry on another replica", hint: "Hides connection failures from the client.", when: BALANCER_ON },
+      {
+        path: "topology.balancer.maxFails",
+        label: "Max fails",
+        hint: "Failures before a replica is skipped; 0 = never.",
+        when: BALANCER_ON,
+      },
+      {
+        path: "topology.balancer.failTimeoutSeconds",
+        label: "Fail timeout (s)",
+        hint: "How long a failed replica is skipped.",
+        when: BALANCER_ON,
+      },
+      {
+        path: "topology.balancer.retryNextUpstream",
+        label: "Retry on another replica",
+        hint: "Hides connection failures from the client.",
+        when: BALANCER_ON,
+      },
     ],
   },
   {
@@ -187,7 +258,13 @@ export const SECTIONS: readonly SectionSpec[] = [
         },
       },
       { path: "topology.downstream.replicas", label: "Replicas (logs or consumers)", when: DOWNSTREAM_ON },
-      { path: "topology.downstream.cpus", label: "CPU per replica", placeholder: "unlimited", hint: "Empty = no limit.", when: DOWNSTREAM_ON },
+      {
+        path: "topology.downstream.cpus",
+        label: "CPU per replica",
+        placeholder: "unlimited",
+        hint: "Empty = no limit.",
+        when: DOWNSTREAM_ON,
+      },
       { path: "topology.downstream.memoryMb", label: "Memory per replica (MB)", when: DOWNSTREAM_ON },
       { path: "topology.downstream.cpuIterations", label: "CPU work per event", hint: "JSON encodes per event.", when: DOWNSTREAM_ON },
     ],
@@ -249,17 +326,71 @@ export const SECTIONS: readonly SectionSpec[] = [
         options: { k6: "k6 — VUs or an arrival rate", wrk: "wrk — connections, fastest" },
         deps: ["workload.protocol", "workload.vus"],
       },
-      { path: "workload.protocol", id: "protocol", label: "Protocol", segmented: true, options: { http: "HTTP/1.1", grpc: "gRPC (Hostname/Get)" }, when: K6, deps: ["workload.endpoint"] },
-      { path: "model", id: "model", label: "Load model", wide: true, segmented: true, options: { closed: "Closed — fixed virtual users", open: "Open — fixed arrival rate" }, when: K6 },
+      {
+        path: "workload.protocol",
+        id: "protocol",
+        label: "Protocol",
+        segmented: true,
+        options: { http: "HTTP/1.1", grpc: "gRPC (Hostname/Get)" },
+        when: K6,
+        deps: ["workload.endpoint"],
+      },
+      {
+        path: "model",
+        id: "model",
+        label: "Load model",
+        wide: true,
+        segmented: true,
+        options: { closed: "Closed — fixed virtual users", open: "Open — fixed arrival rate" },
+        when: K6,
+      },
       { path: "workload.vus", id: "vus", label: "Virtual users", hint: "Connections looping.", when: [K6, when("model", "closed")] },
       // The schema names a missing load on workload.vus, hidden in the open model.
-      { path: "workload.arrivalRate", id: "arrivalRate", label: "Arrival rate (req/s)", when: [K6, when("model", "open")], deps: ["workload.vus"] },
-      { path: "workload.maxVus", id: "maxVus", label: "Max VUs", placeholder: "auto", hint: "Empty = chosen from the rate.", when: [K6, when("model", "open")] },
-      { path: "workload.connections", id: "connections", label: "Connections", hint: "Kept busy: the next request goes as soon as one is answered.", when: WRK, deps: ["workload.threads"] },
-      { path: "workload.threads", id: "wrkThreads", label: "Threads per instance", placeholder: "per CPU", hint: "Empty = one per CPU of the load generator.", when: WRK },
+      {
+        path: "workload.arrivalRate",
+        id: "arrivalRate",
+        label: "Arrival rate (req/s)",
+        when: [K6, when("model", "open")],
+        deps: ["workload.vus"],
+      },
+      {
+        path: "workload.maxVus",
+        id: "maxVus",
+        label: "Max VUs",
+        placeholder: "auto",
+        hint: "Empty = chosen from the rate.",
+        when: [K6, when("model", "open")],
+      },
+      {
+        path: "workload.connections",
+        id: "connections",
+        label: "Connections",
+        hint: "Kept busy: the next request goes as soon as one is answered.",
+        when: WRK,
+        deps: ["workload.threads"],
+      },
+      {
+        path: "workload.threads",
+        id: "wrkThreads",
+        label: "Threads per instance",
+        placeholder: "per CPU",
+        hint: "Empty = one per CPU of the load generator.",
+        when: WRK,
+      },
       { path: "workload.durationSeconds", id: "durationSeconds", label: "Duration (s)" },
-      { path: "workload.loadgenCpus", id: "loadgenCpus", label: "Load generator CPU", hint: "Per instance; its CPU use is recorded and flagged when saturated." },
-      { path: "workload.loadgenInstances", id: "loadgenInstances", label: "Load generator instances", hint: "Share the load; their figures merge into one series.", deps: ["workload.vus", "workload.arrivalRate", "workload.threads"] },
+      {
+        path: "workload.loadgenCpus",
+        id: "loadgenCpus",
+        label: "Load generator CPU",
+        hint: "Per instance; its CPU use is recorded and flagged when saturated.",
+      },
+      {
+        path: "workload.loadgenInstances",
+        id: "loadgenInstances",
+        label: "Load generator instances",
+        hint: "Share the load; their figures merge into one series.",
+        deps: ["workload.vus", "workload.arrivalRate", "workload.threads"],
+      },
     ],
   },
 ];
@@ -281,7 +412,8 @@ export function rangeOf(info: FieldInfo): string {
 export const holds = (c: Condition | Condition[] | undefined, v: RunFormValues): boolean =>
   !c || (Array.isArray(c) ? c.every((one) => holds(one, v)) : c.in.includes(get(v, c.path)) !== Boolean(c.negate));
 
-const conditionPaths = (c: Condition | Condition[] | undefined): FormPath[] => (c === undefined ? [] : Array.isArray(c) ? c.map((one) => one.path) : [c.path]);
+const conditionPaths = (c: Condition | Condition[] | undefined): FormPath[] =>
+  c === undefined ? [] : Array.isArray(c) ? c.map((one) => one.path) : [c.path];
 
 export const sectionShown = (s: SectionSpec, v: RunFormValues) => holds(s.when, v);
 
@@ -292,7 +424,9 @@ export function visibleFields(v: RunFormValues): FieldSpec[] {
 
 /** The fields to re-check when this one changes: those it shows or hides, and its declared dependants. */
 export function depsOf(f: FieldSpec): FormPath[] {
-  const shown = ALL_FIELDS.filter(({ section, field }) => [...conditionPaths(field.when), ...conditionPaths(section.when)].includes(f.path)).map(({ field }) => field.path);
+  const shown = ALL_FIELDS.filter(({ section, field }) =>
+    [...conditionPaths(field.when), ...conditionPaths(section.when)].includes(f.path),
+  ).map(({ field }) => field.path);
   return [...new Set([...(f.deps ?? []), ...shown])];
 }
 

@@ -18,7 +18,9 @@ describe("unstorableText", () => {
   });
 
   it("refuses unpaired surrogates, which are not UTF-8, and keeps paired ones", () => {
-    expect(unstorableText({ name: "\uD83D" })).toEqual([{ path: "name", message: "name must be valid Unicode (it contains an unpaired surrogate)" }]);
+    expect(unstorableText({ name: "\uD83D" })).toEqual([
+      { path: "name", message: "name must be valid Unicode (it contains an unpaired surrogate)" },
+    ]);
     expect(unstorableText({ name: "\uDE00x" })).toHaveLength(1);
     expect(unstorableText({ name: "🙂 ünïcødé" })).toEqual([]);
   });

@@ -17,7 +17,9 @@ export async function openServiceDeps(): Promise<{ deps: Deps; close(): Promise<
   const deps: Deps = {
     db: createDb(env.DATABASE_URL),
     redis: new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1 }),
-    queue: new Queue(`scalelab-runs-test-${randomUUID().slice(0, 8)}`, { connection: new Redis(env.REDIS_URL, { maxRetriesPerRequest: null }) }),
+    queue: new Queue(`scalelab-runs-test-${randomUUID().slice(0, 8)}`, {
+      connection: new Redis(env.REDIS_URL, { maxRetriesPerRequest: null }),
+    }),
     channels: new RedisChannels(new Redis(env.REDIS_URL, { maxRetriesPerRequest: null })),
   };
   await deps.db.$queryRaw`SELECT 1`;

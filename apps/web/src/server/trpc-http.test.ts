@@ -78,7 +78,10 @@ describe("/api/trpc body size", () => {
     const stream = new ReadableStream<Uint8Array>({ pull: (c) => void (pulled++, c.enqueue(new Uint8Array(65_536).fill(0x20))) });
     const res = await trpc(post(`${TRPC}/runs.create`, stream));
     expect(res.status).toBe(413);
-    expect(await errorOf(res)).toMatchObject({ message: `The request body must be at most ${MAX_BODY_BYTES} bytes`, data: { code: "PAYLOAD_TOO_LARGE" } });
+    expect(await errorOf(res)).toMatchObject({
+      message: `The request body must be at most ${MAX_BODY_BYTES} bytes`,
+      data: { code: "PAYLOAD_TOO_LARGE" },
+    });
     expect(pulled).toBeLessThanOrEqual(MAX_BODY_BYTES / 65_536 + 2);
     expect(calls.created).toEqual([]);
   });

@@ -36,13 +36,19 @@ const COMPONENTS: { name: string; image: BuildableImage; title: string; body: TR
     name: "Postgres 15 (1 GB, schema + 100 products)",
     image: "postgres",
     title: "the Postgres store",
-    body: { topology: { service: { replicas: 1 }, storage: { kind: "postgres" } }, workload: { endpoint: "products", vus: 1, durationSeconds: 5 } },
+    body: {
+      topology: { service: { replicas: 1 }, storage: { kind: "postgres" } },
+      workload: { endpoint: "products", vus: 1, durationSeconds: 5 },
+    },
   },
   {
     name: "Cassandra 5 (1 GB, keyspace + 100 products)",
     image: "cassandra",
     title: "the Cassandra store",
-    body: { topology: { service: { replicas: 1 }, storage: { kind: "cassandra" } }, workload: { endpoint: "products", vus: 1, durationSeconds: 5 } },
+    body: {
+      topology: { service: { replicas: 1 }, storage: { kind: "cassandra" } },
+      workload: { endpoint: "products", vus: 1, durationSeconds: 5 },
+    },
   },
 ];
 

@@ -91,7 +91,12 @@ const cpuOf = (s: TRunSummary, role: string) => {
 
 const out: string[] = [];
 for (const exp of EXPERIMENTS.filter((e) => only.has(e.id))) {
-  out.push(`### ${exp.title}`, "", "| case | req/s (median) | p50 | p95 | errors | CPU (median, % of one core) | component figures | runs (req/s) |", "| --- | --- | --- | --- | --- | --- | --- | --- |");
+  out.push(
+    `### ${exp.title}`,
+    "",
+    "| case | req/s (median) | p50 | p95 | errors | CPU (median, % of one core) | component figures | runs (req/s) |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+  );
   for (const c of exp.cases) {
     const runs: TRunSummary[] = [];
     for (let i = 0; i < REPS; i++) {
@@ -101,11 +106,15 @@ for (const exp of EXPERIMENTS.filter((e) => only.has(e.id))) {
       console.error(`${c.label}: ${done.summary!.rps} req/s (${id})`);
     }
     const mid = runs.sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
-    const cpu = ["app", "lb", "logs", "consumer", "kafka", "db", "cache", "loadgen"].map((r) => cpuOf(mid, r)).filter(Boolean).join(", ");
+    const cpu = ["app", "lb", "logs", "consumer", "kafka", "db", "cache", "loadgen"]
+      .map((r) => cpuOf(mid, r))
+      .filter(Boolean)
+      .join(", ");
     const figures = [
       `load generator ${mid.loadgen?.saturated ? "SATURATED" : "not saturated"} (median ${mid.loadgen?.medianCpuPct ?? "?"} % of its limit)`,
       mid.pool && `pool busy max ${mid.pool.maxBusy}/${mid.pool.size}, queued max ${mid.pool.maxQueued} (median ${mid.pool.medianQueued})`,
-      mid.broker && `broker produced ${mid.broker.produced}, consumed ${mid.broker.consumed}, max lag ${mid.broker.maxLag}, lag at end ${mid.broker.lagAtEnd}, drained ${mid.broker.drainSeconds ?? "no"} s`,
+      mid.broker &&
+        `broker produced ${mid.broker.produced}, consumed ${mid.broker.consumed}, max lag ${mid.broker.maxLag}, lag at end ${mid.broker.lagAtEnd}, drained ${mid.broker.drainSeconds ?? "no"} s`,
     ]
       .filter(Boolean)
       .join("; ");

@@ -51,7 +51,9 @@ for (const protocol of protocols) {
     const view = await api<{ faults: unknown[]; summary: TRunSummary }>(`/runs/${id}`);
     const records = ZFaultRecord.array().parse(view.faults);
     const s = run.summary!;
-    console.log(`\n${protocol}, retryNextUpstream ${retry} (${WEB}/runs/${id}): ${s.requests} requests, ${s.errors} failed, errors by kind ${JSON.stringify(s.errorKinds ?? {})}, imbalance ${JSON.stringify(s.imbalance)}`);
+    console.log(
+      `\n${protocol}, retryNextUpstream ${retry} (${WEB}/runs/${id}): ${s.requests} requests, ${s.errors} failed, errors by kind ${JSON.stringify(s.errorKinds ?? {})}, imbalance ${JSON.stringify(s.imbalance)}`,
+    );
     console.log("| fault | applied at | late | took | failed requests | shift s | return s |");
     console.log("| --- | --- | --- | --- | --- | --- | --- |");
     for (const [i, r] of records.entries()) {

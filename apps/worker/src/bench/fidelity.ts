@@ -31,7 +31,14 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const run = ZRunCreate.parse({
   topology: { balancer: { kind: "nginx" }, service: { replicas: Number(values.replicas), memoryMb: 256 } },
-  workload: { loadgen: "wrk", connections: Number(values.connections), threads: Number(values.threads), endpoint: "hostname", durationSeconds: seconds, loadgenCpus: 1 },
+  workload: {
+    loadgen: "wrk",
+    connections: Number(values.connections),
+    threads: Number(values.threads),
+    endpoint: "hostname",
+    durationSeconds: seconds,
+    loadgenCpus: 1,
+  },
 });
 
 const env = parseEnv();
@@ -44,7 +51,13 @@ const lab = plan.loadgens[0]!;
 
 async function ok(url: string): Promise<void> {
   for (let i = 0; i < 300; i++) {
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`${url} did not answer within 60 s`);
@@ -73,7 +86,16 @@ async function labRps(i: number): Promise<number> {
 
 async function handRps(i: number): Promise<number> {
   const url = lab.cmd!.at(-1)!;
-  const cmd = ["wrk", `-t${values.threads}`, `-c${values.connections}`, `-d${seconds}s`, "--timeout", `${run.workload.requestTimeoutMs / 1000}s`, "--latency", url];
+  const cmd = [
+    "wrk",
+    `-t${values.threads}`,
+    `-c${values.connections}`,
+    `-d${seconds}s`,
+    "--timeout",
+    `${run.workload.requestTimeoutMs / 1000}s`,
+    "--latency",
+    url,
+  ];
   const text = await runToEnd({ ...lab, name: `${lab.name}-hand-${i}`, cmd, files: [] });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]);
   if (!Number.isFinite(rps)) throw new Error(`no Requests/sec in wrk's output:\n${text}`);

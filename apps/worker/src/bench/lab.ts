@@ -41,7 +41,8 @@ const opt = values as Record<string, string>;
 const CPU_REPS = Number(opt["cpu-reps"]);
 const CASES = opt.cases!.split(",").map((c) => {
   const [kind, n] = c.split(":");
-  if ((kind !== "rate" && kind !== "vus" && kind !== "wrk") || !(Number(n) > 0)) throw new Error(`--cases: ${c} is none of rate:N, vus:N, wrk:N`);
+  if ((kind !== "rate" && kind !== "vus" && kind !== "wrk") || !(Number(n) > 0))
+    throw new Error(`--cases: ${c} is none of rate:N, vus:N, wrk:N`);
   const label = kind === "rate" ? `${n} req/s (open model)` : kind === "wrk" ? `wrk, ${n} connections` : `${n} VU${n === "1" ? "" : "s"}`;
   return { kind, n: Number(n), label } as const;
 });
@@ -56,7 +57,10 @@ function subscribe(id: string, onSample: (at: number, t: number) => void): { clo
   const input = encodeURIComponent(JSON.stringify({ id }));
   const done = (async () => {
     try {
-      for await (const { event, data } of sseEvents(`${WEB}/api/trpc/runs.live?input=${input}`, { signal: ctl.signal, connectTimeoutMs: 10_000 })) {
+      for await (const { event, data } of sseEvents(`${WEB}/api/trpc/runs.live?input=${input}`, {
+        signal: ctl.signal,
+        connectTimeoutMs: 10_000,
+      })) {
         // tRPC's own events (connected, ping) carry no run data.
         if (event || !data) continue;
         const ev = JSON.parse(data) as { type?: string; samples?: TSample[]; sample?: TSample; run?: { status: string } };
@@ -164,7 +168,16 @@ async function firstSample(i: number) {
   const steps = Object.fromEntries(STEPS.map((s, k) => [s, (bounds[k + 1]! - bounds[k]!) / 1000]));
   const detail = events.find((e) => e.message.startsWith("warm-up:"))?.message ?? "";
   const built = events.some((e) => e.step === "preparing_images" && / built$/.test(e.message));
-  return { id, built, postMs, sse: sse === undefined ? NaN : (sse - answered) / 1000, rest: (rest - answered) / 1000, fromCreated: ((sse ?? rest) - bounds[0]!) / 1000, steps, detail };
+  return {
+    id,
+    built,
+    postMs,
+    sse: sse === undefined ? NaN : (sse - answered) / 1000,
+    rest: (rest - answered) / 1000,
+    fromCreated: ((sse ?? rest) - bounds[0]!) / 1000,
+    steps,
+    detail,
+  };
 }
 
 function cpuNow() {
@@ -181,7 +194,11 @@ const CPU_BODY = (c: LoadCase, viewer: boolean): TRunCreateInput => ({
   topology: { balancer: { kind: "none" }, service: { replicas: 1 } },
   workload: {
     endpoint: "hostname",
-    ...(c.kind === "wrk" ? { loadgen: "wrk" as const, connections: c.n, threads: 1 } : c.kind === "vus" ? { vus: c.n } : { arrivalRate: c.n, maxVus: 50 }),
+    ...(c.kind === "wrk"
+      ? { loadgen: "wrk" as const, connections: c.n, threads: 1 }
+      : c.kind === "vus"
+        ? { vus: c.n }
+        : { arrivalRate: c.n, maxVus: 50 }),
     durationSeconds: DURATION,
     loadgenCpus: 1,
   },
@@ -210,16 +227,21 @@ async function controlPlane(c: LoadCase, viewer: boolean) {
 }
 
 const host = `${cpus().length} CPUs (${cpus()[0]?.model ?? "?"})`;
-console.error(`bench:lab: ${REPS} first-sample runs, ${CPU_REPS} CPU runs per case (${CASES.map((c) => c.label).join(", ")}), web ${WEB}, host ${host}`);
+console.error(
+  `bench:lab: ${REPS} first-sample runs, ${CPU_REPS} CPU runs per case (${CASES.map((c) => c.label).join(", ")}), web ${WEB}, host ${host}`,
+);
 const lines: string[] = [`Measured ${new Date().toISOString().slice(0, 10)} on ${host}, warm images.`, ""];
 
 if (only.has("first")) {
   const rows: Awaited<ReturnType<typeof firstSample>>[] = [];
   let skipped = 0;
   for (let i = 0; rows.length < REPS; i++) {
-    if (i >= REPS * 3) throw new Error(`only ${rows.length} of ${i} first-sample runs found their images built; is someone editing an image's sources?`);
+    if (i >= REPS * 3)
+      throw new Error(`only ${rows.length} of ${i} first-sample runs found their images built; is someone editing an image's sources?`);
     const r = await firstSample(i);
-    console.error(`first sample ${i + 1}${r.built ? " (built an image: not counted)" : ""}: SSE ${fmt(r.sse)} s, REST ${fmt(r.rest)} s, ${JSON.stringify(r.steps)} (${r.detail})`);
+    console.error(
+      `first sample ${i + 1}${r.built ? " (built an image: not counted)" : ""}: SSE ${fmt(r.sse)} s, REST ${fmt(r.rest)} s, ${JSON.stringify(r.steps)} (${r.detail})`,
+    );
     if (r.built) skipped++;
     else rows.push(r);
   }

@@ -18,7 +18,16 @@ export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, 
   if (!totals) throw new Error(`${run.workload.loadgen} reported no whole-run totals`);
   const readings = await deps.db.containerSample.findMany({
     where: { runId },
-    select: { role: true, container: true, cpuPct: true, throttledPeriods: true, memBytes: true, throttledMs: true, netRxBps: true, netTxBps: true },
+    select: {
+      role: true,
+      container: true,
+      cpuPct: true,
+      throttledPeriods: true,
+      memBytes: true,
+      throttledMs: true,
+      netRxBps: true,
+      netTxBps: true,
+    },
   });
   const loadgen = loadgenUse(
     readings.filter((r) => r.role === "loadgen").map((r) => r.cpuPct),
@@ -30,7 +39,11 @@ export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, 
   const pool = poolSummary(load.figures.series, seconds);
   const figureTotals = load.figures.totals();
   const broker = brokerSummary(load.figures.series, seconds, figureTotals);
-  const samples = await deps.db.runSample.findMany({ where: { runId }, select: { t: true, errors: true, backends: true, errorKinds: true }, orderBy: { t: "asc" } });
+  const samples = await deps.db.runSample.findMany({
+    where: { runId },
+    select: { t: true, errors: true, backends: true, errorKinds: true },
+    orderBy: { t: "asc" },
+  });
   const effectSamples = samples.map((s) => ({
     t: s.t,
     errors: s.errors,
@@ -38,7 +51,8 @@ export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, 
     ...(s.errorKinds && { errorKinds: s.errorKinds as TErrorCounts }),
   }));
   const imbalance = plan.backends.length > 1 ? runImbalance(effectSamples, totals.backends ?? {}, plan.backends) : undefined;
-  const faults = run.faults.length > 0 ? faultEffects(run.faults, effectSamples, { durationSeconds: seconds, backends: plan.backends }) : undefined;
+  const faults =
+    run.faults.length > 0 ? faultEffects(run.faults, effectSamples, { durationSeconds: seconds, backends: plan.backends }) : undefined;
   const summary: TRunSummary = {
     ...totals,
     loadgen: {
@@ -63,10 +77,16 @@ export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, 
     );
   }
   if (figureTotals.logDropped > 0) {
-    await report.event("warn", `${figureTotals.logDropped} log lines were dropped by the async writer (its buffer was full): logging did less work than asked`);
+    await report.event(
+      "warn",
+      `${figureTotals.logDropped} log lines were dropped by the async writer (its buffer was full): logging did less work than asked`,
+    );
   }
   if (summary.droppedIterations) {
-    await report.event("warn", `${summary.droppedIterations} iterations were dropped: the arrival rate was not reached (maxVUs or the system under test saturated)`);
+    await report.event(
+      "warn",
+      `${summary.droppedIterations} iterations were dropped: the arrival rate was not reached (maxVUs or the system under test saturated)`,
+    );
   }
   if (!loadgen) {
     await report.event(

@@ -26,7 +26,8 @@ const reading = (readMs: number, first = false): DockerStatsReading => {
 const USAGE = { cpuPct: 50, memBytes: 1_000_000, throttledPeriods: 0, throttledMs: 0, netRxBps: 1000, netTxBps: 2000 };
 
 const untilMs = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, T0 + ms - Date.now())));
-const log = () => ({ info: vi.fn(), warn: vi.fn(), error: vi.fn() }) as unknown as Logger & Record<"info" | "warn", ReturnType<typeof vi.fn>>;
+const log = () =>
+  ({ info: vi.fn(), warn: vi.fn(), error: vi.fn() }) as unknown as Logger & Record<"info" | "warn", ReturnType<typeof vi.fn>>;
 
 function follower(provisioner: Provisioner, names: string[], logger: Logger, beginAtMs = 0) {
   const ticks: { t: number; containers: string[] }[] = [];
@@ -58,8 +59,20 @@ describe("followContainerStats", () => {
   it("puts a reading in the second that holds the middle of its interval: one delayed past the tick keeps its second", async () => {
     // [delivered at, read at] in ms after the load's start; each reading covers the second before it.
     const script: Record<string, [number, number][]> = {
-      a: [[0, -200], [800, 800], [1800, 1800], [2800, 2800], [3800, 3800]],
-      b: [[0, -50], [950, 950], [2200, 1950], [2950, 2950], [3950, 3950]],
+      a: [
+        [0, -200],
+        [800, 800],
+        [1800, 1800],
+        [2800, 2800],
+        [3800, 3800],
+      ],
+      b: [
+        [0, -50],
+        [950, 950],
+        [2200, 1950],
+        [2950, 2950],
+        [3950, 3950],
+      ],
     };
     const provisioner = {
       async *stats(id: string, signal: AbortSignal) {
@@ -112,7 +125,9 @@ describe("followContainerStats", () => {
     expect(calls).toBe(3);
     // The first reading of each stream has no previous one: no row for its second.
     expect(f.ticks.map((k) => k.t)).toEqual([0, 3, 4]);
-    expect(logger.warn.mock.calls).toEqual([["docker stats stream ended or could not be opened; retrying", { container: "sl-x-app-0", retryMs: 100 }]]);
+    expect(logger.warn.mock.calls).toEqual([
+      ["docker stats stream ended or could not be opened; retrying", { container: "sl-x-app-0", retryMs: 100 }],
+    ]);
     expect(logger.info.mock.calls).toEqual([["docker stats stream reopened", { container: "sl-x-app-0" }]]);
   });
 

@@ -89,7 +89,12 @@ export function followContainerStats(opts: {
       }
       if (ctl.signal.aborted) return;
       const retryMs = opts.reopenMs ?? REOPEN_MS;
-      if (!lost) opts.log.warn("docker stats stream ended or could not be opened; retrying", { container: c.name, retryMs, ...(error && { error }) });
+      if (!lost)
+        opts.log.warn("docker stats stream ended or could not be opened; retrying", {
+          container: c.name,
+          retryMs,
+          ...(error && { error }),
+        });
       lost = true;
       await sleep(retryMs, ctl.signal).catch(() => undefined);
     }

@@ -14,7 +14,9 @@ function serve(status: number, body: string): Promise<{ url: string; connections
   });
   server.on("connection", () => connections++);
   return new Promise((resolve) =>
-    server!.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}/stats`, connections: () => connections })),
+    server!.listen(0, "127.0.0.1", () =>
+      resolve({ url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}/stats`, connections: () => connections }),
+    ),
   );
 }
 

@@ -102,7 +102,9 @@ export async function followFigures(ctx: RunContext, plan: RunPlan, started: Sta
       previousT = t;
       if (Object.keys(figures).length === 0) return;
       series.push({ t, figures });
-      writes = writes.then(() => ctx.report.saveFigures(t, figures)).catch((err) => ctx.deps.log.warn("could not record figures", { t, error: errorMessage(err) }));
+      writes = writes
+        .then(() => ctx.report.saveFigures(t, figures))
+        .catch((err) => ctx.deps.log.warn("could not record figures", { t, error: errorMessage(err) }));
     } finally {
       ticking = false;
     }

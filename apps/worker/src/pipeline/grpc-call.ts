@@ -14,7 +14,12 @@ export function grpcUnary(session: ClientHttp2Session, method: string, signal: A
   signal.throwIfAborted();
   return new Promise((resolve, reject) => {
     const req = session.request(
-      { [constants.HTTP2_HEADER_METHOD]: "POST", [constants.HTTP2_HEADER_PATH]: `/${method}`, "content-type": "application/grpc", te: "trailers" },
+      {
+        [constants.HTTP2_HEADER_METHOD]: "POST",
+        [constants.HTTP2_HEADER_PATH]: `/${method}`,
+        "content-type": "application/grpc",
+        te: "trailers",
+      },
       { signal },
     );
     let status: number | undefined;

@@ -110,7 +110,8 @@ export async function runLoad(ctx: RunContext, plan: RunPlan, containers: Starte
 
   for (const g of generators) {
     const exitCode = await deps.provisioner.waitExit(g.container.id, deps.timeouts.k6ExitMs);
-    if (exitCode === undefined) throw new Error(`${g.title} (${g.container.name}) did not exit within ${deps.timeouts.k6ExitMs / 1000} s after the test`);
+    if (exitCode === undefined)
+      throw new Error(`${g.title} (${g.container.name}) did not exit within ${deps.timeouts.k6ExitMs / 1000} s after the test`);
     if (exitCode !== 0) throw new Error(await describeExit(deps, g.container.id, `${g.title} (${g.container.name})`, network));
   }
   const parts = generators.map((g) => g.totals());
@@ -167,7 +168,10 @@ async function drain(ctx: RunContext, figures: FigureFollower): Promise<void> {
   } catch (err) {
     if (!ctx.signal.aborted) throw err;
     // The load itself is complete: stop following and let the run keep its summary.
-    await ctx.report.event("warn", `stopped following the consumers after the load with ${figures.lag() ?? 0} event(s) left: ${errorMessage(ctx.signal.reason)}`);
+    await ctx.report.event(
+      "warn",
+      `stopped following the consumers after the load with ${figures.lag() ?? 0} event(s) left: ${errorMessage(ctx.signal.reason)}`,
+    );
     return;
   }
   const left = figures.lag() ?? 0;

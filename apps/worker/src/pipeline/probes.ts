@@ -51,7 +51,9 @@ export async function waitReady(ctx: RunContext, network: string, targets: Targe
           if (Date.now() > deadline) {
             await failIfExited(ctx, network, t);
             const seconds = Math.round(deps.timeouts.healthyMs / 1000);
-            throw new Error(`${t.spec.title} (${t.spec.name}) not ready after ${seconds} s: ${describeProbe(probe)} did not pass${last ? ` (${last})` : ""}`);
+            throw new Error(
+              `${t.spec.title} (${t.spec.name}) not ready after ${seconds} s: ${describeProbe(probe)} did not pass${last ? ` (${last})` : ""}`,
+            );
           }
           await report.detail(`waiting for ${t.spec.title}: ${describeProbe(probe)}${last ? ` (${last})` : ""}`);
           await sleep(pollDelay(attempts), signal);
@@ -107,7 +109,12 @@ async function attempt(ctx: RunContext, t: Target, probe: Probe): Promise<true |
 
 const seenThrough = new WeakMap<Target, Set<string>>();
 
-async function backends(ctx: RunContext, t: Target, probe: Extract<Probe, { kind: "backends" }>, signal: AbortSignal): Promise<true | string> {
+async function backends(
+  ctx: RunContext,
+  t: Target,
+  probe: Extract<Probe, { kind: "backends" }>,
+  signal: AbortSignal,
+): Promise<true | string> {
   let seen = seenThrough.get(t);
   if (!seen) seenThrough.set(t, (seen = new Set()));
   // A few requests per attempt: a round-robin balancer shows each replica within one round.

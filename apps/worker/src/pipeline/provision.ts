@@ -16,7 +16,10 @@ export type Provisioned = {
  * is ready (stores and brokers, then the service and its workers, then the balancer). The last
  * tier's readiness is left to `waitHealthy`, the pipeline's own step.
  */
-export async function provision(ctx: RunContext, plan: RunPlan): Promise<{ started: Map<string, StartedContainer>; last: PlannedContainer[] }> {
+export async function provision(
+  ctx: RunContext,
+  plan: RunPlan,
+): Promise<{ started: Map<string, StartedContainer>; last: PlannedContainer[] }> {
   const { deps, report, signal } = ctx;
   const network = plan.network.name;
   await deps.provisioner.createNetwork(plan.network);

@@ -149,7 +149,10 @@ export class RunReporter {
     return { type: "status", status: this.status, step: this.current, stepDetail: this.stepDetail, error: this.error };
   }
 
-  private write(data: { status?: TRunStatus; step?: TRunStep; stepDetail?: string | null; error?: string | null; finishedAt?: Date }, publish = true) {
+  private write(
+    data: { status?: TRunStatus; step?: TRunStep; stepDetail?: string | null; error?: string | null; finishedAt?: Date },
+    publish = true,
+  ) {
     const message = this.statusMessage();
     if ("stepDetail" in data) {
       // This write stores the current detail: a pending store of an older one is moot.

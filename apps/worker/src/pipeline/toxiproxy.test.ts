@@ -41,8 +41,16 @@ describe("the toxiproxy client", () => {
     calls.length = 0;
     await applyNetworkFault(base, ["app-0-8080"], { action: "bandwidth", kbps: 800 });
     expect(calls).toEqual([
-      { method: "POST", url: "/proxies/app-0-8080/toxics", body: { name: "bandwidth-in", type: "bandwidth", stream: "upstream", toxicity: 1, attributes: { rate: 100 } } },
-      { method: "POST", url: "/proxies/app-0-8080/toxics", body: { name: "bandwidth-out", type: "bandwidth", stream: "downstream", toxicity: 1, attributes: { rate: 100 } } },
+      {
+        method: "POST",
+        url: "/proxies/app-0-8080/toxics",
+        body: { name: "bandwidth-in", type: "bandwidth", stream: "upstream", toxicity: 1, attributes: { rate: 100 } },
+      },
+      {
+        method: "POST",
+        url: "/proxies/app-0-8080/toxics",
+        body: { name: "bandwidth-out", type: "bandwidth", stream: "downstream", toxicity: 1, attributes: { rate: 100 } },
+      },
     ]);
   });
 
@@ -50,7 +58,9 @@ describe("the toxiproxy client", () => {
     await expect(applyNetworkFault(base, ["app-0-8080", "app-0-9090"], { action: "delay", ms: 5 })).rejects.toThrow(
       "adding the delay toxic to proxy app-0-9090: toxiproxy answered HTTP 409 toxic already exists",
     );
-    await expect(clearNetworkFaults(base, ["missing"])).rejects.toThrow("listing the toxics of proxy missing: toxiproxy answered HTTP 404 proxy not found");
+    await expect(clearNetworkFaults(base, ["missing"])).rejects.toThrow(
+      "listing the toxics of proxy missing: toxiproxy answered HTTP 404 proxy not found",
+    );
   });
 
   it("clear lists and deletes every toxic of each proxy; one already gone is fine; `clear` as a fault does the same", async () => {

@@ -24,12 +24,20 @@ type NetworkFault = Pick<TFault, "action" | "ms" | "jitterMs" | "percent" | "kbp
  * Puts the fault's toxics on every proxy of its target (all at once); `clear` removes them all
  * instead. Throws one error naming each proxy that refused and toxiproxy's answer.
  */
-export async function applyNetworkFault(baseUrl: string, proxies: readonly string[], fault: NetworkFault, signal?: AbortSignal): Promise<void> {
+export async function applyNetworkFault(
+  baseUrl: string,
+  proxies: readonly string[],
+  fault: NetworkFault,
+  signal?: AbortSignal,
+): Promise<void> {
   if (fault.action === "clear") return clearNetworkFaults(baseUrl, proxies, signal);
   const toxics = toxicsFor(fault);
   await all(
     proxies.flatMap((proxy) =>
-      toxics.map((toxic) => () => call(baseUrl, "POST", `/proxies/${enc(proxy)}/toxics`, `adding the ${toxic.name} toxic to proxy ${proxy}`, signal, toxic)),
+      toxics.map(
+        (toxic) => () =>
+          call(baseUrl, "POST", `/proxies/${enc(proxy)}/toxics`, `adding the ${toxic.name} toxic to proxy ${proxy}`, signal, toxic),
+      ),
     ),
   );
 }
@@ -38,11 +46,25 @@ export async function applyNetworkFault(baseUrl: string, proxies: readonly strin
 export async function clearNetworkFaults(baseUrl: string, proxies: readonly string[], signal?: AbortSignal): Promise<void> {
   await all(
     proxies.map((proxy) => async () => {
-      const toxics = (await call(baseUrl, "GET", `/proxies/${enc(proxy)}/toxics`, `listing the toxics of proxy ${proxy}`, signal)) as Toxic[];
+      const toxics = (await call(
+        baseUrl,
+        "GET",
+        `/proxies/${enc(proxy)}/toxics`,
+        `listing the toxics of proxy ${proxy}`,
+        signal,
+      )) as Toxic[];
       await all(
         toxics.map(
           (t) => () =>
-            call(baseUrl, "DELETE", `/proxies/${enc(proxy)}/toxics/${enc(t.name)}`, `removing the ${t.name} toxic of proxy ${proxy}`, signal, undefined, [404]),
+            call(
+              baseUrl,
+              "DELETE",
+              `/proxies/${enc(proxy)}/toxics/${enc(t.name)}`,
+              `removing the ${t.name} toxic of proxy ${proxy}`,
+              signal,
+              undefined,
+              [404],
+            ),
         ),
       );
     }),

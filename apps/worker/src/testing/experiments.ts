@@ -14,7 +14,13 @@ export function experimentHelpers(lab: () => Lab) {
     const id = randomUUID();
     const { experiment, runs } = experimentRecords(def, expansion, { experiment: id, run: randomUUID });
     const { db, queue } = lab();
-    await db.experiment.create({ data: { ...experiment, definition: experiment.definition as Prisma.InputJsonValue, variants: experiment.variants as Prisma.InputJsonValue } });
+    await db.experiment.create({
+      data: {
+        ...experiment,
+        definition: experiment.definition as Prisma.InputJsonValue,
+        variants: experiment.variants as Prisma.InputJsonValue,
+      },
+    });
     await db.run.createMany({ data: runs });
     for (const r of runs) await queue.add(RUN_JOB, { runId: r.id }, { jobId: r.id });
     return { id, experiment, runIds: runs.map((r) => r.id) };

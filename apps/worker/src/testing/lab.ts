@@ -48,7 +48,9 @@ export async function openLab(env: Env, docker: Docker) {
   const createRun = async (body: TRunCreateInput, opts: { enqueue?: boolean; status?: string } = {}): Promise<string> => {
     const id = randomUUID();
     const run = ZRunCreate.parse(body);
-    await db.run.create({ data: { id, name: run.name, topology: run.topology, workload: run.workload, faults: run.faults, status: opts.status ?? "queued" } });
+    await db.run.create({
+      data: { id, name: run.name, topology: run.topology, workload: run.workload, faults: run.faults, status: opts.status ?? "queued" },
+    });
     if (opts.enqueue !== false) await queue.add("run", { runId: id }, { jobId: id });
     return id;
   };

@@ -61,7 +61,11 @@ export const ZBalancer = strict("balancer", {
   if (b.kind === "none") {
     for (const key of ["algorithm", "cpus", ...HEALTH_KNOBS] as const) {
       if (b[key] !== undefined) {
-        ctx.addIssue({ code: "custom", path: [key], message: `balancer.${key} applies only with a balancer (kind nginx or haproxy), not with kind none` });
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `balancer.${key} applies only with a balancer (kind nginx or haproxy), not with kind none`,
+        });
       }
     }
     return;

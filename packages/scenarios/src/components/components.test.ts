@@ -69,7 +69,9 @@ describe("topologyDiagram", () => {
   });
 
   it("draws the load generator straight to the replicas without a balancer, closing up the balancer's column", () => {
-    const d = topologyDiagram(planOf({ topology: { balancer: { kind: "none" }, service: { replicas: 3 } }, workload: { endpoint: "hostname", vus: 1 } }));
+    const d = topologyDiagram(
+      planOf({ topology: { balancer: { kind: "none" }, service: { replicas: 3 } }, workload: { endpoint: "hostname", vus: 1 } }),
+    );
     expect(d.nodes.map((n) => n.role).sort()).toEqual(["app", "app", "app", "loadgen"]);
     expect(d.edges).toHaveLength(3);
     for (const e of d.edges) expect(e).toMatchObject({ from: "sl-cm3x9k2a-loadgen-0", kind: "http" });
@@ -80,7 +82,9 @@ describe("topologyDiagram", () => {
   });
 
   it("draws an haproxy balancer box between the load generator and the replicas", () => {
-    const d = topologyDiagram(planOf({ topology: { balancer: { kind: "haproxy" }, service: { replicas: 2 } }, workload: { endpoint: "hostname", vus: 1 } }));
+    const d = topologyDiagram(
+      planOf({ topology: { balancer: { kind: "haproxy" }, service: { replicas: 2 } }, workload: { endpoint: "hostname", vus: 1 } }),
+    );
     const lb = d.nodes.find((n) => n.role === "lb")!;
     expect(lb.label).toBe("balancer");
     expect(d.edges.filter((e) => e.from === lb.id).map((e) => e.to)).toEqual(["sl-cm3x9k2a-app-0", "sl-cm3x9k2a-app-1"]);
@@ -104,7 +108,11 @@ describe("explicitBalancer", () => {
     const nginx = explicitBalancer(ZBalancer.parse({}));
     expect(nginx).toEqual({ kind: "nginx", algorithm: "round_robin", maxFails: 1, failTimeoutSeconds: 10, retryNextUpstream: true });
     expect(ZBalancer.parse(nginx)).toEqual(nginx);
-    expect(explicitBalancer(ZBalancer.parse({ kind: "haproxy", cpus: 1 }))).toMatchObject({ kind: "haproxy", algorithm: "roundrobin", cpus: 1 });
+    expect(explicitBalancer(ZBalancer.parse({ kind: "haproxy", cpus: 1 }))).toMatchObject({
+      kind: "haproxy",
+      algorithm: "roundrobin",
+      cpus: 1,
+    });
     expect(explicitBalancer(ZBalancer.parse({ kind: "none" }))).toEqual({ kind: "none" });
   });
 });
@@ -127,7 +135,10 @@ describe("load generators", () => {
     const { buildPlan } = await import("../plan");
     const { ZRunCreate } = await import("../schemas");
     const images = { testbed: "t", nginx: "n", wrk: "w" };
-    const run = ZRunCreate.parse({ topology: { service: { replicas: 2 } }, workload: { loadgen: "wrk", connections: 30, loadgenInstances: 3, loadgenCpus: 2 } });
+    const run = ZRunCreate.parse({
+      topology: { service: { replicas: 2 } },
+      workload: { loadgen: "wrk", connections: 30, loadgenInstances: 3, loadgenCpus: 2 },
+    });
     const p = buildPlan({ runId: "cm3x9k2a0000", run, images });
     expect(p.loadgens.map((c) => c.name)).toEqual(["sl-cm3x9k2a-loadgen-0", "sl-cm3x9k2a-loadgen-1", "sl-cm3x9k2a-loadgen-2"]);
     // Two threads (one per CPU), ten connections each, aimed at the balancer.
@@ -139,7 +150,14 @@ describe("load generators", () => {
     const { wrkTotals } = await import("./loadgen");
     const latencyMs = { avg: 1, p50: 1, p90: 2, p95: 2, p99: 3, max: 9 };
     const s = wrkTotals(
-      { durationMs: 10_050, requests: 990, errors: 15, errorsByKind: { connect: 10, read: 0, write: 0, status: 5, timeout: 0 }, latencyMs, backends: { "app-0": 990 } },
+      {
+        durationMs: 10_050,
+        requests: 990,
+        errors: 15,
+        errorsByKind: { connect: 10, read: 0, write: 0, status: 5, timeout: 0 },
+        latencyMs,
+        backends: { "app-0": 990 },
+      },
       10,
     );
     expect(s).toMatchObject({ requests: 1000, rps: 100, errors: 15, errorRate: 0.015, latencyMs, backends: { "app-0": 990 } });

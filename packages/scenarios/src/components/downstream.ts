@@ -82,7 +82,8 @@ export const logs: ComponentModule = {
   kind: "logs",
   images: (run) => (run.topology.downstream.mode === "sync" ? ["testbed"] : []),
   plan: (ctx) => (ctx.run.topology.downstream.mode === "sync" ? workers(ctx, LOGS_ROLE, "logs") : []),
-  figures: (input, run): Record<string, number> => (run.topology.downstream.mode === "sync" ? { "logs.handled": growth(input, LOGS_ROLE, (s) => s.consumed) } : {}),
+  figures: (input, run): Record<string, number> =>
+    run.topology.downstream.mode === "sync" ? { "logs.handled": growth(input, LOGS_ROLE, (s) => s.consumed) } : {},
 };
 
 /** The consumers that read the broker's topic and do the downstream work. */
@@ -95,7 +96,10 @@ export const consumer: ComponentModule = {
     return {
       "broker.consumed": growth(input, CONSUMER_ROLE, (s) => s.consumed),
       // Lag in events: acknowledged by the broker but not yet worked off by a consumer.
-      "broker.lag": Math.max(0, total(input.current, "app", (s) => s.downstream.sent) - total(input.current, CONSUMER_ROLE, (s) => s.consumed)),
+      "broker.lag": Math.max(
+        0,
+        total(input.current, "app", (s) => s.downstream.sent) - total(input.current, CONSUMER_ROLE, (s) => s.consumed),
+      ),
     };
   },
 };

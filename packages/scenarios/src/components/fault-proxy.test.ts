@@ -64,7 +64,9 @@ describe("the network-fault proxy in the plan", () => {
   });
 
   it("needs the toxiproxy image; the preview shows its config", () => {
-    expect(requiredImages(parse(threeReplicas([{ at: 10, action: "delay", ms: 200, target: { role: "app", index: 2 } }])))).toContain("toxiproxy");
+    expect(requiredImages(parse(threeReplicas([{ at: 10, action: "delay", ms: 200, target: { role: "app", index: 2 } }])))).toContain(
+      "toxiproxy",
+    );
     expect(previewFiles(p).find((f) => f.container === proxy.name)).toMatchObject({ title: "toxiproxy.json", path: TOXIPROXY_CONFIG_PATH });
   });
 
@@ -171,7 +173,9 @@ describe("toxicsFor", () => {
   });
 
   it("reset: connections reset when the client sends", () => {
-    expect(toxicsFor({ action: "reset" })).toEqual([{ name: "reset", type: "reset_peer", stream: "upstream", toxicity: 1, attributes: { timeout: 0 } }]);
+    expect(toxicsFor({ action: "reset" })).toEqual([
+      { name: "reset", type: "reset_peer", stream: "upstream", toxicity: 1, attributes: { timeout: 0 } },
+    ]);
   });
 
   it("clear puts no toxic; container actions and missing parameters are errors", () => {

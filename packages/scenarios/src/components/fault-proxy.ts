@@ -93,7 +93,8 @@ export function renderToxiproxyConfig(target: TFaultTarget, upstreamHost: string
 /** The host name of the proxy in front of a container with this host name. */
 export const proxyHost = (hostname: string) => `${PROXY_ROLE}-${hostname}`;
 
-const isTarget = (run: Pick<TRunCreate, "faults">, t: TFaultTarget) => networkFaultTargets(run).some((n) => n.role === t.role && n.index === t.index);
+const isTarget = (run: Pick<TRunCreate, "faults">, t: TFaultTarget) =>
+  networkFaultTargets(run).some((n) => n.role === t.role && n.index === t.index);
 
 /**
  * The name a client dials a container by its host name with: the proxy's when a network fault
@@ -176,7 +177,15 @@ export function planFaultProxies(
 export function toxicsFor(fault: Pick<TFault, "action" | "ms" | "jitterMs" | "percent" | "kbps">): Toxic[] {
   switch (fault.action) {
     case "delay":
-      return [{ name: "delay", type: "latency", stream: "upstream", toxicity: 1, attributes: { latency: need(fault, "ms"), jitter: fault.jitterMs ?? 0 } }];
+      return [
+        {
+          name: "delay",
+          type: "latency",
+          stream: "upstream",
+          toxicity: 1,
+          attributes: { latency: need(fault, "ms"), jitter: fault.jitterMs ?? 0 },
+        },
+      ];
     case "loss":
       return [{ name: "loss", type: "timeout", stream: "upstream", toxicity: need(fault, "percent") / 100, attributes: { timeout: 0 } }];
     case "bandwidth": {

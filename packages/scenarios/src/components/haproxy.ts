@@ -7,15 +7,18 @@ import { balancerComponent, type HaproxyAlgorithm } from "./balancer";
  * ZBalancer in ./balancer.ts). It finds the replicas through Docker's DNS (the shared alias `app`);
  * its statistics (servers up, sessions, retries, errors, failed checks) are read each second.
  */
-export const haproxy = balancerComponent("haproxy", HAPROXY_CFG_PATH, (b, backends, protocol) =>
-  renderHaproxyCfg({
-    algorithm: b.algorithm as HaproxyAlgorithm,
-    replicas: backends.length,
-    protocol,
-    maxFails: b.maxFails,
-    failTimeoutSeconds: b.failTimeoutSeconds,
-    retryNextUpstream: b.retryNextUpstream,
-  }),
+export const haproxy = balancerComponent(
+  "haproxy",
+  HAPROXY_CFG_PATH,
+  (b, backends, protocol) =>
+    renderHaproxyCfg({
+      algorithm: b.algorithm as HaproxyAlgorithm,
+      replicas: backends.length,
+      protocol,
+      maxFails: b.maxFails,
+      failTimeoutSeconds: b.failTimeoutSeconds,
+      retryNextUpstream: b.retryNextUpstream,
+    }),
   {
     stats: { port: HAPROXY_STATS_PORT, path: `${HAPROXY_STATS_PATH};csv`, format: "haproxy" },
     figures: (input, run) => {

@@ -81,7 +81,10 @@ export const kafka: ComponentModule = {
         files: [{ path: SERVER_PROPERTIES_PATH, content: renderServerProperties({ partitions: brokerPartitions(run) }) }],
         ports: [BROKER_PORT],
         tier: 0,
-        ready: [{ kind: "log", pattern: "Kafka Server started" }, { kind: "tcp", port: BROKER_PORT }],
+        ready: [
+          { kind: "log", pattern: "Kafka Server started" },
+          { kind: "tcp", port: BROKER_PORT },
+        ],
       }),
     ];
   },

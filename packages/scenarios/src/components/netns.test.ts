@@ -7,7 +7,11 @@ const images = Object.fromEntries(LAB_IMAGES.map((i) => [i, `scalelab/${i}:test`
 const plan = (faults: TRunCreateInput["faults"]) =>
   buildPlan({
     runId: "cm3x9k2a-netns",
-    run: ZRunCreate.parse({ topology: { service: { replicas: 2 }, balancer: { kind: "nginx" } }, workload: { vus: 1, durationSeconds: 60 }, faults }),
+    run: ZRunCreate.parse({
+      topology: { service: { replicas: 2 }, balancer: { kind: "nginx" } },
+      workload: { vus: 1, durationSeconds: 60 },
+      faults,
+    }),
     images,
   });
 
@@ -29,7 +33,11 @@ describe("network holders", () => {
       labels: { "scalelab.run": "cm3x9k2a-netns", "scalelab.role": "netns", "scalelab.managed": "true" },
       ready: [],
     });
-    expect(p.containers.find((c) => c.name === "sl-cm3x9k2a-app-1")).toMatchObject({ aliases: [], networkOf: holder.name, hostname: "app-1" });
+    expect(p.containers.find((c) => c.name === "sl-cm3x9k2a-app-1")).toMatchObject({
+      aliases: [],
+      networkOf: holder.name,
+      hostname: "app-1",
+    });
     expect(p.containers.find((c) => c.name === "sl-cm3x9k2a-lb-0")).toMatchObject({ networkOf: "sl-cm3x9k2a-netns-lb-0" });
     expect(tiers(p).map((t) => t.map((c) => c.role))).toEqual([["netns"], ["app", "app"], ["netns"], ["lb"]]);
     // The other replica and the backends' names are as without faults.

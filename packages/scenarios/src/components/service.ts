@@ -49,7 +49,11 @@ export const ZService = strict("service", {
   if (s.kind === "testbed") return;
   for (const [key, standard] of Object.entries(TESTBED_KNOBS)) {
     if (s[key as keyof typeof TESTBED_KNOBS] !== standard) {
-      ctx.addIssue({ code: "custom", path: [key], message: `service.${key} applies only to kind testbed (the ${s.kind} server has no such knob)` });
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: `service.${key} applies only to kind testbed (the ${s.kind} server has no such knob)`,
+      });
     }
   }
 });

@@ -36,7 +36,7 @@ export function storageEnv(run: TRunCreate): Record<string, string> {
 
 /** The seeded products: deterministic, so two runs read the same rows. */
 export function productRow(i: number): [number, string, string] {
-  return [i, `product-${i}`, ((i * 7919) % 100_000 / 100).toFixed(2)];
+  return [i, `product-${i}`, (((i * 7919) % 100_000) / 100).toFixed(2)];
 }
 
 /** A readable rendering of the setup a store gets before the load (for previews). */

@@ -3,7 +3,21 @@ import type { TTestbedStats } from "../figures";
 import type { HaproxyStats } from "../haproxy-stats";
 
 /** The images a plan can use; each is built from packages/images/contexts/<name>. */
-export const LAB_IMAGES = ["testbed", "nginx", "haproxy", "k6", "wrk", "kafka", "cassandra", "postgres", "redis", "memcached", "hotkey-nginx", "ruby", "toxiproxy"] as const;
+export const LAB_IMAGES = [
+  "testbed",
+  "nginx",
+  "haproxy",
+  "k6",
+  "wrk",
+  "kafka",
+  "cassandra",
+  "postgres",
+  "redis",
+  "memcached",
+  "hotkey-nginx",
+  "ruby",
+  "toxiproxy",
+] as const;
 export type LabImage = (typeof LAB_IMAGES)[number];
 
 export type PlannedFile = { path: string; content: string };

@@ -67,10 +67,18 @@ describe("createExperiment", () => {
   });
 
   it("a variant the host cannot hold is a 400 naming the variant's field, and nothing is stored", async () => {
-    const b = body({ variants: [{ name: "ok", patch: {} }, { name: "greedy", patch: { topology: { service: { cpus: 64 } } } }] });
+    const b = body({
+      variants: [
+        { name: "ok", patch: {} },
+        { name: "greedy", patch: { topology: { service: { cpus: 64 } } } },
+      ],
+    });
     const err = await createExperiment(deps, ZExperimentCreate.parse(b)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).issues[0]).toMatchObject({ path: "variants.1.patch.topology.service.cpus", message: expect.stringMatching(/^variant "greedy": service.cpus must be between 0.05 and \d+/) });
+    expect((err as AppError).issues[0]).toMatchObject({
+      path: "variants.1.patch.topology.service.cpus",
+      message: expect.stringMatching(/^variant "greedy": service.cpus must be between 0.05 and \d+/),
+    });
     expect(await storedExperiments(b.name)).toBe(0);
   });
 
@@ -142,7 +150,11 @@ describe("REST", () => {
   });
 
   it("more than 200 runs is a 400 that says how many, and nothing is stored", async () => {
-    const b = body({ variants: undefined, sweep: [{ field: "workload.vus", values: Array.from({ length: 11 }, (_, i) => i + 1) }], repetitions: 20 });
+    const b = body({
+      variants: undefined,
+      sweep: [{ field: "workload.vus", values: Array.from({ length: 11 }, (_, i) => i + 1) }],
+      repetitions: 20,
+    });
     const res = await rest(post(`${API}/experiments`, JSON.stringify(b)));
     expect(res.status).toBe(400);
     const err = (await res.json()) as { issues: { path: string; message: string }[] };
@@ -163,7 +175,12 @@ describe("REST", () => {
   it("GET /presets lists the seven write-ups; POST /presets/{name}/run starts one with a patch, an unknown name is a 404", async () => {
     const list = (await (await rest(new Request(`${API}/presets`))).json()) as { name: string; runs: number; reference: unknown[] }[];
     expect(list).toHaveLength(7);
-    const res = await rest(post(`${API}/presets/cpu-limit-replicas/run`, JSON.stringify({ patch: { name: `${prefix} preset`, workload: { durationSeconds: 5 } }, repetitions: 2 })));
+    const res = await rest(
+      post(
+        `${API}/presets/cpu-limit-replicas/run`,
+        JSON.stringify({ patch: { name: `${prefix} preset`, workload: { durationSeconds: 5 } }, repetitions: 2 }),
+      ),
+    );
     expect(res.status).toBe(201);
     const ref = (await res.json()) as { id: string; runs: number };
     expect(ref.runs).toBe(8);
@@ -180,21 +197,49 @@ describe("REST", () => {
   it("GET /experiments/{id}/export: the runs as CSV, everything as JSON, a self-contained HTML report; a bad format is a 400", async () => {
     const ref = await createExperiment(deps, ZExperimentCreate.parse(body({ name: `${prefix} export, "quoted"` })));
     const run = await deps.db.run.findFirstOrThrow({ where: { experimentId: ref.id, variant: 0, repetition: 0 } });
-    await deps.db.run.update({ where: { id: run.id }, data: { status: "succeeded", summary: { requests: 50, rps: 10, errors: 0, errorRate: 0, latencyMs: { avg: 5, p50: 4, p90: 6, p95: 7, p99: 9, max: 12 } } } });
-    await deps.db.runSample.create({ data: { runId: run.id, t: 0, requests: 10, errors: 0, latAvg: 5, latP50: 4, latP90: 6, latP95: 7, latP99: 9, latMax: 12, backends: { "app-0": 10 } } });
+    await deps.db.run.update({
+      where: { id: run.id },
+      data: {
+        status: "succeeded",
+        summary: { requests: 50, rps: 10, errors: 0, errorRate: 0, latencyMs: { avg: 5, p50: 4, p90: 6, p95: 7, p99: 9, max: 12 } },
+      },
+    });
+    await deps.db.runSample.create({
+      data: {
+        runId: run.id,
+        t: 0,
+        requests: 10,
+        errors: 0,
+        latAvg: 5,
+        latP50: 4,
+        latP90: 6,
+        latP95: 7,
+        latP99: 9,
+        latMax: 12,
+        backends: { "app-0": 10 },
+      },
+    });
 
     const csv = await rest(new Request(`${API}/experiments/${ref.id}/export?format=csv`));
     expect(csv.status).toBe(200);
     expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
-    expect(csv.headers.get("content-disposition")).toMatch(/^attachment; filename="experiments-integration-[a-z0-9]+-export-quoted-runs\.csv"$/);
+    expect(csv.headers.get("content-disposition")).toMatch(
+      /^attachment; filename="experiments-integration-[a-z0-9]+-export-quoted-runs\.csv"$/,
+    );
     const lines = (await csv.text()).trim().split("\n");
     expect(lines).toHaveLength(5);
     expect(lines.find((l) => l.includes(run.id))).toMatch(/,succeeded,50,10,0,0,5,4,6,7,9,12,$/);
 
     const samples = await (await rest(new Request(`${API}/experiments/${ref.id}/export?format=csv&table=samples`))).text();
-    expect(samples.trim().split("\n")).toEqual(["runId,variant,repetition,t,requests,errors,latAvgMs,latP50Ms,latP90Ms,latP95Ms,latP99Ms,latMaxMs,backend:app-0", `${run.id},one,1,0,10,0,5,4,6,7,9,12,10`]);
+    expect(samples.trim().split("\n")).toEqual([
+      "runId,variant,repetition,t,requests,errors,latAvgMs,latP50Ms,latP90Ms,latP95Ms,latP99Ms,latMaxMs,backend:app-0",
+      `${run.id},one,1,0,10,0,5,4,6,7,9,12,10`,
+    ]);
 
-    const all = (await (await rest(new Request(`${API}/experiments/${ref.id}/export?format=json`))).json()) as { experiment: { id: string }; runs: { id: string; samples: unknown[] }[] };
+    const all = (await (await rest(new Request(`${API}/experiments/${ref.id}/export?format=json`))).json()) as {
+      experiment: { id: string };
+      runs: { id: string; samples: unknown[] }[];
+    };
     expect(all.experiment.id).toBe(ref.id);
     expect(all.runs.find((r) => r.id === run.id)?.samples).toHaveLength(1);
 
@@ -206,7 +251,10 @@ describe("REST", () => {
 
     const bad = await rest(new Request(`${API}/experiments/${ref.id}/export?format=xlsx`));
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { issues: { path: string; message: string }[] }).issues[0]).toEqual({ path: "format", message: "format must be one of: csv, json, html" });
+    expect(((await bad.json()) as { issues: { path: string; message: string }[] }).issues[0]).toEqual({
+      path: "format",
+      message: "format must be one of: csv, json, html",
+    });
 
     const runCsv = await rest(new Request(`${API}/runs/${run.id}/export?format=csv`));
     expect((await runCsv.text()).trim().split("\n")[1]).toBe("0,10,0,5,4,6,7,9,12,10");

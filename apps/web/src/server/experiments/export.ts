@@ -19,22 +19,39 @@ export const ZExperimentExportInput = z.object({
 export async function exportExperiment(deps: Deps, input: z.infer<typeof ZExperimentExportInput>): Promise<TFile> {
   const view = await getExperiment(deps, input.id);
   if (input.format === "html") {
-    return { contentType: "text/html; charset=utf-8", filename: fileName(view.name, "html"), body: experimentReportHtml(view, { generatedAt: new Date().toISOString() }) };
+    return {
+      contentType: "text/html; charset=utf-8",
+      filename: fileName(view.name, "html"),
+      body: experimentReportHtml(view, { generatedAt: new Date().toISOString() }),
+    };
   }
   const rows = await deps.db.run.findMany({ where: { experimentId: input.id }, select: { id: true, summary: true } });
   const summaries = new Map(rows.map((r) => [r.id, ZRunSummary.safeParse(r.summary).data ?? null]));
-  const runs = view.variants.flatMap((v) => v.runs.map((r) => ({ ...r, variant: v.name, axes: v.axes, summary: summaries.get(r.id) ?? null })));
+  const runs = view.variants.flatMap((v) =>
+    v.runs.map((r) => ({ ...r, variant: v.name, axes: v.axes, summary: summaries.get(r.id) ?? null })),
+  );
   if (input.format === "csv" && input.table === "runs") {
     return {
       contentType: "text/csv; charset=utf-8",
       filename: fileName(`${view.name}-runs`, "csv"),
       body: experimentRunsCsv(
         view.name,
-        runs.map((r) => ({ runId: r.id, variant: r.variant, axes: r.axes, repetition: r.repetition, attempt: r.attempt, status: r.status, summary: r.summary })),
+        runs.map((r) => ({
+          runId: r.id,
+          variant: r.variant,
+          axes: r.axes,
+          repetition: r.repetition,
+          attempt: r.attempt,
+          status: r.status,
+          summary: r.summary,
+        })),
       ),
     };
   }
-  const byRun = await readSamplesOf(deps, runs.map((r) => r.id));
+  const byRun = await readSamplesOf(
+    deps,
+    runs.map((r) => r.id),
+  );
   const withSamples = runs.map((r) => ({ ...r, samples: byRun.get(r.id) ?? [] }));
   if (input.format === "csv") {
     return {
@@ -43,7 +60,11 @@ export async function exportExperiment(deps: Deps, input: z.infer<typeof ZExperi
       body: samplesCsv(withSamples.map((r) => ({ runId: r.id, variant: r.variant, repetition: r.repetition, samples: r.samples }))),
     };
   }
-  return { contentType: "application/json; charset=utf-8", filename: fileName(view.name, "json"), body: json({ experiment: view, runs: withSamples }) };
+  return {
+    contentType: "application/json; charset=utf-8",
+    filename: fileName(view.name, "json"),
+    body: json({ experiment: view, runs: withSamples }),
+  };
 }
 
 export const ZRunExportInput = z.object({
@@ -56,8 +77,16 @@ export async function exportRun(deps: Deps, input: z.infer<typeof ZRunExportInpu
   const samples = await getSamples(deps, input.id);
   const name = run.name ?? `run-${run.id.slice(0, 8)}`;
   if (input.format === "csv") {
-    return { contentType: "text/csv; charset=utf-8", filename: fileName(`${name}-samples`, "csv"), body: samplesCsv([{ runId: run.id, samples }]) };
+    return {
+      contentType: "text/csv; charset=utf-8",
+      filename: fileName(`${name}-samples`, "csv"),
+      body: samplesCsv([{ runId: run.id, samples }]),
+    };
   }
   const [containers, figures] = await Promise.all([getContainers(deps, input.id), getFigures(deps, input.id)]);
-  return { contentType: "application/json; charset=utf-8", filename: fileName(name, "json"), body: json({ run, samples, containers, figures }) };
+  return {
+    contentType: "application/json; charset=utf-8",
+    filename: fileName(name, "json"),
+    body: json({ run, samples, containers, figures }),
+  };
 }

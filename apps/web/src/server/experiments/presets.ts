@@ -1,4 +1,11 @@
-import { EXPERIMENT_LIMITS, applyPatch, jsonObject, expandExperiment, estimateSeconds, ZExperimentCreate } from "@scalelab/scenarios/experiments";
+import {
+  EXPERIMENT_LIMITS,
+  applyPatch,
+  jsonObject,
+  expandExperiment,
+  estimateSeconds,
+  ZExperimentCreate,
+} from "@scalelab/scenarios/experiments";
 import { METRIC_KEYS } from "@scalelab/scenarios/experiment-report";
 import { PRESETS, presetByName } from "@scalelab/scenarios/presets";
 import { int, text } from "@scalelab/scenarios/fields";
@@ -8,7 +15,12 @@ import type { Deps } from "../runtime";
 import { createExperiment } from "./service";
 import type { TExperimentRef } from "./types";
 
-export const ZPresetReference = z.object({ variant: z.string(), metric: z.enum(METRIC_KEYS), value: z.number(), note: z.string().optional() });
+export const ZPresetReference = z.object({
+  variant: z.string(),
+  metric: z.enum(METRIC_KEYS),
+  value: z.number(),
+  note: z.string().optional(),
+});
 
 export const ZPresetView = z.object({
   name: z.string(),
@@ -30,13 +42,20 @@ export const ZPresetRunInput = z.strictObject(
   {
     name: z.string().min(1).max(64),
     /** The experiment's name; by default the preset's, marked "(modified)" when a patch, repetitions or settle pause change it. */
-    experimentName: text("experimentName", EXPERIMENT_LIMITS.name.max).pipe(z.string().min(1, { error: "experimentName must not be empty" })).optional(),
+    experimentName: text("experimentName", EXPERIMENT_LIMITS.name.max)
+      .pipe(z.string().min(1, { error: "experimentName must not be empty" }))
+      .optional(),
     /** Merged into the preset's base run definition (objects field by field, null removes a field). */
     patch: jsonObject("patch").optional(),
     repetitions: int("repetitions", repetitions).optional(),
     settleSeconds: int("settleSeconds", settleSeconds).optional(),
   },
-  { error: (iss) => (iss.code === "unrecognized_keys" ? `unknown field ${iss.keys.join(", ")}: a preset run takes experimentName, patch, repetitions and settleSeconds` : undefined) },
+  {
+    error: (iss) =>
+      iss.code === "unrecognized_keys"
+        ? `unknown field ${iss.keys.join(", ")}: a preset run takes experimentName, patch, repetitions and settleSeconds`
+        : undefined,
+  },
 );
 
 export async function listPresets(_deps: Deps) {

@@ -3,7 +3,16 @@ import type { Experiment, Run } from "@scalelab/db";
 import { RUN_JOB } from "@scalelab/scenarios/channels";
 import { experimentProgress } from "@scalelab/scenarios/experiment-progress";
 import { experimentStatistics } from "@scalelab/scenarios/experiment-report";
-import { estimateSeconds, expandExperiment, experimentRecords, issueOrigin, RUN_OVERHEAD_SECONDS, ZExperimentCreate, type TExpansion, type TExperimentCreate } from "@scalelab/scenarios/experiments";
+import {
+  estimateSeconds,
+  expandExperiment,
+  experimentRecords,
+  issueOrigin,
+  RUN_OVERHEAD_SECONDS,
+  ZExperimentCreate,
+  type TExpansion,
+  type TExperimentCreate,
+} from "@scalelab/scenarios/experiments";
 import { validateAgainstHost } from "@scalelab/scenarios/host";
 import { presetByName } from "@scalelab/scenarios/presets";
 import { experimentFindings } from "@scalelab/scenarios/findings";
@@ -58,8 +67,12 @@ export async function createExperiment(deps: Deps, input: TExperimentCreate, opt
   const records = experimentRecords(input, expansion, { experiment: id, run: randomUUID }, opts);
   const runs = records.runs;
   await deps.db.$transaction([
-    deps.db.experiment.create({ data: { ...records.experiment, definition: json(records.experiment.definition), variants: json(records.experiment.variants) } }),
-    deps.db.run.createMany({ data: runs.map((r) => ({ ...r, topology: json(r.topology), workload: json(r.workload), faults: json(r.faults) })) }),
+    deps.db.experiment.create({
+      data: { ...records.experiment, definition: json(records.experiment.definition), variants: json(records.experiment.variants) },
+    }),
+    deps.db.run.createMany({
+      data: runs.map((r) => ({ ...r, topology: json(r.topology), workload: json(r.workload), faults: json(r.faults) })),
+    }),
   ]);
   const jobs = runs.map((r) => ({
     name: RUN_JOB,
@@ -118,7 +131,14 @@ function progressOf(e: Experiment, runs: RunRow[], variantCount: number) {
       finishedAt: r.finishedAt?.getTime() ?? null,
       loadSeconds: loadSecondsOf(r.workload),
     })),
-    { planned: e.plannedRuns, variants: variantCount, repetitions: e.repetitions, cancelRequested: e.cancelRequested, settleSeconds: e.settleSeconds, now: Date.now() },
+    {
+      planned: e.plannedRuns,
+      variants: variantCount,
+      repetitions: e.repetitions,
+      cancelRequested: e.cancelRequested,
+      settleSeconds: e.settleSeconds,
+      now: Date.now(),
+    },
   );
 }
 
@@ -128,7 +148,11 @@ const variantsOf = (e: Experiment) => ZExperimentVariant.array().parse(e.variant
 
 async function readRuns(deps: Deps, experimentId: string): Promise<RunRow[]> {
   // Queue order: creation order, then the retries as they were added.
-  return deps.db.run.findMany({ where: { experimentId }, select: RUN_FIELDS, orderBy: [{ createdAt: "asc" }, { attempt: "asc" }, { repetition: "asc" }, { variant: "asc" }] });
+  return deps.db.run.findMany({
+    where: { experimentId },
+    select: RUN_FIELDS,
+    orderBy: [{ createdAt: "asc" }, { attempt: "asc" }, { repetition: "asc" }, { variant: "asc" }],
+  });
 }
 
 /** Runs of other work that the queue takes before this experiment's next one (FIFO, one at a time). */
@@ -136,7 +160,11 @@ async function workAhead(deps: Deps, experimentId: string, runs: RunRow[]): Prom
   const next = runs.find((r) => r.status === "queued");
   if (!next || runs.some((r) => r.status === "running")) return { aheadRuns: 0, aheadSeconds: 0 };
   const ahead = await deps.db.run.findMany({
-    where: { status: { in: ["queued", "running"] }, createdAt: { lt: next.createdAt }, OR: [{ experimentId: null }, { experimentId: { not: experimentId } }] },
+    where: {
+      status: { in: ["queued", "running"] },
+      createdAt: { lt: next.createdAt },
+      OR: [{ experimentId: null }, { experimentId: { not: experimentId } }],
+    },
     select: { workload: true, status: true, startedAt: true },
   });
   const seconds = ahead.reduce((n, r) => {
@@ -166,7 +194,9 @@ export async function getExperiment(deps: Deps, id: string): Promise<TExperiment
     variants.map((v, index) => ({
       name: v.name,
       runs: runs.flatMap((r, i) =>
-        (r.variant ?? 0) === index && r.status === "succeeded" && summaries[i] ? [{ summary: summaries[i], hostCpus: ZHostFacts.safeParse(r.host).data?.cpus ?? null, openModel: isOpenModel(r.workload) }] : [],
+        (r.variant ?? 0) === index && r.status === "succeeded" && summaries[i]
+          ? [{ summary: summaries[i], hostCpus: ZHostFacts.safeParse(r.host).data?.cpus ?? null, openModel: isOpenModel(r.workload) }]
+          : [],
       ),
     })),
     e.baseline,
@@ -212,12 +242,24 @@ export async function getExperiment(deps: Deps, id: string): Promise<TExperiment
 
 export async function listExperiments(deps: Deps, opts: { limit: number }): Promise<TExperimentSummary[]> {
   const rows = await deps.db.experiment.findMany({ orderBy: { createdAt: "desc" }, take: opts.limit });
-  const runs = await deps.db.run.findMany({ where: { experimentId: { in: rows.map((r) => r.id) } }, select: { ...RUN_FIELDS, experimentId: true } });
+  const runs = await deps.db.run.findMany({
+    where: { experimentId: { in: rows.map((r) => r.id) } },
+    select: { ...RUN_FIELDS, experimentId: true },
+  });
   return rows.map((e) => {
     const own = runs.filter((r) => r.experimentId === e.id);
     const variants = variantsOf(e).length;
     const { status, progress } = progressOf(e, own, variants);
-    return { id: e.id, name: e.name, status, preset: e.preset, createdAt: e.createdAt.toISOString(), variants, repetitions: e.repetitions, progress };
+    return {
+      id: e.id,
+      name: e.name,
+      status,
+      preset: e.preset,
+      createdAt: e.createdAt.toISOString(),
+      variants,
+      repetitions: e.repetitions,
+      progress,
+    };
   });
 }
 
@@ -226,7 +268,11 @@ export async function cancelExperiment(deps: Deps, id: string): Promise<TExperim
   const e = await deps.db.experiment.findUnique({ where: { id } });
   if (!e) throw experimentNotFound(id);
   await deps.db.experiment.update({ where: { id }, data: { cancelRequested: true } });
-  const live = await deps.db.run.findMany({ where: { experimentId: id, status: { in: ["queued", "running"] } }, select: { id: true }, orderBy: { createdAt: "desc" } });
+  const live = await deps.db.run.findMany({
+    where: { experimentId: id, status: { in: ["queued", "running"] } },
+    select: { id: true },
+    orderBy: { createdAt: "desc" },
+  });
   for (const r of live) {
     await cancelRun(deps, r.id).catch((err: unknown) => {
       // A run that ended meanwhile cannot be cancelled any more, which is fine.

@@ -27,7 +27,6 @@ export const ZExperimentPreview = z.object({
 });
 export type TExperimentPreview = z.infer<typeof ZExperimentPreview>;
 
-
 export const ZExperimentView = z.object({
   id: z.string(),
   name: z.string(),

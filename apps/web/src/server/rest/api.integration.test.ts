@@ -41,7 +41,7 @@ afterAll(async () => {
 });
 
 describe("numbers are JSON numbers, over REST and tRPC alike", () => {
-  it("REST creates a run from JSON numbers (201) and refuses replicas \"3\" naming the field, storing nothing", async () => {
+  it('REST creates a run from JSON numbers (201) and refuses replicas "3" naming the field, storing nothing', async () => {
     const good = named("rest ok");
     const created = await rest(post(`${API}/runs`, JSON.stringify(runBody(3, good))));
     expect(created.status).toBe(201);
@@ -129,7 +129,9 @@ describe("database errors never reach a client", () => {
     const logged: unknown[] = [];
     const log = (_: string, err: unknown) => void logged.push(err);
     try {
-      const restRes = await createRestHandler({ router: appRouter, createContext: () => ({ deps: broken }), log })(new Request(`${API}/runs/abc`));
+      const restRes = await createRestHandler({ router: appRouter, createContext: () => ({ deps: broken }), log })(
+        new Request(`${API}/runs/abc`),
+      );
       const restText = await restRes.text();
       expect(restRes.status).toBe(500);
       expect(JSON.parse(restText)).toEqual({ error: "internal", message: "Internal server error" });
@@ -139,7 +141,7 @@ describe("database errors never reach a client", () => {
       );
       const trpcText = await trpcRes.text();
       expect(trpcRes.status).toBe(500);
-      expect(((JSON.parse(trpcText) as TrpcError).error.message)).toBe("Internal server error");
+      expect((JSON.parse(trpcText) as TrpcError).error.message).toBe("Internal server error");
 
       for (const text of [restText, trpcText]) {
         expect(text).not.toContain("scalelab_missing");
@@ -161,15 +163,46 @@ describe("GET /runs/{id}/containers (tRPC runs.containers)", () => {
     await deps.db.containerSample.createMany({
       data: [
         { runId: id, t: 1, container: "sl-x-app-0", ...app, throttledMs: 1342.6, netRxBps: 754_781.7, netTxBps: 1_577_384.9 },
-        { runId: id, t: 1, container: "sl-x-lb", role: "lb", cpuPct: 31, memBytes: 4_000_000n, throttledPeriods: 0, throttledMs: 0, netRxBps: 2e6, netTxBps: 2.1e6 },
+        {
+          runId: id,
+          t: 1,
+          container: "sl-x-lb",
+          role: "lb",
+          cpuPct: 31,
+          memBytes: 4_000_000n,
+          throttledPeriods: 0,
+          throttledMs: 0,
+          netRxBps: 2e6,
+          netTxBps: 2.1e6,
+        },
         // A row recorded before throttled time and network were (the columns are null).
         { runId: id, t: 0, container: "sl-x-app-0", ...app },
       ],
     });
     const expected = [
       { t: 0, container: "sl-x-app-0", role: "app", cpuPct: 20.2, memBytes: 9_000_000, throttledPeriods: 10 },
-      { t: 1, container: "sl-x-app-0", role: "app", cpuPct: 20.2, memBytes: 9_000_000, throttledPeriods: 10, throttledMs: 1342.6, netRxBps: 754_781.7, netTxBps: 1_577_384.9 },
-      { t: 1, container: "sl-x-lb", role: "lb", cpuPct: 31, memBytes: 4_000_000, throttledPeriods: 0, throttledMs: 0, netRxBps: 2e6, netTxBps: 2.1e6 },
+      {
+        t: 1,
+        container: "sl-x-app-0",
+        role: "app",
+        cpuPct: 20.2,
+        memBytes: 9_000_000,
+        throttledPeriods: 10,
+        throttledMs: 1342.6,
+        netRxBps: 754_781.7,
+        netTxBps: 1_577_384.9,
+      },
+      {
+        t: 1,
+        container: "sl-x-lb",
+        role: "lb",
+        cpuPct: 31,
+        memBytes: 4_000_000,
+        throttledPeriods: 0,
+        throttledMs: 0,
+        netRxBps: 2e6,
+        netTxBps: 2.1e6,
+      },
     ];
 
     const res = await rest(new Request(`${API}/runs/${id}/containers`));
@@ -185,11 +218,25 @@ describe("GET /runs/{id}/containers (tRPC runs.containers)", () => {
     expect(await missing.json()).toMatchObject({ error: "not_found" });
 
     const doc = openApiDocument();
-    const op = (doc.paths!["/runs/{id}/containers"] as { get: { responses: Record<string, { content?: Record<string, { schema: unknown }> }> } }).get;
+    const op = (
+      doc.paths!["/runs/{id}/containers"] as { get: { responses: Record<string, { content?: Record<string, { schema: unknown }> }> } }
+    ).get;
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["200", "404"]));
     expect(op.responses["200"]!.content!["application/json"]!.schema).toMatchObject({
       type: "array",
-      items: { properties: { t: {}, container: {}, role: {}, cpuPct: {}, memBytes: {}, throttledPeriods: {}, throttledMs: {}, netRxBps: {}, netTxBps: {} } },
+      items: {
+        properties: {
+          t: {},
+          container: {},
+          role: {},
+          cpuPct: {},
+          memBytes: {},
+          throttledPeriods: {},
+          throttledMs: {},
+          netRxBps: {},
+          netTxBps: {},
+        },
+      },
     });
   });
 });

@@ -24,7 +24,11 @@ export function restError(status: number, body: TRestError, headers?: HeadersIni
   return Response.json(body, { status, headers });
 }
 
-export const invalidInputError = (issues: FieldIssue[]): TRestError => ({ error: "invalid_input", message: "Input validation failed", issues });
+export const invalidInputError = (issues: FieldIssue[]): TRestError => ({
+  error: "invalid_input",
+  message: "Input validation failed",
+  issues,
+});
 
 const NAMES: Record<string, string> = {
   BAD_REQUEST: "bad_request",

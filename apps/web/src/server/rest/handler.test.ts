@@ -101,7 +101,11 @@ describe("numbers are JSON numbers", () => {
     const bad = await json(await rest(new Request(`${API}/runs?limit=lots`)));
     expect(bad).toEqual({
       status: 400,
-      body: { error: "invalid_input", message: "Input validation failed", issues: [{ path: "limit", message: "limit must be a whole number between 1 and 500" }] },
+      body: {
+        error: "invalid_input",
+        message: "Input validation failed",
+        issues: [{ path: "limit", message: "limit must be a whole number between 1 and 500" }],
+      },
     });
     for (const limit of ["0x10", "1e2", "5.0", "", "0"]) {
       expect((await rest(new Request(`${API}/runs?limit=${limit}`))).status, `limit=${limit}`).toBe(400);
@@ -129,7 +133,11 @@ describe("NUL bytes", () => {
 
   it("in a path id, percent-encoded, is a 400 naming id and reaches no query", async () => {
     const { rest, calls } = setup();
-    for (const req of [new Request(`${API}/runs/%00`), new Request(`${API}/runs/ab%00cd/samples`), post(`${API}/runs/%00/cancel`, null, {})]) {
+    for (const req of [
+      new Request(`${API}/runs/%00`),
+      new Request(`${API}/runs/ab%00cd/samples`),
+      post(`${API}/runs/%00/cancel`, null, {}),
+    ]) {
       const { status, body } = await json(await rest(req));
       expect(status).toBe(400);
       expect(body).toMatchObject({ error: "invalid_input", issues: [{ path: "id", message: "id must not contain NUL bytes" }] });
@@ -151,7 +159,11 @@ describe("NUL bytes", () => {
     const { rest } = setup();
     expect(await json(await rest(new Request(`${API}/runs/%E0%A4%A`)))).toEqual({
       status: 400,
-      body: { error: "invalid_input", message: "Input validation failed", issues: [{ path: "id", message: "id is not valid percent-encoded UTF-8" }] },
+      body: {
+        error: "invalid_input",
+        message: "Input validation failed",
+        issues: [{ path: "id", message: "id is not valid percent-encoded UTF-8" }],
+      },
     });
   });
 
@@ -159,7 +171,9 @@ describe("NUL bytes", () => {
     const { trpc } = setup();
     const res = await trpc(new Request(`${TRPC}/runs.get?input=${encodeURIComponent(JSON.stringify({ id: "\u0000" }))}`));
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ error: { data: { code: "BAD_REQUEST", issues: [{ path: "id", message: "id must not contain NUL bytes" }] } } });
+    expect(await res.json()).toMatchObject({
+      error: { data: { code: "BAD_REQUEST", issues: [{ path: "id", message: "id must not contain NUL bytes" }] } },
+    });
   });
 });
 
@@ -249,7 +263,10 @@ describe("content types", () => {
     expect(emptyJson.status).toBe(404);
     expect(calls.findUnique).toHaveLength(3);
 
-    const crossSite: Record<string, string>[] = [{ "sec-fetch-site": "cross-site", origin: "https://evil.example" }, { origin: "https://evil.example" }];
+    const crossSite: Record<string, string>[] = [
+      { "sec-fetch-site": "cross-site", origin: "https://evil.example" },
+      { origin: "https://evil.example" },
+    ];
     for (const headers of crossSite) {
       const res = await json(await rest(post(`${API}/runs/abc/cancel`, null, headers)));
       expect(res.status).toBe(415);
@@ -272,7 +289,10 @@ describe("body size", () => {
     let pulled = 0;
     const stream = new ReadableStream<Uint8Array>({ pull: (c) => void (pulled++, c.enqueue(new Uint8Array(65_536))) });
     const res = await rest(post(`${API}/runs`, stream, { ...JSON_TYPE, "content-length": String(MAX_BODY_BYTES + 1) }));
-    expect(await json(res)).toEqual({ status: 413, body: { error: "payload_too_large", message: `The request body must be at most ${MAX_BODY_BYTES} bytes` } });
+    expect(await json(res)).toEqual({
+      status: 413,
+      body: { error: "payload_too_large", message: `The request body must be at most ${MAX_BODY_BYTES} bytes` },
+    });
     expect(pulled).toBeLessThanOrEqual(1);
   });
 
@@ -307,7 +327,14 @@ describe("every error is JSON in the ZRestError shape", () => {
     const { rest } = setup();
     for (const body of ["[1]", '"x"', "3", "null"]) {
       const res = await json(await rest(post(`${API}/runs/abc/cancel`, body)));
-      expect(res).toEqual({ status: 400, body: { error: "invalid_input", message: "Input validation failed", issues: [{ path: "", message: "the body must be a JSON object" }] } });
+      expect(res).toEqual({
+        status: 400,
+        body: {
+          error: "invalid_input",
+          message: "Input validation failed",
+          issues: [{ path: "", message: "the body must be a JSON object" }],
+        },
+      });
     }
   });
 
@@ -349,8 +376,11 @@ describe("the OpenAPI document", () => {
     expect((doc.paths!["/runs"] as { get: { parameters: unknown[] } }).get.parameters).toEqual([
       { in: "query", name: "limit", schema: { type: "integer", minimum: 1, maximum: 500, default: 100 } },
     ]);
-    const create = (doc.paths!["/runs"] as Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>).post!;
+    const create = (doc.paths!["/runs"] as Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>)
+      .post!;
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(["201", "400", "413", "415"]));
-    expect(create.responses["415"]!.content!["application/json"]!.schema).toMatchObject({ properties: { error: {}, message: {}, issues: {} } });
+    expect(create.responses["415"]!.content!["application/json"]!.schema).toMatchObject({
+      properties: { error: {}, message: {}, issues: {} },
+    });
   });
 });

@@ -17,9 +17,7 @@ export type Route = {
 };
 
 export type RouteMatch =
-  | { kind: "found"; route: Route; params: Record<string, string> }
-  | { kind: "method_not_allowed"; allow: string[] }
-  | { kind: "not_found" };
+  { kind: "found"; route: Route; params: Record<string, string> } | { kind: "method_not_allowed"; allow: string[] } | { kind: "not_found" };
 
 const normalize = (path: string) => `/${path.replace(/^\/+|\/+$/g, "")}`;
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -48,7 +46,8 @@ export function routesOf(router: AnyRouter): Route[] {
     if (!openapi || openapi.enabled === false) continue;
     const type = proc._def.type;
     if (type !== "query" && type !== "mutation") throw new Error(`${path}: only queries and mutations can be REST endpoints`);
-    if (openapi.method !== "GET" && openapi.method !== "POST") throw new Error(`${path}: REST endpoints are GET or POST, not ${openapi.method}`);
+    if (openapi.method !== "GET" && openapi.method !== "POST")
+      throw new Error(`${path}: REST endpoints are GET or POST, not ${openapi.method}`);
     routes.push({
       method: openapi.method,
       template: openapi.path,

@@ -68,7 +68,8 @@ export const experimentsRouter = router({
         path: "/experiments/{id}/export",
         tags,
         protect: false,
-        summary: "Download an experiment: ?format=json (everything, per-second samples included), csv (&table=runs: one row per run; samples: one per second) or html (a self-contained report with its charts)",
+        summary:
+          "Download an experiment: ?format=json (everything, per-second samples included), csv (&table=runs: one row per run; samples: one per second) or html (a self-contained report with its charts)",
         errorResponses: [400, 404],
       },
       file: true,
@@ -79,7 +80,14 @@ export const experimentsRouter = router({
 
   cancel: procedure
     .meta({
-      openapi: { method: "POST", path: "/experiments/{id}/cancel", tags, protect: false, summary: "Cancel the runs an experiment has left", errorResponses: [404] },
+      openapi: {
+        method: "POST",
+        path: "/experiments/{id}/cancel",
+        tags,
+        protect: false,
+        summary: "Cancel the runs an experiment has left",
+        errorResponses: [404],
+      },
     })
     .input(ZExperimentId)
     .output(ZExperimentRef)

@@ -8,7 +8,13 @@ const tags = ["presets"];
 export const presetsRouter = router({
   list: procedure
     .meta({
-      openapi: { method: "GET", path: "/presets", tags, protect: false, summary: "The experiments of the write-ups, each ready to run, with the write-up's figures" },
+      openapi: {
+        method: "GET",
+        path: "/presets",
+        tags,
+        protect: false,
+        summary: "The experiments of the write-ups, each ready to run, with the write-up's figures",
+      },
     })
     .input(z.object({}).prefault({}))
     .output(z.array(ZPresetView))

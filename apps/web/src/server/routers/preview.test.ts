@@ -7,7 +7,10 @@ const run = (body: unknown) => ZRunCreate.parse(body);
 describe("renderPreview", () => {
   it("shows the balancer config and the k6 script the worker will write", () => {
     const { nginxConf, k6Script } = renderPreview(
-      run({ topology: { balancer: { algorithm: "least_conn" }, service: { replicas: 2 } }, workload: { endpoint: "hostname", vus: 2, durationSeconds: 8 } }),
+      run({
+        topology: { balancer: { algorithm: "least_conn" }, service: { replicas: 2 } },
+        workload: { endpoint: "hostname", vus: 2, durationSeconds: 8 },
+      }),
     );
     expect(nginxConf).toContain("least_conn;");
     expect(nginxConf).toContain("server app-1:");
@@ -22,7 +25,12 @@ describe("renderPreview", () => {
 
     const full = renderPreview(
       run({
-        topology: { service: {}, downstream: { mode: "async", replicas: 2 }, broker: { memoryMb: 512 }, storage: { kind: "cassandra", memoryMb: 1024 } },
+        topology: {
+          service: {},
+          downstream: { mode: "async", replicas: 2 },
+          broker: { memoryMb: 512 },
+          storage: { kind: "cassandra", memoryMb: 1024 },
+        },
         workload: { endpoint: "products", vus: 1 },
       }),
     );

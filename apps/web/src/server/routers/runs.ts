@@ -54,14 +54,23 @@ export const runsRouter = router({
     .query(({ ctx, input }) => listRuns(ctx.deps, input)),
 
   get: procedure
-    .meta({ openapi: { method: "GET", path: "/runs/{id}", tags, protect: false, summary: "One run with its summary", errorResponses: [404] } })
+    .meta({
+      openapi: { method: "GET", path: "/runs/{id}", tags, protect: false, summary: "One run with its summary", errorResponses: [404] },
+    })
     .input(ZRunId)
     .output(ZRunView)
     .query(({ ctx, input }) => getRun(ctx.deps, input.id)),
 
   samples: procedure
     .meta({
-      openapi: { method: "GET", path: "/runs/{id}/samples", tags, protect: false, summary: "Per-second buckets of a run", errorResponses: [404] },
+      openapi: {
+        method: "GET",
+        path: "/runs/{id}/samples",
+        tags,
+        protect: false,
+        summary: "Per-second buckets of a run",
+        errorResponses: [404],
+      },
     })
     .input(ZRunId)
     .output(z.array(ZSample))
@@ -115,7 +124,14 @@ export const runsRouter = router({
 
   cancel: procedure
     .meta({
-      openapi: { method: "POST", path: "/runs/{id}/cancel", tags, protect: false, summary: "Cancel a queued or running run", errorResponses: [404, 409] },
+      openapi: {
+        method: "POST",
+        path: "/runs/{id}/cancel",
+        tags,
+        protect: false,
+        summary: "Cancel a queued or running run",
+        errorResponses: [404, 409],
+      },
     })
     .input(ZRunId)
     .output(ZRunRef)

@@ -10,7 +10,9 @@ describe("parseChannelMessage", () => {
       sample: { t: 3 },
     });
     expect(
-      parseChannelMessage(JSON.stringify({ type: "status", status: "running", step: "preparing_images", stepDetail: "testbed 3/9", error: null })),
+      parseChannelMessage(
+        JSON.stringify({ type: "status", status: "running", step: "preparing_images", stepDetail: "testbed 3/9", error: null }),
+      ),
     ).toEqual({ type: "status", status: "running", step: "preparing_images", stepDetail: "testbed 3/9", error: null });
     expect(parseChannelMessage(JSON.stringify({ type: "event", level: "warn", step: "running", message: "slow" }))?.type).toBe("event");
     expect(

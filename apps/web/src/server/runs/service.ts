@@ -8,7 +8,16 @@ import { ZFigureSample, type TContainerSample, type TContainerStat, type TFigure
 import { imbalanceIndex } from "@scalelab/scenarios/fault-effects";
 import { runFindings } from "@scalelab/scenarios/findings";
 import { replicaHost } from "@scalelab/scenarios/components/service";
-import { ZHostFacts, ZRunSummary, ZSample, ZTopology, ZWorkload, type THostFacts, type TRunCreate, type TSample } from "@scalelab/scenarios/schemas";
+import {
+  ZHostFacts,
+  ZRunSummary,
+  ZSample,
+  ZTopology,
+  ZWorkload,
+  type THostFacts,
+  type TRunCreate,
+  type TSample,
+} from "@scalelab/scenarios/schemas";
 import type { Redis } from "ioredis";
 import { AppError, invalidInput, runNotFound } from "../errors";
 import { HOST_KEY, RUN_JOB, cancelChannel, runChannel } from "@scalelab/scenarios/channels";
@@ -98,7 +107,11 @@ export function toRunView(row: Run): TRunView {
     host: host.success ? host.data : null,
     summary: summary.success ? summary.data : null,
     findings: summary.success
-      ? runFindings({ summary: summary.data, hostCpus: host.success ? host.data.cpus : null, openModel: ZWorkload.safeParse(row.workload).data?.arrivalRate !== undefined })
+      ? runFindings({
+          summary: summary.data,
+          hostCpus: host.success ? host.data.cpus : null,
+          openModel: ZWorkload.safeParse(row.workload).data?.arrivalRate !== undefined,
+        })
       : [],
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),

@@ -1,11 +1,4 @@
-import {
-  RUN_STEPS,
-  ZHostFacts,
-  ZRunStatus,
-  ZRunSummary,
-  ZTopology,
-  ZWorkload,
-} from "@scalelab/scenarios/schemas";
+import { RUN_STEPS, ZHostFacts, ZRunStatus, ZRunSummary, ZTopology, ZWorkload } from "@scalelab/scenarios/schemas";
 import { ZFaultRecord } from "@scalelab/scenarios/faults";
 import { ZFinding } from "@scalelab/scenarios/findings";
 import { ZContainerStat, type TContainerStat } from "@scalelab/scenarios/messages";
@@ -52,4 +45,3 @@ export const ZContainerSeconds = z.object({ t: z.number().int(), containers: z.a
 export type TContainerSeconds = z.infer<typeof ZContainerSeconds>;
 
 export type TRunEventView = { at: string; level: string; step: string; message: string };
-
