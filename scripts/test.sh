@@ -21,7 +21,7 @@ vitest_json() { echo "--reporter=default" "--reporter=json" "--outputFile=$RESUL
 ensure_node; ensure_pnpm; ensure_go; ensure_tools; ensure_redis_server; ensure_docker; ensure_chromium; ensure_workspace
 
 step "typecheck" pnpm --silent turbo run typecheck --output-logs=errors-only
-step "lint (layering, env access)" pnpm --silent exec eslint .
+step "lint (layering, env access, format)" pnpm --silent run lint
 step "unit: scenarios" pnpm --filter @scalelab/scenarios test $(vitest_json unit-scenarios)
 step "unit: images" pnpm --filter @scalelab/images test $(vitest_json unit-images)
 step "unit: worker" pnpm --filter @scalelab/worker test $(vitest_json unit-worker)
