@@ -30,6 +30,9 @@ const IO_MODULES = [
   "node:os",
 ];
 
+/** The curated entry points of @scalelab/scenarios (its package.json "exports"). */
+const SCENARIOS_ENTRIES = ["contract", "messages", "components", "plan", "loadgen", "analysis", "experiments"];
+
 /** @param {{ root: string }} opts */
 export function scalelab({ root }) {
   return tseslint.config(
@@ -61,6 +64,24 @@ export function scalelab({ root }) {
       // Where the environment is read (or handed on to a child process) and tool configs.
       files: ["**/src/env.ts", "**/*.config.{ts,mts}"],
       rules: { "no-restricted-properties": "off" },
+    },
+    {
+      // The apps see @scalelab/scenarios only through its entry points (package.json "exports").
+      files: ["apps/**/*.{ts,tsx}", "packages/db/**/*.ts", "packages/images/**/*.ts", "tooling/**/*.ts"],
+      rules: {
+        "no-restricted-imports": [
+          "error",
+          {
+            patterns: [
+              {
+                regex: `^@scalelab/scenarios(/(?!(${SCENARIOS_ENTRIES.join("|")})$).*)?$`,
+                message: `Import @scalelab/scenarios through an entry point: ${SCENARIOS_ENTRIES.map((e) => `@scalelab/scenarios/${e}`).join(", ")}.`,
+              },
+              { group: ["**/packages/scenarios/src/**"], message: "Import @scalelab/scenarios through an entry point, not by path." },
+            ],
+          },
+        ],
+      },
     },
     {
       files: ["packages/scenarios/src/**/*.ts"],

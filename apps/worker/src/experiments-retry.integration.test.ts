@@ -1,5 +1,5 @@
-import { experimentProgress } from "@scalelab/scenarios/experiment-progress";
-import type { TRunStatus } from "@scalelab/scenarios/schemas";
+import { experimentProgress } from "@scalelab/scenarios/experiments";
+import type { TRunStatus } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";
 import type { PrepareImages } from "./pipeline/context";
 import { experimentHelpers } from "./testing/experiments";

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Db, Prisma } from "@scalelab/db";
-import { RUN_JOB, type RunJobData } from "@scalelab/scenarios/channels";
-import { wantsRetry } from "@scalelab/scenarios/experiment-progress";
-import type { TRunStatus } from "@scalelab/scenarios/schemas";
+import { RUN_JOB, type RunJobData } from "@scalelab/scenarios/messages";
+import { wantsRetry } from "@scalelab/scenarios/experiments";
+import type { TRunStatus } from "@scalelab/scenarios/contract";
 import type { Queue } from "bullmq";
 import type { Logger } from "./log";
 

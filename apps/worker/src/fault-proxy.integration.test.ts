@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Agent, request } from "node:http";
 import { ensureImages, type ImageProgress } from "@scalelab/images";
 import { buildPlan, LABELS, requiredImages, type PlannedContainer, type RunPlan } from "@scalelab/scenarios/plan";
-import { ZRunCreate } from "@scalelab/scenarios/schemas";
+import { ZRunCreate } from "@scalelab/scenarios/contract";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { instanceId, parseEnv } from "./env";

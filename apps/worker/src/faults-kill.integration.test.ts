@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { ZFaultRecord } from "@scalelab/scenarios/faults";
+import { ZFaultRecord } from "@scalelab/scenarios/contract";
 import { LABELS } from "@scalelab/scenarios/plan";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
-import { SERVICE_KINDS } from "@scalelab/scenarios/hotkey";
-import { ZRunSummary } from "@scalelab/scenarios/schemas";
+import { SERVICE_KINDS } from "@scalelab/scenarios/components";
+import { ZRunSummary } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";
 import { useLabWorker } from "./testing/lab";
 

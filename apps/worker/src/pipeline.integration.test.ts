@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Db } from "@scalelab/db";
 import { CORE_LAB_IMAGES, ensureImages } from "@scalelab/images";
 import { LABELS, runLabels, type LabImage } from "@scalelab/scenarios/plan";
-import { ZRunCreate, ZRunSummary, type TRunCreateInput } from "@scalelab/scenarios/schemas";
+import { ZRunCreate, ZRunSummary, type TRunCreateInput } from "@scalelab/scenarios/contract";
 import type { Queue } from "bullmq";
 import Docker from "dockerode";
 import type { Redis } from "ioredis";
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { instanceId, parseEnv } from "./env";
 import { createLogger } from "./log";
 import type { PrepareImages } from "./pipeline/context";
-import { cancelChannel, runChannel } from "@scalelab/scenarios/channels";
+import { cancelChannel, runChannel } from "@scalelab/scenarios/messages";
 import { openLab, waitFor, type Lab } from "./testing/lab";
 import { start, type WorkerHandle } from "./worker";
 

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { K6EventReader } from "@scalelab/scenarios/k6-events";
+import { K6EventReader } from "@scalelab/scenarios/loadgen";
 import { afterEach, describe, expect, it } from "vitest";
 import { sseEvents } from "./sse";
 
-const fixture = readFileSync(new URL("../../../packages/scenarios/src/fixtures/k6-closed.sse", import.meta.url), "utf8");
+const fixture = readFileSync(new URL("../../../packages/scenarios/src/loadgen/k6/fixtures/k6-closed.sse", import.meta.url), "utf8");
 
 let server: Server | undefined;
 afterEach(() => server?.close());

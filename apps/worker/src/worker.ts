@@ -10,7 +10,7 @@ import { createLogger, errorMessage, type Logger } from "./log";
 import { DEFAULT_TIMEOUTS, type PipelineDeps, type PrepareImages, type Timeouts } from "./pipeline/context";
 import { withDeadlines } from "./provisioner/deadlines";
 import { DockerProvisioner } from "./provisioner/docker";
-import { HOST_KEY, RUN_QUEUE, runChannel, type RunJobData } from "@scalelab/scenarios/channels";
+import { HOST_KEY, RUN_QUEUE, runChannel, type RunJobData } from "@scalelab/scenarios/messages";
 import { retryIfWanted } from "./experiments";
 import { encodeChannelMessage } from "@scalelab/scenarios/messages";
 import { connect, producerConnection, queueConnection, subscriberConnection, workerConnection } from "./redis";

@@ -1,7 +1,7 @@
 "use client";
 
-import { formatRatio, overlaySeries } from "@scalelab/scenarios/compare";
-import { isTerminal } from "@scalelab/scenarios/schemas";
+import { formatRatio, overlaySeries } from "@scalelab/scenarios/analysis";
+import { isTerminal } from "@scalelab/scenarios/contract";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Fragment, useMemo } from "react";

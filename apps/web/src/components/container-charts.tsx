@@ -1,6 +1,6 @@
 "use client";
 
-import type { TRunCreate } from "@scalelab/scenarios/schemas";
+import type { TRunCreate } from "@scalelab/scenarios/contract";
 import { useMemo, useState } from "react";
 import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
 import { limitLines, resourceSeries, type LimitLine, type ResourceKey, type ResourceSeries } from "~/lib/container-series";

@@ -1,6 +1,6 @@
 "use client";
 
-import type { TMetricKey, TUslResult } from "@scalelab/scenarios/experiment-report";
+import type { TMetricKey, TUslResult } from "@scalelab/scenarios/analysis";
 import { useState } from "react";
 import {
   Bar,

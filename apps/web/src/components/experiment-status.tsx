@@ -1,4 +1,4 @@
-import type { TExperimentStatus } from "@scalelab/scenarios/experiment-progress";
+import type { TExperimentStatus } from "@scalelab/scenarios/experiments";
 
 /** An experiment's status in the runs' badge colours. */
 export function ExperimentStatusBadge({ status }: { status: TExperimentStatus }) {

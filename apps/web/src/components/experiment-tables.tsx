@@ -1,6 +1,6 @@
 "use client";
 
-import { EXPERIMENT_METRICS, type TMetricKey } from "@scalelab/scenarios/experiment-report";
+import { EXPERIMENT_METRICS, type TMetricKey } from "@scalelab/scenarios/analysis";
 import Link from "next/link";
 import { comparisonRows, heatShade, heatTables, shortField } from "~/lib/experiment-charts";
 import { FindingList } from "./finding-list";

@@ -1,5 +1,5 @@
-import { formatRatio, ratioTo, verdictOf } from "@scalelab/scenarios/compare";
-import type { TFaultEffect } from "@scalelab/scenarios/faults";
+import { formatRatio, ratioTo, verdictOf } from "@scalelab/scenarios/analysis";
+import type { TFaultEffect } from "@scalelab/scenarios/contract";
 import type { TRunView } from "~/server/runs/types";
 import { errorKindsText, faultCompareRows } from "~/lib/faults";
 import { formatCount } from "~/lib/format";

@@ -1,6 +1,6 @@
 "use client";
 
-import { CONTAINER_FAULTS, FAULT_LIMITS, FAULT_PARAMS, faultLabel, NETWORK_FAULTS, type FaultableRole } from "@scalelab/scenarios/faults";
+import { CONTAINER_FAULTS, FAULT_LIMITS, FAULT_PARAMS, faultLabel, NETWORK_FAULTS, type FaultableRole } from "@scalelab/scenarios/contract";
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { get, useFieldArray, useFormContext, useFormState, type FieldError } from "react-hook-form";
 import { labelLanes, nextFault, PARAM_DEFAULTS, roleOption, type FaultFormValue } from "~/lib/faults";

@@ -1,4 +1,4 @@
-import type { TFaultEffect, TFaultRecord } from "@scalelab/scenarios/faults";
+import type { TFaultEffect, TFaultRecord } from "@scalelab/scenarios/contract";
 import { formatCount, formatMs } from "~/lib/format";
 import { effectGaps, errorKindsText, faultActionText } from "~/lib/faults";
 

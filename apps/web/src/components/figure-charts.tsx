@@ -1,8 +1,8 @@
 "use client";
 
-import { FIGURE_DEFS } from "@scalelab/scenarios/figures";
+import { FIGURE_DEFS } from "@scalelab/scenarios/components";
 import type { TFigureSample } from "@scalelab/scenarios/messages";
-import type { TTopology } from "@scalelab/scenarios/schemas";
+import type { TTopology } from "@scalelab/scenarios/contract";
 import { figureRows } from "~/lib/live";
 import { PALETTE, TimeChart, type Series } from "./charts";
 import type { Marker } from "./fault-markers";

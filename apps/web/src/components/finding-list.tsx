@@ -1,4 +1,4 @@
-import type { TFinding } from "@scalelab/scenarios/findings";
+import type { TFinding } from "@scalelab/scenarios/analysis";
 import { formatValue } from "~/lib/experiment-format";
 
 /** Findings, each with its evidence; a warning is tagged. Shared by the run and experiment pages. */

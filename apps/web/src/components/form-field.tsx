@@ -1,6 +1,6 @@
 "use client";
 
-import type { FieldInfo } from "@scalelab/scenarios/form";
+import type { FieldInfo } from "@scalelab/scenarios/contract";
 import { get, useFormContext, useFormState } from "react-hook-form";
 import { depsOf, fieldId, infoOf, numberFromInput, rangeOf, type FieldSpec, type RunFormValues } from "~/lib/run-form";
 

@@ -1,6 +1,6 @@
 "use client";
 
-import { ZRunCreate, type TRunCreateInput } from "@scalelab/scenarios/schemas";
+import { ZRunCreate, type TRunCreateInput } from "@scalelab/scenarios/contract";
 import { keepPreviousData, skipToken, useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useMemo } from "react";

@@ -1,13 +1,13 @@
 "use client";
 
-import { isTerminal } from "@scalelab/scenarios/schemas";
+import { isTerminal } from "@scalelab/scenarios/contract";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import Link from "next/link";
 import { useEffect, useMemo, useReducer, useState } from "react";
 import { formatElapsed, formatMs, formatPct, formatRps, formatTimestamp } from "~/lib/format";
-import { BALANCER_KEY, NO_ANSWER_KEY } from "@scalelab/scenarios/backends";
-import type { ErrorKind } from "@scalelab/scenarios/faults";
+import { BALANCER_KEY, NO_ANSWER_KEY } from "@scalelab/scenarios/contract";
+import type { ErrorKind } from "@scalelab/scenarios/contract";
 import {
   backendSeries,
   imbalanceSeries,

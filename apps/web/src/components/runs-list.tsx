@@ -1,6 +1,6 @@
 "use client";
 
-import { balancerLabel, isTerminal } from "@scalelab/scenarios/schemas";
+import { balancerLabel, isTerminal } from "@scalelab/scenarios/contract";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";

@@ -1,4 +1,4 @@
-import { RUN_STEPS, type TRunStatus } from "@scalelab/scenarios/schemas";
+import { RUN_STEPS, type TRunStatus } from "@scalelab/scenarios/contract";
 
 const STEP_LABELS: Record<string, string> = {
   queued: "Queued",

@@ -1,6 +1,6 @@
-import { COMPARE_FIGURES, setupRows } from "@scalelab/scenarios/compare";
-import type { TFaultRecord } from "@scalelab/scenarios/faults";
-import type { TRunSummary, TTopology, TWorkload, THostFacts } from "@scalelab/scenarios/schemas";
+import { COMPARE_FIGURES, setupRows } from "@scalelab/scenarios/analysis";
+import type { TFaultRecord } from "@scalelab/scenarios/contract";
+import type { TRunSummary, TTopology, TWorkload, THostFacts } from "@scalelab/scenarios/contract";
 import type { ReactNode } from "react";
 import { formatBytes, formatCount, formatMs, formatPct, formatRps } from "~/lib/format";
 

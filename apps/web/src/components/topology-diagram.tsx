@@ -1,4 +1,4 @@
-import { NODE, type Diagram, type DiagramEdge, type DiagramNode } from "@scalelab/scenarios/diagram";
+import { NODE, type Diagram, type DiagramEdge, type DiagramNode } from "@scalelab/scenarios/plan";
 import { useId } from "react";
 
 const EDGES: Record<DiagramEdge["kind"], { label: string; color: string; dash?: string }> = {

@@ -1,4 +1,4 @@
-import type { TExperimentComparison } from "@scalelab/scenarios/experiment-report";
+import type { TExperimentComparison } from "@scalelab/scenarios/analysis";
 import { describe, expect, it } from "vitest";
 import { barChartHeight, barRows, comparisonRows, heatShade, heatTables, niceTicks, shortField } from "./experiment-charts";
 

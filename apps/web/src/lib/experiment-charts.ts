@@ -1,4 +1,4 @@
-import type { TExperimentComparison, TMetricKey } from "@scalelab/scenarios/experiment-report";
+import type { TExperimentComparison, TMetricKey } from "@scalelab/scenarios/analysis";
 import type { TSweepAxis } from "@scalelab/scenarios/experiments";
 
 /** The rows behind the experiment page's charts and tables, from the experiment's view. */

@@ -1,4 +1,4 @@
-import type { TExperimentProgress } from "@scalelab/scenarios/experiment-progress";
+import type { TExperimentProgress } from "@scalelab/scenarios/experiments";
 import { describe, expect, it } from "vitest";
 import {
   aboutDuration,

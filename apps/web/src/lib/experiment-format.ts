@@ -1,4 +1,4 @@
-import type { TExperimentProgress, TExperimentStatus } from "@scalelab/scenarios/experiment-progress";
+import type { TExperimentProgress, TExperimentStatus } from "@scalelab/scenarios/experiments";
 import { dash } from "./format";
 
 /**

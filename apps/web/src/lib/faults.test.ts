@@ -1,6 +1,6 @@
 import { faultableRoles } from "@scalelab/scenarios/plan";
-import { ZFault, type TFaultRecord } from "@scalelab/scenarios/faults";
-import { ZRunCreate } from "@scalelab/scenarios/schemas";
+import { ZFault, type TFaultRecord } from "@scalelab/scenarios/contract";
+import { ZRunCreate } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";
 import {
   effectGaps,

@@ -10,7 +10,7 @@ import {
   type TFaultEffect,
   type TFaultInput,
   type TFaultRecord,
-} from "@scalelab/scenarios/faults";
+} from "@scalelab/scenarios/contract";
 
 /** A vertical line on a time chart: at second `t` of the load, with its label. */
 export type Marker = { t: number; label: string };

@@ -1,4 +1,4 @@
-import type { FieldIssue } from "@scalelab/scenarios/host";
+import type { FieldIssue } from "@scalelab/scenarios/contract";
 
 export type { FieldIssue };
 

@@ -1,4 +1,4 @@
-import type { TSample } from "@scalelab/scenarios/schemas";
+import type { TSample } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";
 import type { TRunView } from "~/server/runs/types";
 import {

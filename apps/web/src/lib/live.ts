@@ -1,10 +1,10 @@
-import { imbalanceIndex } from "@scalelab/scenarios/fault-effects";
-import { replicaHost } from "@scalelab/scenarios/components/service";
-import { BALANCER_KEY, NO_ANSWER_KEY } from "@scalelab/scenarios/backends";
-import { ERROR_KINDS, type ErrorKind } from "@scalelab/scenarios/faults";
+import { imbalanceIndex } from "@scalelab/scenarios/analysis";
+import { replicaHost } from "@scalelab/scenarios/components";
+import { BALANCER_KEY, NO_ANSWER_KEY } from "@scalelab/scenarios/contract";
+import { ERROR_KINDS, type ErrorKind } from "@scalelab/scenarios/contract";
 import type { TFigureSample } from "@scalelab/scenarios/messages";
-import { loadgenUse, median, type TLoadgenUse } from "@scalelab/scenarios/stats";
-import type { TSample } from "@scalelab/scenarios/schemas";
+import { loadgenUse, median, type TLoadgenUse } from "@scalelab/scenarios/analysis";
+import type { TSample } from "@scalelab/scenarios/contract";
 import type { TLiveEvent } from "~/server/runs/live";
 import type { TContainerSeconds, TRunView } from "~/server/runs/types";
 

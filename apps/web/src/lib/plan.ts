@@ -1,6 +1,6 @@
-import { topologyDiagram, type Diagram } from "@scalelab/scenarios/diagram";
+import { topologyDiagram, type Diagram } from "@scalelab/scenarios/plan";
 import { buildPlan, LAB_IMAGES, type LabImage, type RunPlan } from "@scalelab/scenarios/plan";
-import type { TRunCreate } from "@scalelab/scenarios/schemas";
+import type { TRunCreate } from "@scalelab/scenarios/contract";
 
 /** The run id of a plan that is only shown, never started. */
 export const PREVIEW_RUN_ID = "preview-run";

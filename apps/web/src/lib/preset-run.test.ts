@@ -1,5 +1,5 @@
 import { ZExperimentCreate } from "@scalelab/scenarios/experiments";
-import { PRESETS } from "@scalelab/scenarios/presets";
+import { PRESETS } from "@scalelab/scenarios/experiments";
 import { describe, expect, it } from "vitest";
 import { lastFaultSecond, planPresetRun, presetDurations, quickFieldOf, referenceTable, runsAndDuration, variantsLine } from "./preset-run";
 

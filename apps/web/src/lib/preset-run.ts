@@ -1,4 +1,4 @@
-import { EXPERIMENT_METRICS } from "@scalelab/scenarios/experiment-report";
+import { EXPERIMENT_METRICS } from "@scalelab/scenarios/analysis";
 import {
   applyPatch,
   estimateSeconds,

@@ -1,6 +1,6 @@
 import { zodResolver } from "@hookform/resolvers/zod";
-import type { FaultableRole } from "@scalelab/scenarios/faults";
-import { fieldInfo, type FieldInfo } from "@scalelab/scenarios/form";
+import type { FaultableRole } from "@scalelab/scenarios/contract";
+import { fieldInfo, type FieldInfo } from "@scalelab/scenarios/contract";
 import { faultableRoles } from "@scalelab/scenarios/plan";
 import {
   balancerSettings,
@@ -13,7 +13,7 @@ import {
   type TRunCreateInput,
   type TTopologyInput,
   type TWorkloadInput,
-} from "@scalelab/scenarios/schemas";
+} from "@scalelab/scenarios/contract";
 import { get, type FieldErrors, type Path, type Resolver, type ResolverOptions } from "react-hook-form";
 import { faultBody, type FaultFormValue } from "./faults";
 import type { FieldIssue } from "./issues";

@@ -3,7 +3,7 @@ import { Queue } from "bullmq";
 import { Redis, type RedisOptions } from "ioredis";
 import { getEnv } from "~/env";
 import { RedisChannels } from "./channels";
-import { RUN_QUEUE, type RunJobData } from "@scalelab/scenarios/channels";
+import { RUN_QUEUE, type RunJobData } from "@scalelab/scenarios/messages";
 
 export type RunQueue = Queue<RunJobData>;
 

@@ -11,8 +11,8 @@ import { cpus, homedir } from "node:os";
 import { join } from "node:path";
 import Docker from "dockerode";
 import { ensureImages, type BuildableImage } from "@scalelab/images";
-import type { TRunCreateInput } from "@scalelab/scenarios/schemas";
-import { median } from "@scalelab/scenarios/stats";
+import type { TRunCreateInput } from "@scalelab/scenarios/contract";
+import { median } from "@scalelab/scenarios/analysis";
 import { openBench } from "./lib";
 
 const { values, REPS, env, db, fmt, startRun, waitDone, groupCpuSeconds, api } = await openBench({

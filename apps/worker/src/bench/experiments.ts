@@ -5,8 +5,8 @@
  *
  *   DATABASE_URL=… REDIS_URL=… pnpm --filter @scalelab/worker bench:experiments [--reps 1] [--only 2,4,5]
  */
-import type { TRunCreateInput, TRunSummary } from "@scalelab/scenarios/schemas";
-import { median } from "@scalelab/scenarios/stats";
+import type { TRunCreateInput, TRunSummary } from "@scalelab/scenarios/contract";
+import { median } from "@scalelab/scenarios/analysis";
 import { openBench } from "./lib";
 
 const { values, REPS, db, fmt, startRun, waitDone } = await openBench({ only: { type: "string", default: "2,4,5" } });

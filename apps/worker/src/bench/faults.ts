@@ -7,9 +7,9 @@
  *
  *   DATABASE_URL=… REDIS_URL=… pnpm --filter @scalelab/worker bench:faults [--protocols http,grpc] [--retry true,false] [--seconds 180]
  */
-import { faultLabel, type TFaultInput, ZFaultRecord } from "@scalelab/scenarios/faults";
-import type { TRunCreateInput, TRunSummary } from "@scalelab/scenarios/schemas";
-import { median } from "@scalelab/scenarios/stats";
+import { faultLabel, type TFaultInput, ZFaultRecord } from "@scalelab/scenarios/contract";
+import type { TRunCreateInput, TRunSummary } from "@scalelab/scenarios/contract";
+import { median } from "@scalelab/scenarios/analysis";
 import { openBench } from "./lib";
 
 const { values, WEB, fmt, startRun, waitDone, api } = await openBench({

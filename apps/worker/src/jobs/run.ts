@@ -1,8 +1,8 @@
 import { RUN_ID_PATTERN } from "@scalelab/scenarios/plan";
-import { RUN_JOB } from "@scalelab/scenarios/channels";
+import { RUN_JOB } from "@scalelab/scenarios/messages";
 import { z } from "zod";
 import type { Queue } from "bullmq";
-import type { RunJobData } from "@scalelab/scenarios/channels";
+import type { RunJobData } from "@scalelab/scenarios/messages";
 import { retryIfWanted, settleBeforeRun } from "../experiments";
 import { errorMessage } from "../log";
 import type { PipelineDeps } from "../pipeline/context";

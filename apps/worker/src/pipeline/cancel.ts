@@ -1,7 +1,7 @@
 import type { Db } from "@scalelab/db";
 import type { Redis } from "ioredis";
 import { errorMessage, type Logger } from "../log";
-import { cancelChannel } from "@scalelab/scenarios/channels";
+import { cancelChannel } from "@scalelab/scenarios/messages";
 import { deadline } from "./context";
 
 const REDIS_MS = 5_000;

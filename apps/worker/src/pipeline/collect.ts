@@ -1,9 +1,9 @@
-import { faultEffects, runImbalance } from "@scalelab/scenarios/fault-effects";
-import type { TErrorCounts } from "@scalelab/scenarios/faults";
-import { brokerSummary, poolSummary } from "@scalelab/scenarios/figures";
+import { faultEffects, runImbalance } from "@scalelab/scenarios/analysis";
+import type { TErrorCounts } from "@scalelab/scenarios/contract";
+import { brokerSummary, poolSummary } from "@scalelab/scenarios/components";
 import type { RunPlan } from "@scalelab/scenarios/plan";
-import type { THostFacts, TRunSummary } from "@scalelab/scenarios/schemas";
-import { LOADGEN_SATURATION, loadgenUse, roleUse, round } from "@scalelab/scenarios/stats";
+import type { THostFacts, TRunSummary } from "@scalelab/scenarios/contract";
+import { LOADGEN_SATURATION, loadgenUse, roleUse, round } from "@scalelab/scenarios/analysis";
 import type { RunContext } from "./context";
 import type { LoadResult } from "./load";
 

@@ -1,4 +1,4 @@
-import type { DockerStatsReading } from "@scalelab/scenarios/stats";
+import type { DockerStatsReading } from "@scalelab/scenarios/analysis";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Logger } from "../log";
 import type { Provisioner } from "../provisioner/types";

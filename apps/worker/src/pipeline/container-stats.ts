@@ -1,5 +1,5 @@
 import { setMaxListeners } from "node:events";
-import { containerUsage, type ContainerUsage, type DockerStatsReading } from "@scalelab/scenarios/stats";
+import { containerUsage, type ContainerUsage, type DockerStatsReading } from "@scalelab/scenarios/analysis";
 import { errorMessage, type Logger } from "../log";
 import type { Provisioner, StartedContainer } from "../provisioner/types";
 import { deadline, sleep } from "./context";

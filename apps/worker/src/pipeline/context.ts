@@ -1,7 +1,7 @@
 import type { Db } from "@scalelab/db";
 import type { EnsureOptions } from "@scalelab/images";
 import type { LabImage } from "@scalelab/scenarios/plan";
-import type { TRunCreate } from "@scalelab/scenarios/schemas";
+import type { TRunCreate } from "@scalelab/scenarios/contract";
 import type Docker from "dockerode";
 import type { Redis } from "ioredis";
 import type { Logger } from "../log";

@@ -1,4 +1,4 @@
-import { faultLabel, faultSchedule, isNetworkFault, type TFault, type TFaultActual } from "@scalelab/scenarios/faults";
+import { faultLabel, faultSchedule, isNetworkFault, type TFault, type TFaultActual } from "@scalelab/scenarios/contract";
 import type { RunPlan } from "@scalelab/scenarios/plan";
 import { errorMessage } from "../log";
 import type { ContainerAction, StartedContainer } from "../provisioner/types";

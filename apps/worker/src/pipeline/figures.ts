@@ -1,10 +1,10 @@
 import { Agent, get } from "node:http";
-import { componentFigures } from "@scalelab/scenarios/components/registry";
-import type { StatsReading } from "@scalelab/scenarios/components/types";
-import { FIGURE_DEFS, total, ZTestbedStats } from "@scalelab/scenarios/figures";
-import { parseHaproxyCsv, type HaproxyStats } from "@scalelab/scenarios/haproxy-stats";
+import { componentFigures } from "@scalelab/scenarios/components";
+import type { StatsReading } from "@scalelab/scenarios/components";
+import { FIGURE_DEFS, total, ZTestbedStats } from "@scalelab/scenarios/components";
+import { parseHaproxyCsv, type HaproxyStats } from "@scalelab/scenarios/components";
 import type { RunPlan } from "@scalelab/scenarios/plan";
-import type { FigureSeries } from "@scalelab/scenarios/components/types";
+import type { FigureSeries } from "@scalelab/scenarios/components";
 import { errorMessage } from "../log";
 import type { StartedContainer } from "../provisioner/types";
 import { deadline, type RunContext } from "./context";

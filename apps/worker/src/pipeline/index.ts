@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { K6_VERSION } from "@scalelab/images";
 import { buildPlan } from "@scalelab/scenarios/plan";
-import { ZRunCreate, type TRunStep } from "@scalelab/scenarios/schemas";
+import { ZRunCreate, type TRunStep } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 import { errorMessage } from "../log";
 import { watchCancel } from "./cancel";

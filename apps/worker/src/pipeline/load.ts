@@ -1,11 +1,11 @@
 import { setMaxListeners } from "node:events";
-import { gracefulStopSeconds, K6_DASHBOARD_PORT } from "@scalelab/scenarios/k6";
-import { K6EventReader } from "@scalelab/scenarios/k6-events";
-import { wrkTotals } from "@scalelab/scenarios/components/loadgen";
-import { mergeSummaries, SampleMerger } from "@scalelab/scenarios/loadgen-merge";
+import { gracefulStopSeconds, K6_DASHBOARD_PORT } from "@scalelab/scenarios/loadgen";
+import { K6EventReader } from "@scalelab/scenarios/loadgen";
+import { wrkTotals } from "@scalelab/scenarios/loadgen";
+import { mergeSummaries, SampleMerger } from "@scalelab/scenarios/loadgen";
 import type { PlannedContainer, RunPlan } from "@scalelab/scenarios/plan";
-import type { TRunSummary, TSample } from "@scalelab/scenarios/schemas";
-import { WrkOutputReader } from "@scalelab/scenarios/wrk";
+import type { TRunSummary, TSample } from "@scalelab/scenarios/contract";
+import { WrkOutputReader } from "@scalelab/scenarios/loadgen";
 import type { StartedContainer } from "../provisioner/types";
 import { errorMessage } from "../log";
 import { sseEvents } from "../sse";

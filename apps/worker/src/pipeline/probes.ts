@@ -1,5 +1,5 @@
 import { connect } from "node:net";
-import { productRow } from "@scalelab/scenarios/components/storage";
+import { productRow } from "@scalelab/scenarios/components";
 import type { PlannedContainer, Probe } from "@scalelab/scenarios/plan";
 import cassandra from "cassandra-driver";
 import pg from "pg";

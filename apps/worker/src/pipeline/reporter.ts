@@ -1,9 +1,9 @@
 import { Prisma, type Db } from "@scalelab/db";
-import type { TFaultActual } from "@scalelab/scenarios/faults";
-import type { TRunStatus, TRunStep, TSample } from "@scalelab/scenarios/schemas";
+import type { TFaultActual } from "@scalelab/scenarios/contract";
+import type { TRunStatus, TRunStep, TSample } from "@scalelab/scenarios/contract";
 import type { Redis } from "ioredis";
 import { errorMessage, type Logger } from "../log";
-import { runChannel } from "@scalelab/scenarios/channels";
+import { runChannel } from "@scalelab/scenarios/messages";
 import { encodeChannelMessage, type TChannelMessage } from "@scalelab/scenarios/messages";
 import type { ContainerRow } from "./container-stats";
 

@@ -1,7 +1,7 @@
 import { Agent, request } from "node:http";
-import { GRPC_METHOD } from "@scalelab/scenarios/grpc";
-import { ENDPOINT_METHODS, ENDPOINT_PATHS } from "@scalelab/scenarios/endpoints";
-import type { TRunCreate } from "@scalelab/scenarios/schemas";
+import { GRPC_METHOD } from "@scalelab/scenarios/components";
+import { ENDPOINT_METHODS, ENDPOINT_PATHS } from "@scalelab/scenarios/loadgen";
+import type { TRunCreate } from "@scalelab/scenarios/contract";
 import type { RunContext } from "./context";
 import { grpcSession, grpcUnary } from "./grpc-call";
 

@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline";
 import { PassThrough, type Readable } from "node:stream";
 import type { PlannedContainer, PlannedFile } from "@scalelab/scenarios/plan";
-import type { DockerStatsReading } from "@scalelab/scenarios/stats";
+import type { DockerStatsReading } from "@scalelab/scenarios/analysis";
 import type Docker from "dockerode";
 import { demuxLogs } from "./logs";
 import { tarFiles } from "./tar";

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Prisma } from "@scalelab/db";
-import { RUN_JOB } from "@scalelab/scenarios/channels";
+import { RUN_JOB } from "@scalelab/scenarios/messages";
 import { expandExperiment, experimentRecords, ZExperimentCreate, type TExperimentCreateInput } from "@scalelab/scenarios/experiments";
-import { isTerminal, type TRunStatus } from "@scalelab/scenarios/schemas";
+import { isTerminal, type TRunStatus } from "@scalelab/scenarios/contract";
 import { waitFor, type Lab } from "./lab";
 
 /** An experiment stored and queued as the web service does it (experimentRecords), and a wait for all its runs to end. */

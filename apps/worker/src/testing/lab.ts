@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { createDb, type Db } from "@scalelab/db";
 import { migrate } from "@scalelab/db/migrate";
-import { RUN_QUEUE } from "@scalelab/scenarios/channels";
+import { RUN_QUEUE } from "@scalelab/scenarios/messages";
 import { LABELS } from "@scalelab/scenarios/plan";
-import { isTerminal, ZRunCreate, type TRunCreateInput, type TRunStatus } from "@scalelab/scenarios/schemas";
+import { isTerminal, ZRunCreate, type TRunCreateInput, type TRunStatus } from "@scalelab/scenarios/contract";
 import { Queue } from "bullmq";
 import Docker from "dockerode";
 import { Redis } from "ioredis";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { buildPlan } from "../plan";
-import { ZRunCreate, type TRunCreateInput } from "../schemas";
-import { topologyDiagram } from "../diagram";
-import { encodeChannelMessage, parseChannelMessage } from "../messages";
+import { buildPlan } from "../plan/plan";
+import { ZRunCreate, type TRunCreateInput } from "../contract/run";
+import { topologyDiagram } from "../plan/diagram";
+import { encodeChannelMessage, parseChannelMessage } from "../contract/messages";
 import { renderCassandraYaml } from "./cassandra";
 import { jvmHeapMb, renderServerProperties } from "./kafka";
 import { postgresSetup } from "./postgres";
@@ -119,8 +119,8 @@ describe("explicitBalancer", () => {
 
 describe("load generators", () => {
   it("splits VUs, rates and connections over the instances, the larger shares first", async () => {
-    const { instanceWorkload, share } = await import("./loadgen");
-    const { ZWorkload } = await import("../schemas");
+    const { instanceWorkload, share } = await import("../loadgen/component");
+    const { ZWorkload } = await import("../contract/run");
     expect([0, 1, 2].map((i) => share(10, 3, i))).toEqual([4, 3, 3]);
     const w = ZWorkload.parse({ loadgen: "wrk", connections: 101, loadgenInstances: 2 });
     expect([0, 1].map((i) => instanceWorkload(w, i).connections)).toEqual([51, 50]);
@@ -132,8 +132,8 @@ describe("load generators", () => {
   });
 
   it("plans one container per instance with its share, wrk with its generated script", async () => {
-    const { buildPlan } = await import("../plan");
-    const { ZRunCreate } = await import("../schemas");
+    const { buildPlan } = await import("../plan/plan");
+    const { ZRunCreate } = await import("../contract/run");
     const images = { testbed: "t", nginx: "n", wrk: "w" };
     const run = ZRunCreate.parse({
       topology: { service: { replicas: 2 } },
@@ -147,7 +147,7 @@ describe("load generators", () => {
   });
 
   it("counts wrk's failed connections as failed requests in the summary", async () => {
-    const { wrkTotals } = await import("./loadgen");
+    const { wrkTotals } = await import("../loadgen/component");
     const latencyMs = { avg: 1, p50: 1, p90: 2, p95: 2, p99: 3, max: 9 };
     const s = wrkTotals(
       {

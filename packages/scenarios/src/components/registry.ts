@@ -3,11 +3,11 @@ import { haproxy } from "./haproxy";
 import { cache } from "./cache";
 import { cassandra } from "./cassandra";
 import { consumer, logs } from "./downstream";
-import { loadgen } from "./loadgen";
+import { loadgen } from "../loadgen/component";
 import { kafka } from "./kafka";
 import { postgres } from "./postgres";
 import { service } from "./service";
-import type { TRunCreate } from "../schemas";
+import type { TRunCreate } from "../contract/run";
 import type { ComponentModule, FigureInput } from "./types";
 
 /** Every component kind. A new kind is one module in this folder, listed here, plus its image context. */

@@ -1,6 +1,6 @@
-import type { TRunCreate } from "../schemas";
-import type { TTestbedStats } from "../figures";
-import type { HaproxyStats } from "../haproxy-stats";
+import type { TRunCreate } from "../contract/run";
+import type { TTestbedStats } from "./figures";
+import type { HaproxyStats } from "./haproxy/stats";
 
 /** The images a plan can use; each is built from packages/images/contexts/<name>. */
 export const LAB_IMAGES = [

@@ -1,6 +1,6 @@
-import { experimentRunsCsv, fileName, samplesCsv } from "@scalelab/scenarios/export";
-import { experimentReportHtml } from "@scalelab/scenarios/report-html";
-import { ZRunSummary } from "@scalelab/scenarios/schemas";
+import { experimentRunsCsv, fileName, samplesCsv } from "@scalelab/scenarios/experiments";
+import { experimentReportHtml } from "@scalelab/scenarios/experiments";
+import { ZRunSummary } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 import type { Deps } from "../runtime";
 import type { TFile } from "../rest/file";

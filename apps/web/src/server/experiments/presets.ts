@@ -6,9 +6,9 @@ import {
   estimateSeconds,
   ZExperimentCreate,
 } from "@scalelab/scenarios/experiments";
-import { METRIC_KEYS } from "@scalelab/scenarios/experiment-report";
-import { PRESETS, presetByName } from "@scalelab/scenarios/presets";
-import { int, text } from "@scalelab/scenarios/fields";
+import { METRIC_KEYS } from "@scalelab/scenarios/analysis";
+import { PRESETS, presetByName } from "@scalelab/scenarios/experiments";
+import { int, text } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 import { AppError } from "../errors";
 import type { Deps } from "../runtime";

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Experiment, Run } from "@scalelab/db";
-import { RUN_JOB } from "@scalelab/scenarios/channels";
-import { experimentProgress } from "@scalelab/scenarios/experiment-progress";
-import { experimentStatistics } from "@scalelab/scenarios/experiment-report";
+import { RUN_JOB } from "@scalelab/scenarios/messages";
+import { experimentProgress } from "@scalelab/scenarios/experiments";
+import { experimentStatistics } from "@scalelab/scenarios/analysis";
 import {
   estimateSeconds,
   expandExperiment,
@@ -13,10 +13,10 @@ import {
   type TExpansion,
   type TExperimentCreate,
 } from "@scalelab/scenarios/experiments";
-import { validateAgainstHost } from "@scalelab/scenarios/host";
-import { presetByName } from "@scalelab/scenarios/presets";
-import { experimentFindings } from "@scalelab/scenarios/findings";
-import { ZHostFacts, ZRunSummary, type TRunStatus } from "@scalelab/scenarios/schemas";
+import { validateAgainstHost } from "@scalelab/scenarios/contract";
+import { presetByName } from "@scalelab/scenarios/experiments";
+import { experimentFindings } from "@scalelab/scenarios/analysis";
+import { ZHostFacts, ZRunSummary, type TRunStatus } from "@scalelab/scenarios/contract";
 import { AppError, invalidInput, type FieldIssue } from "../errors";
 import type { Deps } from "../runtime";
 import { cancelRun, json, readHostBounds, withTimeout } from "../runs/service";

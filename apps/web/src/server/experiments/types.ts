@@ -1,8 +1,8 @@
-import { ZExperimentComparison, ZUslResult, ZVariantStatistics } from "@scalelab/scenarios/experiment-report";
-import { ZExperimentProgress, ZExperimentStatus } from "@scalelab/scenarios/experiment-progress";
-import { ZFinding } from "@scalelab/scenarios/findings";
+import { ZExperimentComparison, ZUslResult, ZVariantStatistics } from "@scalelab/scenarios/analysis";
+import { ZExperimentProgress, ZExperimentStatus } from "@scalelab/scenarios/experiments";
+import { ZFinding } from "@scalelab/scenarios/analysis";
 import { ZExperimentCreate } from "@scalelab/scenarios/experiments";
-import { ZRunStatus } from "@scalelab/scenarios/schemas";
+import { ZRunStatus } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 
 /** Output schemas of the experiments API: the REST document is generated from these. */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createDb } from "@scalelab/db";
-import { ZRunCreate } from "@scalelab/scenarios/schemas";
+import { ZRunCreate } from "@scalelab/scenarios/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getEnv } from "~/env";
 import { appRouter } from "../routers/_app";

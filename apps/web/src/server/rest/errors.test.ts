@@ -1,5 +1,5 @@
 import { TRPCError } from "@trpc/server";
-import { ZRunCreate } from "@scalelab/scenarios/schemas";
+import { ZRunCreate } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";
 import { AppError, invalidInput } from "../errors";
 import { fromTrpcError, ZRestError } from "./errors";

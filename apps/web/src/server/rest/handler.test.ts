@@ -1,5 +1,5 @@
 import { initTRPC } from "@trpc/server";
-import { ZRunCreate } from "@scalelab/scenarios/schemas";
+import { ZRunCreate } from "@scalelab/scenarios/contract";
 import { createOpenApiFetchHandler, type OpenApiMeta } from "trpc-to-openapi";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";

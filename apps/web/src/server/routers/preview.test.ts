@@ -1,4 +1,4 @@
-import { ZRunCreate } from "@scalelab/scenarios/schemas";
+import { ZRunCreate } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";
 import { renderPreview, ZPreview } from "./preview";
 

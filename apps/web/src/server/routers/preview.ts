@@ -1,6 +1,6 @@
 import { previewFiles, K6_SCRIPT_PATH, NGINX_CONF_PATH } from "@scalelab/scenarios/plan";
-import { topologyDiagram, type Diagram } from "@scalelab/scenarios/diagram";
-import { ZRunCreate, type TRunCreate } from "@scalelab/scenarios/schemas";
+import { topologyDiagram, type Diagram } from "@scalelab/scenarios/plan";
+import { ZRunCreate, type TRunCreate } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 import { shownPlan } from "~/lib/plan";
 import { procedure, router } from "../trpc";

@@ -1,5 +1,5 @@
 import { ZContainerSample, ZFigureSample } from "@scalelab/scenarios/messages";
-import { ZRunCreate, ZSample } from "@scalelab/scenarios/schemas";
+import { ZRunCreate, ZSample } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 import { ZCompareInput, ZCompareResult } from "../runs/compare-types";
 import { liveRun } from "../runs/live";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ZSample } from "@scalelab/scenarios/schemas";
+import { ZSample } from "@scalelab/scenarios/contract";
 import { ZRunView } from "./types";
 
 const between = { error: "ids must name between 2 and 8 runs" };

@@ -1,7 +1,7 @@
 import { EventEmitter, on } from "node:events";
 import type { TFigureSample } from "@scalelab/scenarios/messages";
-import { isTerminal, type TSample } from "@scalelab/scenarios/schemas";
-import { runChannel } from "@scalelab/scenarios/channels";
+import { isTerminal, type TSample } from "@scalelab/scenarios/contract";
+import { runChannel } from "@scalelab/scenarios/messages";
 import type { Deps } from "../runtime";
 import { parseChannelMessage, type TChannelMessage } from "./messages";
 import { getRun, readContainerSeconds, readEvents, readFigures, readSamples } from "./service";

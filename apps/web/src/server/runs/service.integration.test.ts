@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { createDb } from "@scalelab/db";
-import { ZRunCreate, type TRunCreateInput } from "@scalelab/scenarios/schemas";
+import { ZRunCreate, type TRunCreateInput } from "@scalelab/scenarios/contract";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getEnv } from "~/env";
 import { RedisChannels } from "../channels";
-import { runChannel } from "@scalelab/scenarios/channels";
+import { runChannel } from "@scalelab/scenarios/messages";
 import { AppError } from "../errors";
 import type { Deps, RunQueue } from "../runtime";
 import { liveRun } from "./live";

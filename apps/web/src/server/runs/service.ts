@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { ContainerSample, FigureSample, Prisma, Run, RunSample } from "@scalelab/db";
-import { compareRuns, setupRows } from "@scalelab/scenarios/compare";
-import { explicitBalancer } from "@scalelab/scenarios/components/balancer";
-import { validateAgainstHost } from "@scalelab/scenarios/host";
+import { compareRuns, setupRows } from "@scalelab/scenarios/analysis";
+import { explicitBalancer } from "@scalelab/scenarios/components";
+import { validateAgainstHost } from "@scalelab/scenarios/contract";
 import { ZFigureSample, type TContainerSample, type TContainerStat, type TFigureSample } from "@scalelab/scenarios/messages";
-import { imbalanceIndex } from "@scalelab/scenarios/fault-effects";
-import { runFindings } from "@scalelab/scenarios/findings";
-import { replicaHost } from "@scalelab/scenarios/components/service";
+import { imbalanceIndex } from "@scalelab/scenarios/analysis";
+import { runFindings } from "@scalelab/scenarios/analysis";
+import { replicaHost } from "@scalelab/scenarios/components";
 import {
   ZHostFacts,
   ZRunSummary,
@@ -17,10 +17,10 @@ import {
   type THostFacts,
   type TRunCreate,
   type TSample,
-} from "@scalelab/scenarios/schemas";
+} from "@scalelab/scenarios/contract";
 import type { Redis } from "ioredis";
 import { AppError, invalidInput, runNotFound } from "../errors";
-import { HOST_KEY, RUN_JOB, cancelChannel, runChannel } from "@scalelab/scenarios/channels";
+import { HOST_KEY, RUN_JOB, cancelChannel, runChannel } from "@scalelab/scenarios/messages";
 import type { Deps } from "../runtime";
 import { ZRunView, type TContainerSeconds, type TRunEventView, type TRunRef, type TRunView } from "./types";
 

@@ -1,6 +1,6 @@
-import { RUN_STEPS, ZHostFacts, ZRunStatus, ZRunSummary, ZTopology, ZWorkload } from "@scalelab/scenarios/schemas";
-import { ZFaultRecord } from "@scalelab/scenarios/faults";
-import { ZFinding } from "@scalelab/scenarios/findings";
+import { RUN_STEPS, ZHostFacts, ZRunStatus, ZRunSummary, ZTopology, ZWorkload } from "@scalelab/scenarios/contract";
+import { ZFaultRecord } from "@scalelab/scenarios/contract";
+import { ZFinding } from "@scalelab/scenarios/analysis";
 import { ZContainerStat, type TContainerStat } from "@scalelab/scenarios/messages";
 import { z } from "zod";
 

@@ -1,0 +1,197 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { experimentStatistics } from "./experiment-report";
+import { experimentFindings, runFindings } from "./findings";
+import { ZRunSummary, type TRunSummary } from "../contract/run";
+
+/*
+ * Every fixture is a real run's summary, recorded from the lab's Postgres after running the
+ * write-ups' presets on the 2-core development machine (fixtures/findings/, each naming its run).
+ */
+/** `openModel`: the run's load came at a fixed arrival rate (recorded from its workload). */
+type Fixture = { source: Record<string, unknown>; hostCpus: number; openModel?: boolean; summary: TRunSummary };
+const DIR = new URL("./fixtures/findings/", import.meta.url);
+const fixtures = new Map<string, Fixture>(
+  readdirSync(DIR).map((f) => {
+    const raw = JSON.parse(readFileSync(new URL(f, DIR), "utf8")) as Fixture;
+    return [f.replace(/\.json$/, ""), { ...raw, summary: ZRunSummary.parse(raw.summary) }];
+  }),
+);
+const fixture = (name: string): Fixture => {
+  const f = fixtures.get(name);
+  if (!f) throw new Error(`no fixture ${name}; have ${[...fixtures.keys()].join(", ")}`);
+  return f;
+};
+const findingsOf = (name: string) => {
+  const f = fixture(name);
+  return runFindings({ summary: f.summary, hostCpus: f.hostCpus, openModel: f.openModel ?? false });
+};
+const codes = (name: string) => findingsOf(name).map((f) => f.code);
+const finding = (name: string, code: string) => findingsOf(name).find((f) => f.code === code);
+
+describe("run findings on recorded runs", () => {
+  it("experiment 1: four unlimited replicas saturate the host's two cores (187 % of 200 %); one replica does not", () => {
+    expect(codes("exp1--4-replicas")).toEqual(["host_cpu_saturated"]);
+    const f = finding("exp1--4-replicas", "host_cpu_saturated")!;
+    expect(f.message).toMatch(
+      /^The host's 2 cores were saturated: the containers together used 187 % of 200 %\. The 4 replicas only shared the same cores/,
+    );
+    expect(f.evidence).toMatchObject({ hostCpus: 2, cpuPctByRole: { app: 109.2, lb: 54.8, loadgen: 23.2 } });
+    // One replica left cores idle: what bound it is not a container's CPU.
+    expect(codes("exp1--1-replica")).toEqual(["bound_elsewhere"]);
+    expect(finding("exp1--1-replica", "bound_elsewhere")!.message).toMatch(
+      /^No container was at its CPU limit and the host's cores were not saturated \(the containers together used 128 % of 200 %\)/,
+    );
+  });
+
+  it("experiment 3: a replica at 0.2 CPU is throttled at its limit, with room on the host", () => {
+    expect(codes("exp3--1-replica-connections-1")).toEqual(["replicas_throttled"]);
+    const f = finding("exp3--1-replica-connections-1", "replicas_throttled")!;
+    expect(f.message).toMatch(
+      /^The replica ran at its CPU limit \(103 % of it, throttled in 10\.1 of 10 CFS periods per second\).*more replicas add capacity/,
+    );
+    expect(f.evidence).toMatchObject({ pctOfLimit: 103.4, replicas: 1 });
+    expect(codes("exp3--1-replica-connections-3")).toEqual(["replicas_throttled"]);
+    expect(codes("exp3--3-replicas-connections-3")).toEqual(["replicas_throttled"]);
+  });
+
+  it("experiment 2: blocking logging starves the pool (full, 184 waiting, 37 % of the CPU limit); async logging does not", () => {
+    expect(codes("exp2--blocking")).toEqual(["pool_starvation"]);
+    expect(finding("exp2--blocking", "pool_starvation")!.evidence).toMatchObject({
+      pool: { size: 16, maxBusy: 16, maxQueued: 184 },
+      serviceCpuPct: 37.1,
+    });
+    expect(codes("exp2--async")).toEqual(["bound_elsewhere"]);
+  });
+
+  it("experiment 4: the sync call waits on a downstream at its limit; async answers at once and leaves a growing consumer lag", () => {
+    expect(codes("exp4--sync-vus-1")).toEqual(["downstream_bound"]);
+    expect(finding("exp4--sync-vus-1", "downstream_bound")!.message).toMatch(
+      /^The synchronous downstream \(logs\) ran at its CPU limit \(102 % of it\) while the service used 60 % of its CPU limit/,
+    );
+    expect(codes("exp4--sync-vus-3")).toEqual(["downstream_bound"]);
+    expect(codes("exp4--async-vus-1")).toEqual(["replicas_throttled", "consumer_lag"]);
+    expect(finding("exp4--async-vus-1", "consumer_lag")!.evidence).toMatchObject({
+      maxLag: 3084,
+      lagAtEnd: 3084,
+      drainSeconds: null,
+      consumerPctOfLimit: 101.6,
+    });
+    expect(codes("exp4--async-vus-3")).toContain("consumer_lag");
+  });
+
+  it("experiment 5: Cassandra at 12 VUs is bound by its 1 CPU (89 % of it); Postgres has CPU to spare", () => {
+    expect(codes("exp5--cassandra-vus-12")).toEqual(["store_bound"]);
+    expect(finding("exp5--cassandra-vus-12", "store_bound")!.evidence).toMatchObject({ pctOfLimit: 88.8 });
+    expect(codes("exp5--cassandra-vus-1")).toEqual(["bound_elsewhere"]);
+    expect(codes("exp5--postgres-vus-1")).toEqual(["bound_elsewhere"]);
+    expect(codes("exp5--postgres-vus-12")).toEqual(["bound_elsewhere"]);
+  });
+
+  it("experiment 7: Rack and Rails at their 1 CPU; nginx, Lua and memcached bound outside any container's CPU", () => {
+    expect(codes("exp7--rails")).toEqual(["replicas_throttled"]);
+    expect(codes("exp7--rack")).toEqual(["replicas_throttled"]);
+    for (const name of ["exp7--nginx-static", "exp7--nginx-lua", "exp7--memcached", "exp7--rack-trivial"])
+      expect(codes(name), name).toEqual(["bound_elsewhere"]);
+  });
+
+  it("an open-model run (a fixed arrival rate) is not expected to show a bottleneck", () => {
+    const f = fixture("exp7--nginx-static");
+    expect(runFindings({ summary: f.summary, hostCpus: 2, openModel: true })).toEqual([]);
+  });
+
+  it("experiment 6: every failed request came in a fault's window; the spread was uneven because of the faults", () => {
+    expect(codes("exp6--grpc-retry-off")).toEqual(["failures_in_fault_windows", "imbalance"]);
+    expect(finding("exp6--grpc-retry-off", "failures_in_fault_windows")!.message).toMatch(
+      /^All 12 failed requests came in the faults' windows \(3 after stop app-2 @30s, 6 after stop app-3 @60s, 3 after start app-2 @90s\)/,
+    );
+    expect(finding("exp6--grpc-retry-off", "imbalance")!.level).toBe("info");
+  });
+
+  it("the same figures with failures before the first fault say so", () => {
+    const s = fixture("exp6--grpc-retry-off").summary;
+    const more = { ...s, errors: s.errors + 5 };
+    expect(runFindings({ summary: more, hostCpus: 2 }).find((f) => f.code === "failures_outside_fault_windows")?.message).toBe(
+      "5 of 17 failed requests came before the first fault: something other than the faults failed.",
+    );
+  });
+
+  it("k6 at 0.1 CPU: the load generator was saturated, a warning naming its CPU", () => {
+    expect(codes("loadgen--k6-at-0-1-cpu")).toEqual(["loadgen_saturated"]);
+    expect(finding("loadgen--k6-at-0-1-cpu", "loadgen_saturated")).toMatchObject({
+      level: "warn",
+      message: expect.stringMatching(/^The load generator was saturated \(k6 at a median 97 % of its 0\.1 CPU\)/),
+      evidence: { tool: "k6", cpus: 0.1, medianCpuPct: 96.9 },
+    });
+  });
+
+  it("nginx at 0.1 CPU in front of 4 replicas: balancer-bound while the replicas idle", () => {
+    expect(codes("balancer--nginx-at-0-1-cpu")).toEqual(["balancer_bound"]);
+    expect(finding("balancer--nginx-at-0-1-cpu", "balancer_bound")!.message).toBe(
+      "The balancer was the bottleneck: it used 102 % of its CPU limit while the replicas used 5 % of a core each. Give the balancer more CPU before adding replicas.",
+    );
+  });
+});
+
+describe("experiment findings", () => {
+  const variant = (name: string, fixtureNames: string[]) => ({
+    name,
+    runs: fixtureNames.map((f) => ({ summary: fixture(f).summary, hostCpus: 2 })),
+  });
+
+  it("a significant difference with its ratio and CI, and the run findings that held in most runs of a variant", () => {
+    const blocking = ["exp2--blocking", "exp2--blocking", "exp2--blocking"];
+    const async = ["exp2--async", "exp2--async", "exp2--async"];
+    // The recorded repetitions' req/s (the fixtures keep one run per variant in full).
+    const rps = [
+      [650.4, 724.4, 722.75],
+      [4442, 4943.05, 4018.7],
+    ];
+    const stats = experimentStatistics({
+      variants: [
+        { index: 0, name: "blocking", axes: {} },
+        { index: 1, name: "async", axes: {} },
+      ],
+      baseline: 0,
+      sweep: [],
+      runs: rps.flatMap((xs, v) =>
+        xs.map((x) => ({
+          variant: v,
+          status: "succeeded" as const,
+          summary: { ...fixture(v ? "exp2--async" : "exp2--blocking").summary, rps: x },
+        })),
+      ),
+    });
+    const out = experimentFindings(stats, [variant("blocking", blocking), variant("async", async)], 0);
+    const diff = out.find((f) => f.code === "significant_difference")!;
+    expect(diff.message).toMatch(/^"async" served 6\.\d\d× the req\/s of "blocking" \(95 % CI \d\.\d\d–\d\.\d\d×, p=0\.000\)\.$/);
+    const starved = out.find((f) => f.code === "pool_starvation")!;
+    expect(starved.message).toMatch(/^"blocking" \(baseline\), 3 of 3 runs: The worker pool was full/);
+    expect(starved.evidence).toMatchObject({ variant: "blocking", runs: 3, of: 3 });
+    expect(out.find((f) => f.code === "noisy_variant")?.message).toMatch(/^"async" varied by more than 10 %/);
+  });
+
+  it("an A/A pair is `~`: not significant", () => {
+    const stats = experimentStatistics({
+      variants: [
+        { index: 0, name: "A", axes: {} },
+        { index: 1, name: "A again", axes: {} },
+      ],
+      baseline: 0,
+      sweep: [],
+      runs: [1740.2, 1703.1, 1617.3, 1698.2, 1809.3, 1721.3].map((x, i) => ({
+        variant: i < 3 ? 0 : 1,
+        status: "succeeded" as const,
+        summary: { ...fixture("exp3--3-replicas-connections-1").summary, rps: x },
+      })),
+    });
+    const out = experimentFindings(stats, [variant("A", []), variant("A again", [])], 0);
+    expect(out.map((f) => f.code)).toEqual(["not_significant"]);
+    expect(out[0]!.message).toMatch(/^"A again" against "A": no significant difference in req\/s, ~ \(p=0\.\d{3}\): /);
+  });
+});
+
+it("every recorded fixture is used by a test above", () => {
+  const source = readFileSync(new URL(import.meta.url), "utf8");
+  expect([...fixtures.keys()].filter((k) => !source.includes(`"${k}"`))).toEqual([]);
+});

@@ -1,0 +1,7 @@
+export * from "./stats";
+export * from "./compare";
+export * from "./findings";
+export * from "./usl";
+export * from "./fault-effects";
+export * from "./experiment-stats";
+export * from "./experiment-report";

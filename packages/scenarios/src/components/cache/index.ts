@@ -1,0 +1,50 @@
+import { HOT_KEY, HOT_KEY_STACK, hotKeyStore, STORE_HOSTS, STORE_PORTS, type HotKeyStoreKind } from "../service/hotkey";
+import type { TRunCreate } from "../../contract/run";
+import type { ComponentModule } from "../types";
+
+export const CACHE_ROLE = "cache";
+
+/**
+ * The store the hot key is read from, if the run has one: what experiment 7's server needs (Redis,
+ * memcached or nothing), or Redis for the testbed's own `key` endpoint.
+ */
+export function cacheKind(run: TRunCreate): HotKeyStoreKind | null {
+  const kind = run.topology.service.kind;
+  if (kind === "testbed") return run.workload.endpoint === "key" ? "redis" : null;
+  return HOT_KEY_STACK[kind].needs;
+}
+
+/** The testbed's environment for its `key` endpoint. */
+export function cacheEnv(run: TRunCreate): Record<string, string> {
+  if (run.topology.service.kind !== "testbed" || cacheKind(run) !== "redis") return {};
+  return { TESTBED_REDIS_ADDR: `${STORE_HOSTS.redis}:${STORE_PORTS.redis}`, TESTBED_REDIS_KEY: HOT_KEY };
+}
+
+/** The hot key's store, seeded before it reports ready and started before the servers that read it. */
+export const cache: ComponentModule = {
+  kind: "cache",
+  images: (run) => {
+    const kind = cacheKind(run);
+    return kind ? [hotKeyStore(kind).image] : [];
+  },
+  plan: ({ run, container }) => {
+    const kind = cacheKind(run);
+    if (!kind) return [];
+    const store = hotKeyStore(kind);
+    return [
+      container({
+        index: 0,
+        role: CACHE_ROLE,
+        component: kind,
+        title: kind === "redis" ? "Redis" : "memcached",
+        image: store.image,
+        hostname: store.hostname,
+        cmd: store.cmd,
+        files: store.files,
+        ports: [STORE_PORTS[kind]],
+        tier: 0,
+        ready: store.ready,
+      }),
+    ];
+  },
+};

@@ -1,0 +1,83 @@
+import { jvmHeapMb } from "../kafka";
+import type { ComponentModule } from "../types";
+import { renderSetup, SCHEMA_PATH, STORE_DB, STORE_HOST, STORE_ROLE } from "../storage";
+
+export const CASSANDRA_PORT = 9042;
+export const CASSANDRA_YAML_PATH = "/opt/cassandra/conf/cassandra.yaml";
+
+/** Keyspace (replication factor 1) and tables as CQL; the products are inserted row by row. */
+export function cassandraSetup(): string[] {
+  return [
+    `CREATE KEYSPACE IF NOT EXISTS ${STORE_DB} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`,
+    `CREATE TABLE IF NOT EXISTS ${STORE_DB}.products (\n  id int PRIMARY KEY,\n  name text,\n  price decimal\n)`,
+    `CREATE TABLE IF NOT EXISTS ${STORE_DB}.activities (\n  id uuid PRIMARY KEY,\n  user_id uuid,\n  created_at timestamp,\n  data text\n)`,
+  ];
+}
+
+export const CASSANDRA_SEED = `INSERT INTO ${STORE_DB}.products (id, name, price) VALUES (?, ?, ?)`;
+
+/**
+ * cassandra.yaml of a one-node cluster whose seed is its own host name. Commit log synced
+ * periodically (Cassandra's default): a write is acknowledged before it reaches the disk.
+ */
+export function renderCassandraYaml(): string {
+  return [
+    "cluster_name: scalelab",
+    "num_tokens: 16",
+    "partitioner: org.apache.cassandra.dht.Murmur3Partitioner",
+    "endpoint_snitch: SimpleSnitch",
+    "seed_provider:",
+    "  - class_name: org.apache.cassandra.locator.SimpleSeedProvider",
+    "    parameters:",
+    `      - seeds: "${STORE_HOST}:7000"`,
+    "data_file_directories:",
+    "  - /var/lib/cassandra/data",
+    "commitlog_directory: /var/lib/cassandra/commitlog",
+    "saved_caches_directory: /var/lib/cassandra/saved_caches",
+    "hints_directory: /var/lib/cassandra/hints",
+    "commitlog_sync: periodic",
+    "commitlog_sync_period: 10000ms",
+    "start_native_transport: true",
+    `native_transport_port: ${CASSANDRA_PORT}`,
+    // No listen/rpc address: both default to the address of the host name (the container's IP).
+    "authenticator: AllowAllAuthenticator",
+    "authorizer: AllowAllAuthorizer",
+    "",
+  ].join("\n");
+}
+
+export const cassandra: ComponentModule = {
+  kind: "cassandra",
+  images: (run) => (run.topology.storage.kind === "cassandra" ? ["cassandra"] : []),
+  plan: ({ run, container }) => {
+    const s = run.topology.storage;
+    if (s.kind !== "cassandra") return [];
+    const setup = cassandraSetup();
+    const seed = { statement: CASSANDRA_SEED, rows: s.products };
+    return [
+      container({
+        index: 0,
+        role: STORE_ROLE,
+        component: "cassandra",
+        title: "the Cassandra store",
+        image: "cassandra",
+        // The node's own name must be its seed's.
+        hostname: STORE_HOST,
+        env: { CASSANDRA_HEAP_MB: String(jvmHeapMb(s.memoryMb)) },
+        cpus: s.cpus,
+        memoryMb: s.memoryMb,
+        files: [
+          { path: CASSANDRA_YAML_PATH, content: renderCassandraYaml() },
+          { path: `${SCHEMA_PATH}.cql`, content: renderSetup(setup, seed, "--") },
+        ],
+        // No `ports`: a network-fault proxy cannot stand in front of it (its hostname must be its
+        // seed's name, and the driver connects to the node's own address after discovery).
+        tier: 0,
+        ready: [
+          { kind: "log", pattern: "Starting listening for CQL clients" },
+          { kind: "query", engine: "cassandra", port: CASSANDRA_PORT, setup, seed, check: `SELECT id FROM ${STORE_DB}.products LIMIT 1` },
+        ],
+      }),
+    ];
+  },
+};

@@ -1,0 +1,131 @@
+import { z } from "zod";
+import type { FigureInput, FigureSeries, StatsReading } from "./types";
+import { median, round } from "../analysis/stats";
+
+/**
+ * The testbed's `GET /stats` body: cumulative counters and current gauges of one container.
+ * Read leniently (missing counters are 0) so an older or partial answer is still usable.
+ */
+const counter = z.number().nonnegative().catch(0).default(0);
+export const ZTestbedStats = z.object({
+  role: z.string().catch("service").default("service"),
+  requests: counter,
+  pool: z.object({ size: counter, busy: counter, queued: counter, rejected: counter }).prefault({}),
+  log: z.object({ lines: counter, flushes: counter, dropped: counter }).prefault({}),
+  downstream: z.object({ mode: z.string().catch("none").default("none"), sent: counter, errors: counter }).prefault({}),
+  consumed: counter,
+  consumeErrors: counter,
+});
+export type TTestbedStats = z.infer<typeof ZTestbedStats>;
+
+export type FigureDef = {
+  key: string;
+  label: string;
+  unit: "" | "/s";
+  /** gauge: a level in that second; rate: a count during that second. */
+  kind: "gauge" | "rate";
+  /** Charts group figures by this. */
+  chart: "pool" | "broker" | "downstream" | "balancer";
+};
+
+/** Every per-second figure a component can report; charts and tables read their labels here. */
+export const FIGURE_DEFS: readonly FigureDef[] = [
+  { key: "pool.busy", label: "Busy workers", unit: "", kind: "gauge", chart: "pool" },
+  { key: "pool.queued", label: "Queued requests", unit: "", kind: "gauge", chart: "pool" },
+  { key: "pool.size", label: "Pool size", unit: "", kind: "gauge", chart: "pool" },
+  { key: "pool.rejected", label: "Rejected (queue full)", unit: "/s", kind: "rate", chart: "pool" },
+  { key: "log.dropped", label: "Log lines dropped (async buffer full)", unit: "/s", kind: "rate", chart: "pool" },
+  { key: "broker.produced", label: "Produced", unit: "/s", kind: "rate", chart: "broker" },
+  { key: "broker.consumed", label: "Consumed", unit: "/s", kind: "rate", chart: "broker" },
+  { key: "broker.lag", label: "Consumer lag (events)", unit: "", kind: "gauge", chart: "broker" },
+  { key: "downstream.sent", label: "Events handed downstream", unit: "/s", kind: "rate", chart: "downstream" },
+  { key: "downstream.errors", label: "Downstream errors", unit: "/s", kind: "rate", chart: "downstream" },
+  { key: "logs.handled", label: "Handled by logs", unit: "/s", kind: "rate", chart: "downstream" },
+  // HAProxy's stats (haproxy-stats.ts). Down = the replicas not up: a stopped replica's slot goes
+  // back to "no address" once DNS forgets it, like a slot never filled.
+  { key: "lb.up", label: "Servers up", unit: "", kind: "gauge", chart: "balancer" },
+  { key: "lb.down", label: "Replicas not up", unit: "", kind: "gauge", chart: "balancer" },
+  { key: "lb.sessions", label: "Current sessions", unit: "", kind: "gauge", chart: "balancer" },
+  { key: "lb.retries", label: "Retries and redispatches", unit: "/s", kind: "rate", chart: "balancer" },
+  { key: "lb.errors", label: "Connection, response and 5xx errors", unit: "/s", kind: "rate", chart: "balancer" },
+  { key: "lb.checkFailures", label: "Failed health checks", unit: "/s", kind: "rate", chart: "balancer" },
+];
+
+/** Sum of one number over the readings of a role. */
+export function total(readings: readonly StatsReading[] | undefined, role: string, pick: (s: TTestbedStats) => number): number {
+  let sum = 0;
+  for (const r of readings ?? []) if (r.role === role) sum += pick(r.stats);
+  return sum;
+}
+
+/**
+ * What a counter grew by since the previous second. Per container, so a container that restarted
+ * (its counter went back) counts from zero instead of giving a negative rate.
+ */
+export function growth(input: FigureInput, role: string, pick: (s: TTestbedStats) => number): number {
+  const before = new Map((input.previous ?? input.baseline).filter((r) => r.role === role).map((r) => [r.container, pick(r.stats)]));
+  let sum = 0;
+  for (const r of input.current) {
+    if (r.role !== role) continue;
+    const now = pick(r.stats);
+    const was = before.get(r.container) ?? 0;
+    sum += now >= was ? now - was : now;
+  }
+  return sum;
+}
+
+export type TPoolSummary = { size: number; maxBusy: number; medianBusy: number; maxQueued: number; medianQueued: number; rejected: number };
+export type TBrokerSummary = {
+  produced: number;
+  consumed: number;
+  backlogAtStart: number;
+  maxLag: number;
+  lagAtEnd: number;
+  drainSeconds: number | null;
+};
+
+const values = (series: FigureSeries, key: string) => series.flatMap((s) => (key in s.figures ? [s.figures[key]!] : []));
+
+/** Pool figures over the load (seconds < loadSeconds); undefined when no pool figure was recorded. */
+export function poolSummary(series: FigureSeries, loadSeconds: number): TPoolSummary | undefined {
+  const load = series.filter((s) => s.t < loadSeconds);
+  const busy = values(load, "pool.busy");
+  if (busy.length === 0) return undefined;
+  const queued = values(load, "pool.queued");
+  return {
+    size: Math.max(0, ...values(load, "pool.size")),
+    maxBusy: Math.max(...busy),
+    medianBusy: round(median(busy), 1),
+    maxQueued: Math.max(0, ...queued),
+    medianQueued: queued.length ? round(median(queued), 1) : 0,
+    rejected: values(load, "pool.rejected").reduce((a, b) => a + b, 0),
+  };
+}
+
+/**
+ * The broker over the run: events produced from the load's start and consumed from then on (to
+ * the end of the drain), the backlog already waiting when the load started (the warm-up's events:
+ * consumed ≤ produced + backlogAtStart), the largest lag, the lag when the load ended, and how long
+ * the consumers took to catch up after it (null: not within the drain window). Counts come from the
+ * cumulative counters, so nothing depends on every second being polled. Undefined without a broker.
+ */
+export function brokerSummary(
+  series: FigureSeries,
+  loadSeconds: number,
+  totals: { produced: number; consumed: number; backlogAtStart: number },
+): TBrokerSummary | undefined {
+  const lags = series.filter((s) => "broker.lag" in s.figures);
+  if (lags.length === 0) return undefined;
+  const during = lags.filter((s) => s.t < loadSeconds);
+  const atEnd = during.at(-1) ?? lags[0]!;
+  const drained = lags.find((s) => s.t >= loadSeconds && s.figures["broker.lag"] === 0);
+  const lagAtEnd = atEnd.figures["broker.lag"]!;
+  return {
+    produced: totals.produced,
+    consumed: totals.consumed,
+    backlogAtStart: totals.backlogAtStart,
+    maxLag: Math.max(...lags.map((s) => s.figures["broker.lag"]!)),
+    lagAtEnd,
+    drainSeconds: lagAtEnd === 0 ? 0 : drained ? drained.t - loadSeconds + 1 : null,
+  };
+}

@@ -1,0 +1,112 @@
+import type { HaproxyAlgorithm } from "../balancer";
+import { GRPC_PORT } from "../service/grpc";
+import { APP_PORT, boundedInt, LB_PORT } from "../nginx/nginx-conf";
+
+export const HAPROXY_CFG_PATH = "/etc/haproxy/haproxy.cfg";
+/** HAProxy's own statistics (`/stats`, CSV with `/stats;csv`), on a port of their own so `/stats` of the load path stays the testbed's. */
+export const HAPROXY_STATS_PORT = 8404;
+export const HAPROXY_STATS_PATH = "/stats";
+/** The network alias every service replica carries besides `app-<i>`; Docker's DNS answers it with all of them. */
+export const SERVICE_ALIAS = "app";
+
+export type HaproxyCfgInput = {
+  algorithm: HaproxyAlgorithm;
+  /** Server slots of the `server-template`: one per service replica. */
+  replicas: number;
+  maxFails?: number;
+  failTimeoutSeconds?: number;
+  retryNextUpstream?: boolean;
+  /** http (the default): HTTP/1.1 to the replicas' HTTP port; grpc: HTTP/2 both sides, to their gRPC port. */
+  protocol?: "http" | "grpc";
+};
+
+const ALGORITHMS: readonly HaproxyAlgorithm[] = ["roundrobin", "leastconn", "source", "random", "first"];
+
+/**
+ * haproxy.cfg for the balancer. `balance` is always written (HAProxy's default would be
+ * roundrobin silently). The passive health knobs keep nginx's names; in HAProxy they become:
+ * - maxFails N > 0: `observe layer4 error-limit N on-error mark-down` (N connection errors of real
+ *   traffic in a row take the server out, like nginx's max_fails) and `fall N` for the active check;
+ *   maxFails 0 (nginx: never marked unavailable): no `observe`, and the active check cannot take a
+ *   server out either (`fall` at its maximum).
+ * - failTimeoutSeconds T: `downinter Ts`, how long a server marked down waits for its next check
+ *   (nginx's fail_timeout: how long a failed server is skipped). The active check itself runs
+ *   every second (`inter 1s`, `rise 1`) on GET /health.
+ * - retryNextUpstream true (nginx's `proxy_next_upstream error timeout`): `retries 2` +
+ *   `option redispatch 1` (a failed connection attempt is retried on another server; HAProxy's
+ *   default `retry-on conn-failure` is the equivalent of nginx's `error`); false: `retries 0`,
+ *   `no option redispatch` (the client sees the failure).
+ * - protocol grpc: plaintext HTTP/2 with prior knowledge on the load frontend and to the replicas'
+ *   gRPC port (`proto h2`), each call balanced on its own. The active check cannot GET /health on
+ *   a gRPC port, so it goes to the replicas' HTTP port in HTTP/1.1, set in the check's own
+ *   `http-check connect`: as server options (`check port 8080 check-proto h1`), HAProxy 2.6 checks
+ *   only the first slot of a server-template; the slots filled from DNS fail theirs (SOCKERR).
+ * X-Backend (x-backend metadata for gRPC) from the replicas passes through untouched.
+ */
+export function renderHaproxyCfg({
+  algorithm,
+  replicas,
+  maxFails = 1,
+  failTimeoutSeconds = 10,
+  retryNextUpstream = true,
+  protocol = "http",
+}: HaproxyCfgInput): string {
+  if (!ALGORITHMS.includes(algorithm)) throw new Error(`unknown haproxy algorithm ${JSON.stringify(algorithm)}`);
+  const slots = boundedInt("replicas", replicas, 1, 64);
+  const fails = boundedInt("maxFails", maxFails, 0, 100);
+  const timeout = boundedInt("failTimeoutSeconds", failTimeoutSeconds, 1, 3600);
+  if (protocol !== "http" && protocol !== "grpc") throw new Error(`unknown protocol ${JSON.stringify(protocol)}`);
+  const grpc = protocol === "grpc";
+  const check = [
+    "inter 1s",
+    `downinter ${timeout}s`,
+    "rise 1",
+    fails > 0 ? `fall ${fails}` : "fall 1000000",
+    ...(fails > 0 ? [`observe layer4 error-limit ${fails} on-error mark-down`] : []),
+  ].join(" ");
+  return [
+    "global",
+    // Needs about 2 file descriptors per connection; the containers' limit here is 20000.
+    "  maxconn 8192",
+    "  log stderr format raw local0 warning",
+    "",
+    "defaults",
+    "  mode http",
+    "  log global",
+    "  option http-keep-alive",
+    "  timeout connect 5s",
+    "  timeout client 60s",
+    "  timeout server 60s",
+    ...(retryNextUpstream ? ["  retries 2", "  option redispatch 1"] : ["  retries 0", "  no option redispatch"]),
+    "",
+    "resolvers docker",
+    "  nameserver dns 127.0.0.11:53",
+    "  accepted_payload_size 8192",
+    "  resolve_retries 3",
+    "  timeout resolve 1s",
+    "  timeout retry 1s",
+    "  hold valid 5s",
+    "  hold obsolete 5s",
+    "",
+    "frontend stats",
+    `  bind :${HAPROXY_STATS_PORT}`,
+    "  stats enable",
+    `  stats uri ${HAPROXY_STATS_PATH}`,
+    "",
+    "frontend load",
+    grpc ? `  bind :${LB_PORT} proto h2` : `  bind :${LB_PORT}`,
+    "  default_backend app",
+    "",
+    "backend app",
+    `  balance ${algorithm}`,
+    ...(grpc
+      ? ["  option httpchk", `  http-check connect port ${APP_PORT} proto h1`, "  http-check send meth GET uri /health"]
+      : ["  option httpchk GET /health"]),
+    "  http-check expect status 200",
+    `  default-server ${check}`,
+    grpc
+      ? `  server-template app ${slots} ${SERVICE_ALIAS}:${GRPC_PORT} proto h2 check resolvers docker init-addr libc,none`
+      : `  server-template app ${slots} ${SERVICE_ALIAS}:${APP_PORT} check resolvers docker init-addr libc,none`,
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,55 @@
+import type { ComponentModule } from "../types";
+import { renderSetup, SCHEMA_PATH, STORE_DB, STORE_HOST, STORE_PASSWORD, STORE_ROLE, STORE_USER } from "../storage";
+
+export const POSTGRES_PORT = 5432;
+
+/** Tables and seed as SQL; the products come from generate_series in one statement. */
+export function postgresSetup(products: number): string[] {
+  if (!Number.isInteger(products) || products < 1) throw new Error("products must be a positive whole number");
+  return [
+    "CREATE TABLE IF NOT EXISTS products (\n  id integer PRIMARY KEY,\n  name text NOT NULL,\n  price numeric(10, 2) NOT NULL\n)",
+    "CREATE TABLE IF NOT EXISTS activities (\n  id uuid PRIMARY KEY,\n  user_id uuid NOT NULL,\n  created_at timestamptz NOT NULL,\n  data jsonb NOT NULL\n)",
+    `INSERT INTO products (id, name, price)\n  SELECT i, 'product-' || i, ((i * 7919) % 100000) / 100.0\n  FROM generate_series(1, ${products}) AS i\n  ON CONFLICT (id) DO NOTHING`,
+  ];
+}
+
+export const postgres: ComponentModule = {
+  kind: "postgres",
+  images: (run) => (run.topology.storage.kind === "postgres" ? ["postgres"] : []),
+  plan: ({ run, container }) => {
+    const s = run.topology.storage;
+    if (s.kind !== "postgres") return [];
+    const setup = postgresSetup(s.products);
+    // Every replica's pool plus room for the lab's own session.
+    const maxConnections = s.poolSize * run.topology.service.replicas + 10;
+    return [
+      container({
+        index: 0,
+        role: STORE_ROLE,
+        component: "postgres",
+        title: "the Postgres store",
+        image: "postgres",
+        hostname: STORE_HOST,
+        env: { POSTGRES_USER: STORE_USER, POSTGRES_PASSWORD: STORE_PASSWORD, POSTGRES_DB: STORE_DB },
+        cmd: ["postgres", "-c", `max_connections=${maxConnections}`],
+        cpus: s.cpus,
+        memoryMb: s.memoryMb,
+        files: [{ path: `${SCHEMA_PATH}.sql`, content: renderSetup(setup, undefined, "--") }],
+        ports: [POSTGRES_PORT],
+        tier: 0,
+        ready: [
+          {
+            kind: "query",
+            engine: "postgres",
+            port: POSTGRES_PORT,
+            user: STORE_USER,
+            password: STORE_PASSWORD,
+            database: STORE_DB,
+            setup,
+            check: "SELECT count(*) AS n FROM products",
+          },
+        ],
+      }),
+    ];
+  },
+};

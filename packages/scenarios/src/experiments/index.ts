@@ -1,0 +1,5 @@
+export * from "./experiments";
+export * from "./presets";
+export * from "./progress";
+export * from "./export";
+export * from "./report-html";

@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { experimentStatistics } from "../analysis/experiment-report";
+import { barChartSvg, experimentReportHtml, niceTicks, type TReportInput } from "./report-html";
+import type { TRunSummary } from "../contract/run";
+
+const summary = (rps: number): TRunSummary => ({
+  requests: rps * 10,
+  rps,
+  errors: 0,
+  errorRate: 0,
+  latencyMs: { avg: 5, p50: 4, p90: 6, p95: 7, p99: 9, max: 12 },
+});
+const names = ["1 replica", '<script>alert("x")</script>'];
+const rps = [
+  [169, 171, 165],
+  [450, 441, 462],
+];
+const stats = experimentStatistics({
+  variants: names.map((name, index) => ({ index, name, axes: {} })),
+  baseline: 0,
+  sweep: [],
+  runs: rps.flatMap((xs, variant) => xs.map((x) => ({ variant, status: "succeeded" as const, summary: summary(x) }))),
+});
+const input: TReportInput = {
+  id: "e1",
+  name: "Replicas & <limits>",
+  status: "succeeded",
+  createdAt: "2026-11-25T13:00:00.000Z",
+  repetitions: 3,
+  settleSeconds: 5,
+  baseline: names[0]!,
+  progress: { total: 6, succeeded: 6, failed: 0, retries: 0 },
+  definition: { name: "</pre><script>1</script>" },
+  variants: names.map((name, i) => ({
+    name,
+    runs: rps[i]!.map((x, r) => ({ id: `run-${i}-${r}`, repetition: r, attempt: 1, status: "succeeded", rps: x })),
+    statistics: stats.variants[i]!,
+  })),
+  comparisons: stats.comparisons,
+  usl: null,
+  uslNote: null,
+  findings: [
+    {
+      code: "replicas_throttled",
+      level: "info",
+      message: "at their limit",
+      evidence: { pctOfLimit: 99, pValue: 0.0035021346, cpu: { app: 101.23456 } },
+    },
+  ],
+  reference: {
+    source: "EXPERIMENTS.md §3",
+    expected: "3 replicas ≈ 2.5–3×",
+    figures: [{ variant: "1 replica", metric: "rps", value: 169 }],
+  },
+};
+
+describe("experimentReportHtml", () => {
+  const html = experimentReportHtml(input, { generatedAt: "2026-11-25T14:00:00.000Z" });
+
+  it("is one self-contained page: no script, nothing fetched", () => {
+    expect(html.startsWith("<!doctype html>")).toBe(true);
+    expect(html).not.toMatch(/<script/i);
+    expect(html).not.toMatch(/\b(src|href)=/i);
+  });
+
+  it("escapes every user string", () => {
+    expect(html).toContain("Replicas &amp; &lt;limits&gt;");
+    expect(html).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
+    expect(html).toContain("&lt;/pre&gt;&lt;script&gt;1&lt;/script&gt;");
+  });
+
+  it("draws a bar per variant with its CI whiskers, the write-up's marker, and the benchstat comparison", () => {
+    const svgs = html.match(/<svg[\s\S]*?<\/svg>/g) ?? [];
+    expect(svgs).toHaveLength(2);
+    expect(svgs[0]!.match(/class="bar"/g)).toHaveLength(2);
+    expect(svgs[0]!.match(/class="whisker"/g)).toHaveLength(6);
+    expect(svgs[0]!.match(/class="ref"/g)).toHaveLength(1);
+    expect(html).toMatch(/class="num better"[^>]*>\+\d+\.\d% \(p=0\.000\)/);
+    expect(html).toContain("at their limit");
+    expect(html).toContain("pctOfLimit: 99 · pValue: 0.003502 · cpu: {&quot;app&quot;:101.2}");
+  });
+});
+
+describe("barChartSvg", () => {
+  it("a bar without figures draws no bar; the axis starts at 0", () => {
+    const svg = barChartSvg(
+      [
+        { label: "a", value: null, low: null, high: null },
+        { label: "b", value: 10, low: 8, high: 12 },
+      ],
+      { unit: "req/s", title: "t" },
+    );
+    expect(svg.match(/class="bar"/g)).toHaveLength(1);
+  });
+});
+
+describe("niceTicks", () => {
+  it("round steps from 0 past the maximum", () => {
+    expect(niceTicks(462)).toEqual([0, 100, 200, 300, 400, 500]);
+    expect(niceTicks(0.9)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
+    expect(niceTicks(0)).toEqual([0, 1]);
+  });
+});

@@ -1,0 +1,99 @@
+import { ENDPOINT_METHODS, ENDPOINT_PATHS, loadTarget } from "./endpoints";
+import { K6_ENV, k6ExtraFiles, renderK6Script } from "./k6/script";
+import type { TWorkload } from "../contract/run";
+import type { TRunSummary } from "../contract/run";
+import { errorRate, perSecond } from "../analysis/stats";
+import { renderWrkScript, unanswered, wrkCommand, type WrkSummary } from "./wrk/wrk";
+import type { ComponentModule, PlanContext, PlannedContainer } from "../components/types";
+
+export const LOADGEN_ROLE = "loadgen";
+export const K6_SCRIPT_PATH = "/scalelab/load.js";
+export const WRK_SCRIPT_PATH = "/scalelab/load.lua";
+
+/** `n` split into `parts` whole shares that differ by at most one, the larger first. */
+export const share = (n: number, parts: number, i: number): number => Math.floor(n / parts) + (i < n % parts ? 1 : 0);
+
+/** wrk's threads per instance when the workload does not say: one per CPU of its limit, rounded up, at most one per connection. */
+export const wrkThreads = (w: TWorkload, connections: number): number => Math.min(w.threads ?? Math.ceil(w.loadgenCpus), connections);
+
+/**
+ * The part of the workload that load-generator instance `i` of `loadgenInstances` runs: VUs, the
+ * arrival rate, maxVUs or connections split evenly (each instance at least one, which the schema
+ * guarantees), everything else as given.
+ */
+export function instanceWorkload(w: TWorkload, i: number): TWorkload {
+  const n = w.loadgenInstances;
+  if (n === 1) return w;
+  return {
+    ...w,
+    ...(w.vus !== undefined && { vus: share(w.vus, n, i) }),
+    ...(w.arrivalRate !== undefined && { arrivalRate: share(w.arrivalRate, n, i) }),
+    ...(w.maxVus !== undefined && { maxVus: Math.max(1, share(w.maxVus, n, i)) }),
+    ...(w.connections !== undefined && { connections: share(w.connections, n, i) }),
+  };
+}
+
+/**
+ * The load generators on the run network, aimed at the balancer (or the service's shared alias
+ * without one); started by the load step, not with the topology. One container per instance.
+ */
+export function planLoadgens({ run, container }: PlanContext): PlannedContainer[] {
+  const w = run.workload;
+  const target = loadTarget(run.topology.balancer.kind);
+  return Array.from({ length: w.loadgenInstances }, (_, index) => {
+    const part = instanceWorkload(w, index);
+    const common = { index, role: LOADGEN_ROLE, hostname: `${LOADGEN_ROLE}-${index}`, cpus: w.loadgenCpus, tier: 3, ready: [] };
+    if (w.loadgen === "wrk") {
+      const connections = part.connections!;
+      return container({
+        ...common,
+        component: "wrk",
+        title: w.loadgenInstances > 1 ? `wrk ${index + 1}` : "wrk",
+        image: "wrk",
+        cmd: wrkCommand({
+          target,
+          path: ENDPOINT_PATHS[w.endpoint],
+          method: ENDPOINT_METHODS[w.endpoint],
+          threads: wrkThreads(w, connections),
+          connections,
+          durationSeconds: w.durationSeconds,
+          timeoutMs: w.requestTimeoutMs,
+          scriptPath: WRK_SCRIPT_PATH,
+        }),
+        files: [{ path: WRK_SCRIPT_PATH, content: renderWrkScript({ method: ENDPOINT_METHODS[w.endpoint] }) }],
+      });
+    }
+    return container({
+      ...common,
+      component: "k6",
+      title: w.loadgenInstances > 1 ? `k6 ${index + 1}` : "k6",
+      image: "k6",
+      env: { ...K6_ENV },
+      cmd: ["run", "--no-color", "--quiet", K6_SCRIPT_PATH],
+      files: [{ path: K6_SCRIPT_PATH, content: renderK6Script(part, target) }, ...k6ExtraFiles(w)],
+    });
+  });
+}
+
+/** The generator's image; its containers are planned by `planLoadgens` for the load step. */
+export const loadgen: ComponentModule = {
+  kind: "loadgen",
+  images: (run) => [run.workload.loadgen],
+  plan: () => [],
+};
+
+/** wrk's whole run as the lab's summary; rates over the configured duration and failed connections counted as failed requests, as for k6. */
+export function wrkTotals(s: WrkSummary, loadSeconds: number): TRunSummary {
+  const requests = s.requests + unanswered(s.errorsByKind);
+  return {
+    requests,
+    rps: perSecond(requests, loadSeconds),
+    errors: s.errors,
+    errorRate: errorRate(s.errors, requests),
+    latencyMs: s.latencyMs ?? { avg: 0, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 },
+    durationSeconds: loadSeconds,
+    backends: s.backends,
+    ...(s.backendStats && { backendStats: s.backendStats }),
+    ...(s.errorKinds && { errorKinds: s.errorKinds }),
+  };
+}

@@ -1,0 +1,27 @@
+import type { BalancerKind } from "../components/balancer";
+import { APP_PORT, LB_PORT } from "../components/nginx/nginx-conf";
+import type { TWorkload } from "../contract/run";
+
+/** What each endpoint of the workload requests, whichever load generator sends it. */
+export const ENDPOINT_PATHS: Record<TWorkload["endpoint"], string> = {
+  hostname: "/hostname",
+  cpu: "/cpu",
+  products: "/products",
+  activity: "/activity",
+  key: "/key",
+};
+
+/** `activity` writes a row, so it is a POST; the others read. */
+export const ENDPOINT_METHODS: Record<TWorkload["endpoint"], "GET" | "POST"> = {
+  hostname: "GET",
+  cpu: "GET",
+  products: "GET",
+  activity: "POST",
+  key: "GET",
+};
+
+/**
+ * Where the load goes, by network alias on the run network: the balancer, or without one the
+ * service's shared alias (Docker's DNS answers it with every replica, in random order).
+ */
+export const loadTarget = (kind: BalancerKind): string => (kind === "none" ? `http://app:${APP_PORT}` : `http://lb:${LB_PORT}`);
