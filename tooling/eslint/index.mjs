@@ -37,7 +37,16 @@ const SCENARIOS_ENTRIES = ["contract", "messages", "components", "plan", "loadge
 export function scalelab({ root }) {
   return tseslint.config(
     {
-      ignores: ["**/node_modules/**", "**/.next/**", "**/.next-*/**", "**/generated/**", "**/dist/**", ".scalelab/**", "**/*.{js,mjs,cjs}"],
+      ignores: [
+        "**/node_modules/**",
+        "**/next-env.d.ts",
+        "**/.next/**",
+        "**/.next-*/**",
+        "**/generated/**",
+        "**/dist/**",
+        ".scalelab/**",
+        "**/*.{js,mjs,cjs}",
+      ],
     },
     ...tseslint.configs.recommended,
     prettier,
