@@ -54,6 +54,8 @@ export function scalelab({ root }) {
       files: ["**/*.{ts,tsx,mts}"],
       plugins: { "import-x": importX },
       settings: {
+        "import-x/extensions": importX.flatConfigs.typescript.settings["import-x/extensions"],
+        "import-x/parsers": importX.flatConfigs.typescript.settings["import-x/parsers"],
         "import-x/resolver-next": [
           createTypeScriptImportResolver({
             noWarnOnMultipleProjects: true,
@@ -73,6 +75,15 @@ export function scalelab({ root }) {
       // Where the environment is read (or handed on to a child process) and tool configs.
       files: ["**/src/env.ts", "**/*.config.{ts,mts}"],
       rules: { "no-restricted-properties": "off" },
+    },
+    {
+      // No import cycle. import-x's no-cycle skips `import type`, so these packages write type imports as
+      // plain imports (erased by the compilers all the same) and type-only cycles are caught too.
+      files: ["packages/scenarios/src/**/*.ts", "apps/worker/src/**/*.ts"],
+      rules: {
+        "import-x/no-cycle": ["error", { ignoreExternal: true }],
+        "@typescript-eslint/consistent-type-imports": ["error", { prefer: "no-type-imports" }],
+      },
     },
     {
       // The apps see @scalelab/scenarios only through its entry points (package.json "exports").

@@ -1,7 +1,7 @@
-import { BALANCER_KEY, errorCount, errorKindsOf, NO_ANSWER_KEY, ZBackendStats, type TBackendStats } from "@scalelab/scenarios/contract";
+import { BALANCER_KEY, errorCount, errorKindsOf, NO_ANSWER_KEY, ZBackendStats, TBackendStats } from "@scalelab/scenarios/contract";
 import { ZErrorCounts } from "@scalelab/scenarios/contract";
 import { LABELS } from "@scalelab/scenarios/plan";
-import { ZRunSummary, type TRunCreateInput, type TSample } from "@scalelab/scenarios/contract";
+import { ZRunSummary, TRunCreateInput, TSample } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";
 import { useLabWorker, waitFor } from "./testing/lab";
 

@@ -1,4 +1,4 @@
-import { ZRunSummary, type TRunCreateInput } from "@scalelab/scenarios/contract";
+import { ZRunSummary, TRunCreateInput } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";
 import { useLabWorker } from "./testing/lab";
 

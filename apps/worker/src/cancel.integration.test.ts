@@ -1,9 +1,9 @@
 import { ensureImages } from "@scalelab/images";
 import { cancelChannel, runChannel } from "@scalelab/scenarios/messages";
 import { parseChannelMessage } from "@scalelab/scenarios/messages";
-import type { TRunCreateInput, TRunStep } from "@scalelab/scenarios/contract";
+import { TRunCreateInput, TRunStep } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";
-import { sleep, type PrepareImages } from "./pipeline/context";
+import { sleep, PrepareImages } from "./pipeline/context";
 import { useLabWorker, waitFor } from "./testing/lab";
 
 /*

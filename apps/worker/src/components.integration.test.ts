@@ -1,5 +1,5 @@
 import { FIGURE_DEFS } from "@scalelab/scenarios/components";
-import { ZRunSummary, type TRunCreateInput } from "@scalelab/scenarios/contract";
+import { ZRunSummary, TRunCreateInput } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";
 import { useLabWorker } from "./testing/lab";
 

@@ -1,7 +1,7 @@
 import { experimentProgress } from "@scalelab/scenarios/experiments";
-import type { TRunStatus } from "@scalelab/scenarios/contract";
+import { TRunStatus } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";
-import type { PrepareImages } from "./pipeline/context";
+import { PrepareImages } from "./pipeline/context";
 import { experimentHelpers } from "./testing/experiments";
 import { useLabWorker } from "./testing/lab";
 

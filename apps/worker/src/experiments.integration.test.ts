@@ -1,6 +1,6 @@
 import { experimentProgress } from "@scalelab/scenarios/experiments";
 import { experimentStatistics } from "@scalelab/scenarios/analysis";
-import { ZRunSummary, type TRunStatus } from "@scalelab/scenarios/contract";
+import { ZRunSummary, TRunStatus } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";
 import { experimentHelpers } from "./testing/experiments";
 import { useLabWorker } from "./testing/lab";

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Db, Prisma } from "@scalelab/db";
-import { RUN_JOB, type RunJobData } from "@scalelab/scenarios/messages";
+import { Db, Prisma } from "@scalelab/db";
+import { RUN_JOB, RunJobData } from "@scalelab/scenarios/messages";
 import { wantsRetry } from "@scalelab/scenarios/experiments";
-import type { TRunStatus } from "@scalelab/scenarios/contract";
-import type { Queue } from "bullmq";
-import type { Logger } from "./log";
+import { TRunStatus } from "@scalelab/scenarios/contract";
+import { Queue } from "bullmq";
+import { Logger } from "./log";
 
 /**
  * What the worker does for a run that belongs to an experiment: a settle pause before it when

@@ -1,18 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { Agent, request } from "node:http";
-import { ensureImages, type ImageProgress } from "@scalelab/images";
-import { buildPlan, LABELS, requiredImages, type PlannedContainer, type RunPlan } from "@scalelab/scenarios/plan";
+import { ensureImages, ImageProgress } from "@scalelab/images";
+import { buildPlan, LABELS, requiredImages, PlannedContainer, RunPlan } from "@scalelab/scenarios/plan";
 import { ZRunCreate } from "@scalelab/scenarios/contract";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { instanceId, parseEnv } from "./env";
 import { createLogger, errorMessage } from "./log";
-import { DEFAULT_TIMEOUTS, type PipelineDeps, type RunContext } from "./pipeline/context";
+import { DEFAULT_TIMEOUTS, PipelineDeps, RunContext } from "./pipeline/context";
 import { provision, waitHealthy } from "./pipeline/provision";
-import type { RunReporter } from "./pipeline/reporter";
+import { RunReporter } from "./pipeline/reporter";
 import { applyNetworkFault, clearNetworkFaults, listToxics, toxiproxyUrl } from "./pipeline/toxiproxy";
 import { DockerProvisioner } from "./provisioner/docker";
-import type { StartedContainer } from "./provisioner/types";
+import { StartedContainer } from "./provisioner/types";
 import { waitFor } from "./testing/lab";
 
 /*

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { ZFaultRecord } from "@scalelab/scenarios/contract";
 import { LABELS } from "@scalelab/scenarios/plan";
@@ -6,8 +6,8 @@ import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inheritedEnv, parseEnv } from "./env";
 import { createLogger } from "./log";
-import { openLab, waitFor, type Lab } from "./testing/lab";
-import { start, type WorkerHandle } from "./worker";
+import { openLab, waitFor, Lab } from "./testing/lab";
+import { start, WorkerHandle } from "./worker";
 
 /*
  * A worker killed (SIGKILL: no teardown of its own) while a replica is paused and another sits

@@ -1,5 +1,5 @@
 import { ZFaultRecord } from "@scalelab/scenarios/contract";
-import { ZRunSummary, type TRunCreateInput } from "@scalelab/scenarios/contract";
+import { ZRunSummary, TRunCreateInput } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";
 import { LABELS } from "@scalelab/scenarios/plan";
 import { useLabWorker, waitFor } from "./testing/lab";

@@ -1,18 +1,18 @@
 import { randomUUID } from "node:crypto";
-import type { Db } from "@scalelab/db";
+import { Db } from "@scalelab/db";
 import { CORE_LAB_IMAGES, ensureImages } from "@scalelab/images";
-import { LABELS, runLabels, type LabImage } from "@scalelab/scenarios/plan";
-import { ZRunCreate, ZRunSummary, type TRunCreateInput } from "@scalelab/scenarios/contract";
-import type { Queue } from "bullmq";
+import { LABELS, runLabels, LabImage } from "@scalelab/scenarios/plan";
+import { ZRunCreate, ZRunSummary, TRunCreateInput } from "@scalelab/scenarios/contract";
+import { Queue } from "bullmq";
 import Docker from "dockerode";
-import type { Redis } from "ioredis";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { instanceId, parseEnv } from "./env";
 import { createLogger } from "./log";
-import type { PrepareImages } from "./pipeline/context";
+import { PrepareImages } from "./pipeline/context";
 import { cancelChannel, runChannel } from "@scalelab/scenarios/messages";
-import { openLab, waitFor, type Lab } from "./testing/lab";
-import { start, type WorkerHandle } from "./worker";
+import { openLab, waitFor, Lab } from "./testing/lab";
+import { start, WorkerHandle } from "./worker";
 
 /*
  * Against the real Docker engine, Postgres (DATABASE_URL, migrated here) and Redis (REDIS_URL).

@@ -4,7 +4,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "./env";
 import { createLogger } from "./log";
-import { acquireWorkerLock, stopWhenLost, WORKER_LOCK_KEY, WorkerAlreadyRunning, type InstanceLock } from "./single-instance";
+import { acquireWorkerLock, stopWhenLost, WORKER_LOCK_KEY, WorkerAlreadyRunning, InstanceLock } from "./single-instance";
 
 /*
  * Against the real Postgres of DATABASE_URL. A missing Postgres fails the suite in beforeAll with

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import pg from "pg";
-import { errorMessage, type Logger } from "./log";
+import { errorMessage, Logger } from "./log";
 
 /*
  * One worker per database. Two workers on one control plane would take runs side by side (and

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, Server } from "node:http";
+import { AddressInfo } from "node:net";
 import { K6EventReader } from "@scalelab/scenarios/loadgen";
 import { afterEach, describe, expect, it } from "vitest";
 import { sseEvents } from "./sse";

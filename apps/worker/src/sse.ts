@@ -1,4 +1,4 @@
-import { EventSourceParserStream, type EventSourceMessage } from "eventsource-parser/stream";
+import { EventSourceParserStream, EventSourceMessage } from "eventsource-parser/stream";
 import { errorMessage } from "./log";
 
 export type SseOptions = {

@@ -1,7 +1,7 @@
-import type { Db } from "@scalelab/db";
+import { Db } from "@scalelab/db";
 import { LABELS, runLabels } from "@scalelab/scenarios/plan";
-import type { Logger } from "./log";
-import type { Provisioner } from "./provisioner/types";
+import { Logger } from "./log";
+import { Provisioner } from "./provisioner/types";
 
 /**
  * Removes this control plane's Docker objects of runs that are not active: not the one this

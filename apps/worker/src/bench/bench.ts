@@ -13,11 +13,11 @@ import { ensureLabImages } from "@scalelab/images";
 import { ENDPOINT_PATHS } from "@scalelab/scenarios/loadgen";
 import { LB_PORT } from "@scalelab/scenarios/components";
 import { buildPlan, runLabels } from "@scalelab/scenarios/plan";
-import { ZRunCreate, type TRunCreateInput } from "@scalelab/scenarios/contract";
+import { ZRunCreate, TRunCreateInput } from "@scalelab/scenarios/contract";
 import { median } from "@scalelab/scenarios/analysis";
 import { openBench } from "./lib";
 import { DockerProvisioner } from "../provisioner/docker";
-import type { StartedContainer } from "../provisioner/types";
+import { StartedContainer } from "../provisioner/types";
 
 const { REPS, WEB, db, api, startRun, waitDone, stepSeconds, groupCpuSeconds, fmt, sleep, env } = await openBench();
 

@@ -10,8 +10,8 @@ import { rm } from "node:fs/promises";
 import { cpus, homedir } from "node:os";
 import { join } from "node:path";
 import Docker from "dockerode";
-import { ensureImages, type BuildableImage } from "@scalelab/images";
-import type { TRunCreateInput } from "@scalelab/scenarios/contract";
+import { ensureImages, BuildableImage } from "@scalelab/images";
+import { TRunCreateInput } from "@scalelab/scenarios/contract";
 import { median } from "@scalelab/scenarios/analysis";
 import { openBench } from "./lib";
 

@@ -5,7 +5,7 @@
  *
  *   DATABASE_URL=… REDIS_URL=… pnpm --filter @scalelab/worker bench:experiments [--reps 1] [--only 2,4,5]
  */
-import type { TRunCreateInput, TRunSummary } from "@scalelab/scenarios/contract";
+import { TRunCreateInput, TRunSummary } from "@scalelab/scenarios/contract";
 import { median } from "@scalelab/scenarios/analysis";
 import { openBench } from "./lib";
 

@@ -7,8 +7,8 @@
  *
  *   DATABASE_URL=… REDIS_URL=… pnpm --filter @scalelab/worker bench:faults [--protocols http,grpc] [--retry true,false] [--seconds 180]
  */
-import { faultLabel, type TFaultInput, ZFaultRecord } from "@scalelab/scenarios/contract";
-import type { TRunCreateInput, TRunSummary } from "@scalelab/scenarios/contract";
+import { faultLabel, TFaultInput, ZFaultRecord } from "@scalelab/scenarios/contract";
+import { TRunCreateInput, TRunSummary } from "@scalelab/scenarios/contract";
 import { median } from "@scalelab/scenarios/analysis";
 import { openBench } from "./lib";
 

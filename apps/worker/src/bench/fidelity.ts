@@ -12,10 +12,10 @@ import { cpus } from "node:os";
 import Docker from "dockerode";
 import { ensureImages } from "@scalelab/images";
 import { wrkTotals } from "@scalelab/scenarios/loadgen";
-import { buildPlan, requiredImages, runLabels, type PlannedContainer } from "@scalelab/scenarios/plan";
+import { buildPlan, requiredImages, runLabels, PlannedContainer } from "@scalelab/scenarios/plan";
 import { ZRunCreate } from "@scalelab/scenarios/contract";
 import { median } from "@scalelab/scenarios/analysis";
-import { WrkOutputReader, type WrkSummary } from "@scalelab/scenarios/loadgen";
+import { WrkOutputReader, WrkSummary } from "@scalelab/scenarios/loadgen";
 import { parseEnv } from "../env";
 import { DockerProvisioner } from "../provisioner/docker";
 

@@ -24,7 +24,7 @@
  */
 import { cpus } from "node:os";
 import Docker from "dockerode";
-import type { TRunCreateInput, TRunSummary, TSample } from "@scalelab/scenarios/contract";
+import { TRunCreateInput, TRunSummary, TSample } from "@scalelab/scenarios/contract";
 import { median } from "@scalelab/scenarios/analysis";
 import { sseEvents } from "../sse";
 import { openBench } from "./lib";

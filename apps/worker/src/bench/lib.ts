@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createDb } from "@scalelab/db";
-import { isTerminal, type TRunCreateInput, type TRunStatus, type TRunSummary } from "@scalelab/scenarios/contract";
+import { isTerminal, TRunCreateInput, TRunStatus, TRunSummary } from "@scalelab/scenarios/contract";
 import { parseEnv } from "../env";
 
 /** What the bench scripts share: options, the lab's REST API, the run timeline, process-group CPU. */

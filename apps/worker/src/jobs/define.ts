@@ -1,5 +1,5 @@
-import type { Job } from "bullmq";
-import type { z } from "zod";
+import { Job } from "bullmq";
+import { z } from "zod";
 
 export type JobContext = { job: Job; shutdown: AbortSignal };
 

@@ -1,11 +1,11 @@
 import { RUN_ID_PATTERN } from "@scalelab/scenarios/plan";
 import { RUN_JOB } from "@scalelab/scenarios/messages";
 import { z } from "zod";
-import type { Queue } from "bullmq";
-import type { RunJobData } from "@scalelab/scenarios/messages";
+import { Queue } from "bullmq";
+import { RunJobData } from "@scalelab/scenarios/messages";
 import { retryIfWanted, settleBeforeRun } from "../experiments";
 import { errorMessage } from "../log";
-import type { PipelineDeps } from "../pipeline/context";
+import { PipelineDeps } from "../pipeline/context";
 import { runPipeline } from "../pipeline";
 import { defineJob } from "./define";
 

@@ -1,6 +1,6 @@
-import type { Db } from "@scalelab/db";
-import type { Redis } from "ioredis";
-import { errorMessage, type Logger } from "../log";
+import { Db } from "@scalelab/db";
+import { Redis } from "ioredis";
+import { errorMessage, Logger } from "../log";
 import { cancelChannel } from "@scalelab/scenarios/messages";
 import { deadline } from "./context";
 

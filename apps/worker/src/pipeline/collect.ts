@@ -1,11 +1,11 @@
 import { faultEffects, runImbalance } from "@scalelab/scenarios/analysis";
-import type { TErrorCounts } from "@scalelab/scenarios/contract";
+import { TErrorCounts } from "@scalelab/scenarios/contract";
 import { brokerSummary, poolSummary } from "@scalelab/scenarios/components";
-import type { RunPlan } from "@scalelab/scenarios/plan";
-import type { THostFacts, TRunSummary } from "@scalelab/scenarios/contract";
+import { RunPlan } from "@scalelab/scenarios/plan";
+import { THostFacts, TRunSummary } from "@scalelab/scenarios/contract";
 import { LOADGEN_SATURATION, loadgenUse, roleUse, round } from "@scalelab/scenarios/analysis";
-import type { RunContext } from "./context";
-import type { LoadResult } from "./load";
+import { RunContext } from "./context";
+import { LoadResult } from "./load";
 
 /** A run with this share of failed requests or more says so on its timeline. */
 const ERROR_WARNING = 0.01;

@@ -1,8 +1,8 @@
-import type { DockerStatsReading } from "@scalelab/scenarios/analysis";
+import { DockerStatsReading } from "@scalelab/scenarios/analysis";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Logger } from "../log";
-import type { Provisioner } from "../provisioner/types";
-import { followContainerStats, type ContainerRow } from "./container-stats";
+import { Logger } from "../log";
+import { Provisioner } from "../provisioner/types";
+import { followContainerStats, ContainerRow } from "./container-stats";
 
 const T0 = Date.UTC(2026, 10, 21, 14, 0, 0);
 

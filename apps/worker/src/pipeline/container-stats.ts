@@ -1,8 +1,8 @@
 import { setMaxListeners } from "node:events";
-import { containerUsage, type ContainerUsage, type DockerStatsReading } from "@scalelab/scenarios/analysis";
-import { errorMessage, type Logger } from "../log";
-import type { Provisioner, StartedContainer } from "../provisioner/types";
-import { deadline, sleep } from "./context";
+import { containerUsage, ContainerUsage, DockerStatsReading } from "@scalelab/scenarios/analysis";
+import { errorMessage, Logger } from "../log";
+import { Provisioner, StartedContainer } from "../provisioner/types";
+import { deadline, sleep } from "./timing";
 
 const STOP_MS = 5_000;
 /** Between two attempts to reopen a container's stats stream that ended. */

@@ -1,12 +1,12 @@
-import type { Db } from "@scalelab/db";
-import type { EnsureOptions } from "@scalelab/images";
-import type { LabImage } from "@scalelab/scenarios/plan";
-import type { TRunCreate } from "@scalelab/scenarios/contract";
-import type Docker from "dockerode";
-import type { Redis } from "ioredis";
-import type { Logger } from "../log";
-import type { Provisioner } from "../provisioner/types";
-import type { RunReporter } from "./reporter";
+import { Db } from "@scalelab/db";
+import { EnsureOptions } from "@scalelab/images";
+import { LabImage } from "@scalelab/scenarios/plan";
+import { TRunCreate } from "@scalelab/scenarios/contract";
+import Docker from "dockerode";
+import { Redis } from "ioredis";
+import { Logger } from "../log";
+import { Provisioner } from "../provisioner/types";
+import { RunReporter } from "./reporter";
 
 export type { ImageProgress } from "@scalelab/images";
 
@@ -57,51 +57,7 @@ export type RunContext = {
   signal: AbortSignal;
 };
 
-export class RunStopped extends Error {
-  constructor(
-    readonly status: "cancelled" | "interrupted",
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/**
- * `promise`, or a rejection after `ms` or when `signal` aborts (with its reason), whichever comes
- * first. What the promise was doing goes on in the background; the run's teardown removes by label.
- */
-export function deadline<T>(promise: Promise<T>, ms: number, what: string, signal?: AbortSignal): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const stop = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${Math.round(ms / 1000)} s`)), ms);
-    if (signal) {
-      onAbort = () => reject(signal.reason);
-      if (signal.aborted) onAbort();
-      else signal.addEventListener("abort", onAbort, { once: true });
-    }
-  });
-  promise.catch(() => undefined);
-  return Promise.race([promise, stop]).finally(() => {
-    clearTimeout(timer);
-    if (onAbort) signal?.removeEventListener("abort", onAbort);
-  });
-}
+export { deadline, RunStopped, sleep } from "./timing";
 
 /** A container that stopped, described with its exit code and the end of its output. */
 export async function describeExit(deps: PipelineDeps, id: string, what: string, network: string): Promise<string> {

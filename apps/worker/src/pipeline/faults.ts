@@ -1,8 +1,8 @@
-import { faultLabel, faultSchedule, isNetworkFault, type TFault, type TFaultActual } from "@scalelab/scenarios/contract";
-import type { RunPlan } from "@scalelab/scenarios/plan";
+import { faultLabel, faultSchedule, isNetworkFault, TFault, TFaultActual } from "@scalelab/scenarios/contract";
+import { RunPlan } from "@scalelab/scenarios/plan";
 import { errorMessage } from "../log";
-import type { ContainerAction, StartedContainer } from "../provisioner/types";
-import type { RunContext } from "./context";
+import { ContainerAction, StartedContainer } from "../provisioner/types";
+import { RunContext } from "./context";
 import { applyNetworkFault, clearNetworkFaults } from "./toxiproxy";
 
 export type FaultRunner = {

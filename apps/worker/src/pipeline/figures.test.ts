@@ -1,5 +1,5 @@
-import { Agent, createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { Agent, createServer, Server } from "node:http";
+import { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { getText } from "./figures";
 

@@ -1,13 +1,13 @@
 import { Agent, get } from "node:http";
 import { componentFigures } from "@scalelab/scenarios/components";
-import type { StatsReading } from "@scalelab/scenarios/components";
+import { StatsReading } from "@scalelab/scenarios/components";
 import { FIGURE_DEFS, total, ZTestbedStats } from "@scalelab/scenarios/components";
-import { parseHaproxyCsv, type HaproxyStats } from "@scalelab/scenarios/components";
-import type { RunPlan } from "@scalelab/scenarios/plan";
-import type { FigureSeries } from "@scalelab/scenarios/components";
+import { parseHaproxyCsv, HaproxyStats } from "@scalelab/scenarios/components";
+import { RunPlan } from "@scalelab/scenarios/plan";
+import { FigureSeries } from "@scalelab/scenarios/components";
 import { errorMessage } from "../log";
-import type { StartedContainer } from "../provisioner/types";
-import { deadline, type RunContext } from "./context";
+import { StartedContainer } from "../provisioner/types";
+import { deadline, RunContext } from "./context";
 
 const POLL_TIMEOUT_MS = 900;
 const RATES = new Set(FIGURE_DEFS.filter((d) => d.kind === "rate").map((d) => d.key));

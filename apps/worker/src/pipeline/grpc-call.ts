@@ -1,4 +1,4 @@
-import { connect, constants, type ClientHttp2Session } from "node:http2";
+import { connect, constants, ClientHttp2Session } from "node:http2";
 
 /** The 5-byte gRPC message frame of an empty message: not compressed, length 0. */
 const EMPTY_MESSAGE = Buffer.alloc(5);

@@ -1,12 +1,12 @@
 import { setMaxListeners } from "node:events";
 import { K6_VERSION } from "@scalelab/images";
 import { buildPlan } from "@scalelab/scenarios/plan";
-import { ZRunCreate, type TRunStep } from "@scalelab/scenarios/contract";
+import { ZRunCreate, TRunStep } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 import { errorMessage } from "../log";
 import { watchCancel } from "./cancel";
 import { collect } from "./collect";
-import { RunStopped, type PipelineDeps, type RunContext } from "./context";
+import { RunStopped, PipelineDeps, RunContext } from "./context";
 import { runLoad } from "./load";
 import { prepareImages } from "./prepare-images";
 import { provision, waitHealthy } from "./provision";

@@ -3,16 +3,16 @@ import { gracefulStopSeconds, K6_DASHBOARD_PORT } from "@scalelab/scenarios/load
 import { K6EventReader } from "@scalelab/scenarios/loadgen";
 import { wrkTotals } from "@scalelab/scenarios/loadgen";
 import { mergeSummaries, SampleMerger } from "@scalelab/scenarios/loadgen";
-import type { PlannedContainer, RunPlan } from "@scalelab/scenarios/plan";
-import type { TRunSummary, TSample } from "@scalelab/scenarios/contract";
+import { PlannedContainer, RunPlan } from "@scalelab/scenarios/plan";
+import { TRunSummary, TSample } from "@scalelab/scenarios/contract";
 import { WrkOutputReader } from "@scalelab/scenarios/loadgen";
-import type { StartedContainer } from "../provisioner/types";
+import { StartedContainer } from "../provisioner/types";
 import { errorMessage } from "../log";
 import { sseEvents } from "../sse";
 import { followContainerStats } from "./container-stats";
-import { describeExit, sleep, type RunContext } from "./context";
+import { describeExit, sleep, RunContext } from "./context";
 import { scheduleFaults } from "./faults";
-import { followFigures, type FigureFollower } from "./figures";
+import { followFigures, FigureFollower } from "./figures";
 
 export type LoadResult = {
   /** The load generators' whole-run figures, merged over the instances; undefined if none reported them. */

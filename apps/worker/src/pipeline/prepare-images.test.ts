@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ImageProgress } from "@scalelab/images";
+import { ImageProgress } from "@scalelab/images";
 import { progressDetail } from "./prepare-images";
 
 describe("progressDetail", () => {

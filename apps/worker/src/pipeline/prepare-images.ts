@@ -1,6 +1,6 @@
-import { requiredImages, type LabImage } from "@scalelab/scenarios/plan";
+import { requiredImages, LabImage } from "@scalelab/scenarios/plan";
 import { errorMessage } from "../log";
-import type { ImageProgress, RunContext } from "./context";
+import { ImageProgress, RunContext } from "./context";
 
 export function progressDetail(p: ImageProgress): string {
   const name = `scalelab/${p.image}`;

@@ -1,11 +1,11 @@
 import { connect } from "node:net";
 import { productRow } from "@scalelab/scenarios/components";
-import type { PlannedContainer, Probe } from "@scalelab/scenarios/plan";
+import { PlannedContainer, Probe } from "@scalelab/scenarios/plan";
 import cassandra from "cassandra-driver";
 import pg from "pg";
 import { errorMessage } from "../log";
-import type { StartedContainer } from "../provisioner/types";
-import { describeExit, sleep, type RunContext } from "./context";
+import { StartedContainer } from "../provisioner/types";
+import { describeExit, sleep, RunContext } from "./context";
 
 /**
  * Between two attempts of a probe: 25 ms, doubling up to 250 ms. Most containers (the testbed,

@@ -1,7 +1,7 @@
-import { tiers, type PlannedContainer, type RunPlan } from "@scalelab/scenarios/plan";
+import { tiers, PlannedContainer, RunPlan } from "@scalelab/scenarios/plan";
 import { errorMessage } from "../log";
-import type { StartedContainer } from "../provisioner/types";
-import type { RunContext } from "./context";
+import { StartedContainer } from "../provisioner/types";
+import { RunContext } from "./context";
 import { waitReady } from "./probes";
 
 export type Provisioned = {

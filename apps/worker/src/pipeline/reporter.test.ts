@@ -1,8 +1,8 @@
-import type { Db } from "@scalelab/db";
+import { Db } from "@scalelab/db";
 import { parseChannelMessage } from "@scalelab/scenarios/messages";
-import type { Redis } from "ioredis";
+import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Logger } from "../log";
+import { Logger } from "../log";
 import { DETAIL_STORE_MS, RunReporter } from "./reporter";
 
 const RUN = "00000000-0000-4000-8000-000000000001";

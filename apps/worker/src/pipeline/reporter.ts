@@ -1,11 +1,11 @@
-import { Prisma, type Db } from "@scalelab/db";
-import type { TFaultActual } from "@scalelab/scenarios/contract";
-import type { TRunStatus, TRunStep, TSample } from "@scalelab/scenarios/contract";
-import type { Redis } from "ioredis";
-import { errorMessage, type Logger } from "../log";
+import { Prisma, Db } from "@scalelab/db";
+import { TFaultActual } from "@scalelab/scenarios/contract";
+import { TRunStatus, TRunStep, TSample } from "@scalelab/scenarios/contract";
+import { Redis } from "ioredis";
+import { errorMessage, Logger } from "../log";
 import { runChannel } from "@scalelab/scenarios/messages";
-import { encodeChannelMessage, type TChannelMessage } from "@scalelab/scenarios/messages";
-import type { ContainerRow } from "./container-stats";
+import { encodeChannelMessage, TChannelMessage } from "@scalelab/scenarios/messages";
+import { ContainerRow } from "./container-stats";
 
 type Level = "info" | "warn" | "error";
 

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, IncomingMessage, Server } from "node:http";
+import { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyNetworkFault, clearNetworkFaults } from "./toxiproxy";
 

@@ -1,5 +1,5 @@
-import { toxicsFor, type Toxic } from "@scalelab/scenarios/components";
-import type { TFault } from "@scalelab/scenarios/contract";
+import { toxicsFor, Toxic } from "@scalelab/scenarios/components";
+import { TFault } from "@scalelab/scenarios/contract";
 import { errorMessage } from "../log";
 
 /**

@@ -1,8 +1,8 @@
 import { Agent, request } from "node:http";
 import { GRPC_METHOD } from "@scalelab/scenarios/components";
 import { ENDPOINT_METHODS, ENDPOINT_PATHS } from "@scalelab/scenarios/loadgen";
-import type { TRunCreate } from "@scalelab/scenarios/contract";
-import type { RunContext } from "./context";
+import { TRunCreate } from "@scalelab/scenarios/contract";
+import { RunContext } from "./context";
 import { grpcSession, grpcUnary } from "./grpc-call";
 
 const CONCURRENCY = 2;

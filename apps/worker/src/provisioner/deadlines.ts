@@ -1,5 +1,5 @@
 import { deadline } from "../pipeline/context";
-import { STOP_GRACE_SECONDS, type Provisioner } from "./types";
+import { STOP_GRACE_SECONDS, Provisioner } from "./types";
 
 /**
  * The provisioner with a deadline on every call but the stats and output streams (which end on

@@ -1,11 +1,11 @@
 import { createInterface } from "node:readline";
-import { PassThrough, type Readable } from "node:stream";
-import type { PlannedContainer, PlannedFile } from "@scalelab/scenarios/plan";
-import type { DockerStatsReading } from "@scalelab/scenarios/analysis";
-import type Docker from "dockerode";
+import { PassThrough, Readable } from "node:stream";
+import { PlannedContainer, PlannedFile } from "@scalelab/scenarios/plan";
+import { DockerStatsReading } from "@scalelab/scenarios/analysis";
+import Docker from "dockerode";
 import { demuxLogs } from "./logs";
 import { tarFiles } from "./tar";
-import { STOP_GRACE_SECONDS, type ContainerAction, type ContainerState, type Provisioner, type StartedContainer } from "./types";
+import { STOP_GRACE_SECONDS, ContainerAction, ContainerState, Provisioner, StartedContainer } from "./types";
 
 const statusOf = (err: unknown): number | undefined => (err as { statusCode?: number }).statusCode;
 const labelFilter = (labels: Record<string, string>) => ({ label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) });

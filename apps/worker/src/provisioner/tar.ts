@@ -1,4 +1,4 @@
-import type { PlannedFile } from "@scalelab/scenarios/plan";
+import { PlannedFile } from "@scalelab/scenarios/plan";
 import { pack } from "tar-stream";
 
 /** A tar archive of the files, with paths relative to `/`, for PUT /containers/{id}/archive?path=/. */

@@ -1,6 +1,6 @@
-import type { PlannedContainer, PlannedFile } from "@scalelab/scenarios/plan";
-import type { THostFacts } from "@scalelab/scenarios/contract";
-import type { DockerStatsReading } from "@scalelab/scenarios/analysis";
+import { PlannedContainer, PlannedFile } from "@scalelab/scenarios/plan";
+import { THostFacts } from "@scalelab/scenarios/contract";
+import { DockerStatsReading } from "@scalelab/scenarios/analysis";
 
 export type ContainerAction = "stop" | "start" | "kill" | "restart" | "pause" | "unpause";
 

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { Prisma } from "@scalelab/db";
+import { Prisma } from "@scalelab/db";
 import { RUN_JOB } from "@scalelab/scenarios/messages";
-import { expandExperiment, experimentRecords, ZExperimentCreate, type TExperimentCreateInput } from "@scalelab/scenarios/experiments";
-import { isTerminal, type TRunStatus } from "@scalelab/scenarios/contract";
-import { waitFor, type Lab } from "./lab";
+import { expandExperiment, experimentRecords, ZExperimentCreate, TExperimentCreateInput } from "@scalelab/scenarios/experiments";
+import { isTerminal, TRunStatus } from "@scalelab/scenarios/contract";
+import { waitFor, Lab } from "./lab";
 
 /** An experiment stored and queued as the web service does it (experimentRecords), and a wait for all its runs to end. */
 export function experimentHelpers(lab: () => Lab) {

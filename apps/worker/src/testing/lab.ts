@@ -1,16 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { createDb, type Db } from "@scalelab/db";
+import { createDb, Db } from "@scalelab/db";
 import { migrate } from "@scalelab/db/migrate";
 import { RUN_QUEUE } from "@scalelab/scenarios/messages";
 import { LABELS } from "@scalelab/scenarios/plan";
-import { isTerminal, ZRunCreate, type TRunCreateInput, type TRunStatus } from "@scalelab/scenarios/contract";
+import { isTerminal, ZRunCreate, TRunCreateInput, TRunStatus } from "@scalelab/scenarios/contract";
 import { Queue } from "bullmq";
 import Docker from "dockerode";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
-import { parseEnv, type Env } from "../env";
+import { parseEnv, Env } from "../env";
 import { createLogger } from "../log";
-import { start, type StartOptions, type WorkerHandle } from "../worker";
+import { start, StartOptions, WorkerHandle } from "../worker";
 
 /**
  * What the worker's integration tests share: the real Postgres (migrated here), Redis and Docker

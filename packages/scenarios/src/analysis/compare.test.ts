@@ -1,6 +1,7 @@
+import { TRunSummary, TSample } from "../contract/results";
 import { describe, expect, it } from "vitest";
 import { compareRuns, formatRatio, overlaySeries, ratioTo, setupRows, verdictOf } from "./compare";
-import { ZRunCreate, type TRunSummary, type TSample } from "../contract/run";
+import { ZRunCreate } from "../contract/run";
 
 const summary = (rps: number, p95: number, errors = 0): TRunSummary => ({
   requests: rps * 10,

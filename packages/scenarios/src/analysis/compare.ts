@@ -1,9 +1,11 @@
+import { TWorkload } from "../contract/workload";
+import { TTopology } from "../contract/topology";
+import { TRunSummary, TSample } from "../contract/results";
+import { balancerLabel, balancerSettings } from "../components/balancer/config";
 import { wrkThreads } from "../loadgen/component";
-import { balancerLabel, balancerSettings } from "../components/balancer";
 import { networkFaultTargets } from "../components/fault-proxy";
 import { netnsTargets } from "../components/netns";
-import type { TRunSummary, TSample, TTopology, TWorkload } from "../contract/run";
-import { faultLabel, faultSchedule, type TFault } from "../contract/faults";
+import { faultLabel, faultSchedule, TFault } from "../contract/faults";
 
 /**
  * Side-by-side comparison of runs, as in the write-ups of EXPERIMENTS.md: each figure per run

@@ -1,6 +1,7 @@
+import { TRunSummary } from "../contract/results";
+import { TRunStatus } from "../contract/status";
 import { describe, expect, it } from "vitest";
 import { experimentStatistics, metricOf } from "./experiment-report";
-import type { TRunStatus, TRunSummary } from "../contract/run";
 
 const summary = (rps: number, p95: number): TRunSummary => ({
   requests: Math.round(rps * 10),

@@ -1,7 +1,8 @@
+import { TRunSummary } from "../contract/results";
+import { TRunStatus } from "../contract/status";
 import { z } from "zod";
 import { benchstatText, compareSamples, describe, variationWarning } from "./experiment-stats";
-import type { TSweepAxis } from "../experiments/experiments";
-import type { TRunStatus, TRunSummary } from "../contract/run";
+import { TSweepAxis } from "../experiments/experiments";
 import { fitUsl, uslCurve } from "./usl";
 
 /**

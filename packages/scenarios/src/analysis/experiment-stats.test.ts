@@ -34,7 +34,7 @@
  * The last line prints 0.1: the reason the module does not use a rank test for 3 runs a side.
  */
 import { describe, expect, it } from "vitest";
-import { benchstatText, compareSamples, describe as describeValues, variationWarning, type TComparison } from "./experiment-stats";
+import { benchstatText, compareSamples, describe as describeValues, variationWarning, TComparison } from "./experiment-stats";
 
 const expectClose = (actual: number | null, expected: number, rel = 1e-6) => {
   expect(actual).not.toBeNull();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { faultEffects, imbalanceIndex, runImbalance, type EffectSample } from "./fault-effects";
-import { ZFault, type TFaultInput } from "../contract/faults";
+import { faultEffects, imbalanceIndex, runImbalance, EffectSample } from "./fault-effects";
+import { ZFault, TFaultInput } from "../contract/faults";
 
 const backends = ["app-0", "app-1", "app-2", "app-3"];
 const f = (at: number, action: TFaultInput["action"], index: number, extra: Partial<TFaultInput> = {}) =>

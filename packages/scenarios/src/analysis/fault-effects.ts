@@ -1,4 +1,4 @@
-import { ERROR_KINDS, faultSchedule, UNDO, type FaultAction, type TErrorCounts, type TFault, type TFaultEffect } from "../contract/faults";
+import { ERROR_KINDS, faultSchedule, UNDO, FaultAction, TErrorCounts, TFault, TFaultEffect } from "../contract/faults";
 import { median, round } from "./stats";
 
 /** What the effects are read from: one per-second bucket of the load (a TSample's parts). */

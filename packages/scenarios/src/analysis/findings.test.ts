@@ -1,8 +1,8 @@
+import { TRunSummary, ZRunSummary } from "../contract/results";
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { experimentStatistics } from "./experiment-report";
 import { experimentFindings, runFindings } from "./findings";
-import { ZRunSummary, type TRunSummary } from "../contract/run";
 
 /*
  * Every fixture is a real run's summary, recorded from the lab's Postgres after running the

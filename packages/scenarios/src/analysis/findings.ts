@@ -1,6 +1,6 @@
+import { TRunSummary } from "../contract/results";
 import { z } from "zod";
-import type { ExperimentStatistics } from "./experiment-report";
-import type { TRunSummary } from "../contract/run";
+import { ExperimentStatistics } from "./experiment-report";
 
 /**
  * Findings: rules that read a run's or an experiment's figures and say why it came out so, each

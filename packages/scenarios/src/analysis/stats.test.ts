@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { containerUsage, countFromRate, errorRate, loadgenUse, perSecond, roleUse, saturatedShare, type DockerStatsReading } from "./stats";
+import { containerUsage, countFromRate, errorRate, loadgenUse, perSecond, roleUse, saturatedShare, DockerStatsReading } from "./stats";
 
 /** A stats stream recorded from Docker 20.10 (cgroup v1, 2 CPUs), one JSON reading per line, trimmed to the fields read here. */
 const stream = (name: string): DockerStatsReading[] =>

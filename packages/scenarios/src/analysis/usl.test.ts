@@ -35,7 +35,7 @@
  *      2105.3, 2150.7, 2088.2, 2460.1, 2398.6, 2511.4, 2210.5, 2305.8, 2250.2])
  */
 import { describe, expect, it } from "vitest";
-import { fitUsl, uslCurve, uslThroughput, type TUslFit, type TUslPoint } from "./usl";
+import { fitUsl, uslCurve, uslThroughput, TUslFit, TUslPoint } from "./usl";
 
 const expectClose = (actual: number | null, expected: number, rel = 1e-6) => {
   expect(actual).not.toBeNull();

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { buildPlan } from "../plan/plan";
-import { ZRunCreate, type TRunCreateInput } from "../contract/run";
+import { ZRunCreate, TRunCreateInput } from "../contract/run";
 import { topologyDiagram } from "../plan/diagram";
 import { encodeChannelMessage, parseChannelMessage } from "../contract/messages";
 import { renderCassandraYaml } from "./cassandra";
-import { jvmHeapMb, renderServerProperties } from "./kafka";
+import { jvmHeapMb } from "./jvm";
+import { renderServerProperties } from "./kafka";
 import { postgresSetup } from "./postgres";
 import { productRow } from "./storage";
 
@@ -104,7 +105,7 @@ describe("channel messages", () => {
 
 describe("explicitBalancer", () => {
   it("writes out the kind's defaults, so a stored run names its algorithm, and parses back unchanged", async () => {
-    const { explicitBalancer, ZBalancer } = await import("./balancer");
+    const { explicitBalancer, ZBalancer } = await import("./balancer/config");
     const nginx = explicitBalancer(ZBalancer.parse({}));
     expect(nginx).toEqual({ kind: "nginx", algorithm: "round_robin", maxFails: 1, failTimeoutSeconds: 10, retryNextUpstream: true });
     expect(ZBalancer.parse(nginx)).toEqual(nginx);
@@ -120,7 +121,7 @@ describe("explicitBalancer", () => {
 describe("load generators", () => {
   it("splits VUs, rates and connections over the instances, the larger shares first", async () => {
     const { instanceWorkload, share } = await import("../loadgen/component");
-    const { ZWorkload } = await import("../contract/run");
+    const { ZWorkload } = await import("../contract/workload");
     expect([0, 1, 2].map((i) => share(10, 3, i))).toEqual([4, 3, 3]);
     const w = ZWorkload.parse({ loadgen: "wrk", connections: 101, loadgenInstances: 2 });
     expect([0, 1].map((i) => instanceWorkload(w, i).connections)).toEqual([51, 50]);

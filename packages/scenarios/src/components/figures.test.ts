@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { componentFigures } from "./registry";
-import type { FigureSeries, StatsReading } from "./types";
-import { brokerSummary, growth, poolSummary, ZTestbedStats } from "./figures";
+import { FigureSeries, StatsReading } from "./types";
+import { brokerSummary, growth, poolSummary } from "./figures";
+import { ZTestbedStats } from "./service/testbed-stats";
 import { ZRunCreate } from "../contract/run";
 
 const reading = (container: string, role: string, stats: object): StatsReading => ({ container, role, stats: ZTestbedStats.parse(stats) });

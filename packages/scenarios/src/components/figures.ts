@@ -1,22 +1,6 @@
-import { z } from "zod";
-import type { FigureInput, FigureSeries, StatsReading } from "./types";
+import { TTestbedStats } from "./service/testbed-stats";
+import { FigureInput, FigureSeries, StatsReading } from "./types";
 import { median, round } from "../analysis/stats";
-
-/**
- * The testbed's `GET /stats` body: cumulative counters and current gauges of one container.
- * Read leniently (missing counters are 0) so an older or partial answer is still usable.
- */
-const counter = z.number().nonnegative().catch(0).default(0);
-export const ZTestbedStats = z.object({
-  role: z.string().catch("service").default("service"),
-  requests: counter,
-  pool: z.object({ size: counter, busy: counter, queued: counter, rejected: counter }).prefault({}),
-  log: z.object({ lines: counter, flushes: counter, dropped: counter }).prefault({}),
-  downstream: z.object({ mode: z.string().catch("none").default("none"), sent: counter, errors: counter }).prefault({}),
-  consumed: counter,
-  consumeErrors: counter,
-});
-export type TTestbedStats = z.infer<typeof ZTestbedStats>;
 
 export type FigureDef = {
   key: string;

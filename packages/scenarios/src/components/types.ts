@@ -1,6 +1,7 @@
-import type { TRunCreate } from "../contract/run";
-import type { TTestbedStats } from "./figures";
-import type { HaproxyStats } from "./haproxy/stats";
+import { TRunDefinition as TRunCreate } from "../contract/definition";
+import { TFault } from "../contract/faults";
+import { TTestbedStats } from "./service/testbed-stats";
+import { HaproxyStats } from "./haproxy/stats";
 
 /** The images a plan can use; each is built from packages/images/contexts/<name>. */
 export const LAB_IMAGES = [
@@ -108,11 +109,19 @@ export type FigureInput = {
   haproxy?: { current: HaproxyStats; previous: HaproxyStats | undefined };
 };
 
+/** The topology slots a component can fill, and the load generators beside them. */
+export type Slot = "service" | "balancer" | "downstream" | "broker" | "storage" | "cache" | "loadgen" | "faults";
+
 export type PlanContext = {
   run: TRunCreate;
   images: Partial<Record<LabImage, string>>;
   /** Builds a container with the run's name, labels and defaults filled in. */
   container: (spec: ContainerSpec) => PlannedContainer;
+  /**
+   * What a client needs to reach the run's other components (their `clientEnv`), merged; only those
+   * of the given slots when any are given (a consumer needs only the broker's).
+   */
+  clientEnv: (...slots: Slot[]) => Record<string, string>;
 };
 
 export type ContainerSpec = Omit<PlannedContainer, "name" | "labels" | "nanoCpus" | "image" | "aliases" | "files" | "env"> & {
@@ -125,16 +134,71 @@ export type ContainerSpec = Omit<PlannedContainer, "name" | "labels" | "nanoCpus
 };
 
 /**
- * One kind of part of a topology. Adding a component is one module like this plus its image
- * context (docs/ARCHITECTURE.md). Its config schema lives beside it and is composed into
- * ZTopology in ../schemas.ts.
+ * A role the component plans for a run, known without planning it: what fault validation, host
+ * validation and the setup need (how many containers, whether they take connections, their limits).
+ */
+export type RoleDecl = {
+  role: string;
+  count: number;
+  /** It takes the run's incoming connections (a network fault's proxy can stand in front of it). */
+  incoming: boolean;
+  /** The slot object its limits come from, for messages (`topology.storage`). */
+  path: string;
+  cpus?: number;
+  /** Per container. */
+  memoryMb?: number;
+};
+
+/** How the product shows a role: in titles, the compare page, the diagram. */
+export type RolePresentation = {
+  /** "replica" / "replicas": fault targets and the timeline. */
+  one: string;
+  many: string;
+  /** "Replica", "Broker": the compare page's resource rows (absent: no rows). */
+  name?: string;
+  /** The diagram: the column along the request path (0 = the load generator), the order in it, the colour. */
+  column: number;
+  row?: number;
+  color: string;
+  /** A box is labelled with the container's host name (a replica) or its title (the broker). */
+  label: "hostname" | "title";
+};
+
+/** An issue of a rule across components: the path in the run definition and what is wrong there. */
+export type RunIssue = { path: (string | number)[]; message: string };
+
+/** A row of the compare page's setup table: the same value for two runs means the same setup. */
+export type SetupField = { key: string; label: string; show: (run: SetupRun) => string };
+/** A stored run's definition as the setup table reads it (runs stored before a field existed lack it). */
+export type SetupRun = Pick<TRunCreate, "topology" | "workload"> & {
+  faults?: readonly Pick<TFault, "at" | "action" | "target" | "ms" | "jitterMs" | "percent" | "kbps">[];
+};
+
+/**
+ * One kind of part of a topology. Adding a component is one folder (this module, its config schema
+ * in `config.ts`, its generated files and tests) plus its image context, listed in ./registry.ts
+ * (and its slot's kinds list when the slot has several kinds). Everything else folds over the
+ * registry (docs/ARCHITECTURE.md).
  */
 export type ComponentModule = {
   kind: string;
+  slot: Slot;
   /** Images this component needs for the run; empty when the run does not use it. */
   images: (run: TRunCreate) => LabImage[];
   /** The containers it adds; empty when the run does not use it. */
   plan: (ctx: PlanContext) => PlannedContainer[];
+  /** The roles it plans for the run, without planning (empty when the run does not use it). */
+  roles: (run: TRunCreate) => RoleDecl[];
+  /** How its roles are shown. */
+  presentation?: Record<string, RolePresentation>;
+  /** The links it adds to the diagram, drawn where both roles are in the run. */
+  edges?: readonly { from: string; to: string; kind: "http" | "sync" | "async" | "query" }[];
+  /** What its clients need to reach it (addresses, names, credentials), empty when unused. */
+  clientEnv?: (run: TRunCreate) => Record<string, string>;
+  /** Its rules across components, checked with the run definition (ZRunCreate). */
+  rules?: (run: TRunCreate) => RunIssue[];
+  /** Its rows of the compare page's setup table. */
+  setup?: readonly SetupField[];
   /** Per-second figures from the testbed stats of the run's containers. */
   figures?: (input: FigureInput, run: TRunCreate) => Record<string, number>;
 };

@@ -9,7 +9,7 @@ import {
   httpErrorKind,
   mergeBackendStats,
   NO_ANSWER_KEY,
-  type TBackendStats,
+  TBackendStats,
 } from "./backends";
 import { k6BackendCode } from "../loadgen/k6/script";
 

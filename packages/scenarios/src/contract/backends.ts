@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ERROR_KINDS, ZErrorCounts, type ErrorKind, type TErrorCounts } from "./faults";
+import { ERROR_KINDS, ZErrorCounts, ErrorKind, TErrorCounts } from "./faults";
 import { round } from "../analysis/stats";
 
 /*

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { faultIssues, faultSchedule, ZFault, type FaultableRole, type TFaultInput } from "./faults";
+import { faultIssues, faultSchedule, ZFault, FaultableRole, TFaultInput } from "./faults";
 import { faultableRoles } from "../plan/plan";
-import { ZRunCreate, type TRunCreateInput } from "./run";
+import { ZRunCreate, TRunCreateInput } from "./run";
 
 const roles: Record<string, FaultableRole> = {
   app: { count: 4, title: "replicas (app)", incoming: true },

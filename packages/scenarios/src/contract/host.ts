@@ -1,47 +1,46 @@
-import type { THostFacts, TRunCreate } from "./run";
+import { runRoles } from "../components/registry";
+import { LIMITS } from "./fields";
+import { THostFacts } from "./results";
+import { TRunCreate } from "./run";
+import { LOADGEN_ROLE, SERVICE_ROLE } from "../names";
 
 export type FieldIssue = { path: string; message: string };
 
 const MB = 1024 * 1024;
 
 /**
- * Bounds that depend on the Docker host the run will execute on. Returns one issue per
- * offending field, naming the field and the allowed range; an empty list means the run fits.
+ * Bounds that depend on the Docker host the run will execute on, over the roles the run's
+ * components declare (their CPU limits, their memory). Returns one issue per offending field,
+ * naming the field and the allowed range; an empty list means the run fits.
  */
 export function validateAgainstHost(run: TRunCreate, host: Pick<THostFacts, "cpus" | "memoryBytes">): FieldIssue[] {
   const issues: FieldIssue[] = [];
-  const { service, balancer, downstream, broker, storage } = run.topology;
-  const cpuRange = `0.05 and ${host.cpus} (this host has ${host.cpus} CPUs)`;
-  const cpuLimits: [string, string, number | undefined][] = [
-    ["topology.service.cpus", "service.cpus", service.cpus],
-    ["topology.balancer.cpus", "balancer.cpus", balancer.cpus],
-    ["topology.downstream.cpus", "downstream.cpus", downstream.mode === "none" ? undefined : downstream.cpus],
-    ["topology.broker.cpus", "broker.cpus", broker?.cpus],
-    ["topology.storage.cpus", "storage.cpus", storage.kind === "none" ? undefined : storage.cpus],
-  ];
-  for (const [path, field, cpus] of cpuLimits) {
-    if (cpus !== undefined && cpus > host.cpus) issues.push({ path, message: `${field} must be between ${cpuRange}` });
+  const roles = runRoles(run).filter((r) => r.count > 0 && r.role !== LOADGEN_ROLE);
+  const cpuRange = `${LIMITS.cpus.min} and ${host.cpus} (this host has ${host.cpus} CPUs)`;
+  const named = new Set<string>();
+  for (const r of roles) {
+    if (r.cpus === undefined || r.cpus <= host.cpus || named.has(r.path)) continue;
+    named.add(r.path);
+    issues.push({ path: `${r.path}.cpus`, message: `${r.path.replace(/^topology\./, "")}.cpus must be between ${cpuRange}` });
   }
   if (run.workload.loadgenCpus > host.cpus) {
     issues.push({
       path: "workload.loadgenCpus",
-      message: `workload.loadgenCpus must be between 0.1 and ${host.cpus} (this host has ${host.cpus} CPUs)`,
+      message: `workload.loadgenCpus must be between ${LIMITS.loadgenCpus.min} and ${host.cpus} (this host has ${host.cpus} CPUs)`,
     });
   }
 
   const hostMb = Math.floor(host.memoryBytes / MB);
   // Leave a quarter of the host for the control plane, the balancer and the load generator.
   const budgetMb = Math.floor(hostMb * 0.75);
-  const others =
-    (downstream.mode === "none" ? 0 : downstream.replicas * downstream.memoryMb) +
-    (downstream.mode === "async" ? (broker?.memoryMb ?? 512) : 0) +
-    (storage.kind === "none" ? 0 : storage.memoryMb);
-  const perReplicaMax = Math.max(32, Math.floor((budgetMb - others) / service.replicas));
+  const service = run.topology.service;
+  const others = roles.filter((r) => r.role !== SERVICE_ROLE).reduce((sum, r) => sum + r.count * (r.memoryMb ?? 0), 0);
+  const perReplicaMax = Math.max(LIMITS.memoryMb.min, Math.floor((budgetMb - others) / service.replicas));
   if (service.memoryMb * service.replicas + others > budgetMb) {
     const what = others > 0 ? ` (the other components take ${others} MB)` : "";
     issues.push({
       path: "topology.service.memoryMb",
-      message: `service.memoryMb must be between 32 and ${perReplicaMax} for ${service.replicas} replica(s)${what} (this host has ${hostMb} MB; the run's containers may use at most ${budgetMb} MB together)`,
+      message: `service.memoryMb must be between ${LIMITS.memoryMb.min} and ${perReplicaMax} for ${service.replicas} replica(s)${what} (this host has ${hostMb} MB; the run's containers may use at most ${budgetMb} MB together)`,
     });
   }
   return issues;

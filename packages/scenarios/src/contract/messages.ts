@@ -1,6 +1,7 @@
+import { ZSample } from "./results";
+import { ZRunStatus } from "./status";
 import { z } from "zod";
 import { ZFaultActual } from "./faults";
-import { ZRunStatus, ZSample } from "./run";
 
 /**
  * The live messages the worker publishes on `scalelab:run:<id>` (see channels.ts): one schema,

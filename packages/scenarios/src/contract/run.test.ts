@@ -1,5 +1,8 @@
+import { isTerminal } from "./status";
+import { ZWorkload } from "./workload";
+import { ZBalancer, balancerLabel, balancerSettings } from "../components/balancer/config";
 import { describe, expect, it } from "vitest";
-import { ZBalancer, ZRunCreate, ZWorkload, balancerLabel, balancerSettings, isTerminal } from "./run";
+import { ZRunCreate } from "./run";
 
 const contractBody = {
   name: "3 replicas",

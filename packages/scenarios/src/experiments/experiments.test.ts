@@ -7,7 +7,7 @@ import {
   runOrder,
   RUN_OVERHEAD_SECONDS,
   ZExperimentCreate,
-  type TExperimentCreateInput,
+  TExperimentCreateInput,
 } from "./experiments";
 
 const base = {

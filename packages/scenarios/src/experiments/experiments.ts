@@ -1,8 +1,8 @@
+import { explicitBalancer } from "../components/balancer/config";
 import { z } from "zod";
-import { explicitBalancer } from "../components/balancer";
 import { int, strict, text } from "../contract/fields";
-import type { FieldIssue } from "../contract/host";
-import { ZRunCreate, type TRunCreate } from "../contract/run";
+import { FieldIssue } from "../contract/host";
+import { ZRunCreate, TRunCreate } from "../contract/run";
 
 /**
  * An experiment: a base run definition, variants (each a patch of the base) and/or sweep axes (a

@@ -1,5 +1,5 @@
+import { TRunSummary, TSample } from "../contract/results";
 import { stringify } from "csv-stringify/sync";
-import type { TRunSummary, TSample } from "../contract/run";
 
 /**
  * CSV exports of runs and experiments (csv-stringify: RFC 4180 quoting, and cells that a

@@ -1,5 +1,5 @@
-import type { TMetricKey } from "../analysis/experiment-report";
-import type { TExperimentCreateInput } from "./experiments";
+import { TMetricKey } from "../analysis/experiment-report";
+import { TExperimentCreateInput } from "./experiments";
 
 /**
  * One preset per experiment of ../shared/EXPERIMENTS.md: the write-up's setup scaled to a small

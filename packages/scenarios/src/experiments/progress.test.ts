@@ -1,7 +1,7 @@
+import { TRunStatus } from "../contract/status";
 import { describe, expect, it } from "vitest";
-import { experimentProgress, wantsRetry, type TExperimentRunState } from "./progress";
+import { experimentProgress, wantsRetry, TExperimentRunState } from "./progress";
 import { RUN_OVERHEAD_SECONDS } from "./experiments";
-import type { TRunStatus } from "../contract/run";
 
 const T0 = 1_700_000_000_000;
 const run = (variant: number, repetition: number, status: TRunStatus, extra: Partial<TExperimentRunState> = {}): TExperimentRunState => ({

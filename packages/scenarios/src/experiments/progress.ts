@@ -1,6 +1,6 @@
+import { TRunStatus, isTerminal } from "../contract/status";
 import { z } from "zod";
 import { RUN_OVERHEAD_SECONDS } from "./experiments";
-import { isTerminal, type TRunStatus } from "../contract/run";
 import { median } from "../analysis/stats";
 
 export const EXPERIMENT_STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as const;

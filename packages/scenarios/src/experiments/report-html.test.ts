@@ -1,7 +1,7 @@
+import { TRunSummary } from "../contract/results";
 import { describe, expect, it } from "vitest";
 import { experimentStatistics } from "../analysis/experiment-report";
-import { barChartSvg, experimentReportHtml, niceTicks, type TReportInput } from "./report-html";
-import type { TRunSummary } from "../contract/run";
+import { barChartSvg, experimentReportHtml, niceTicks, TReportInput } from "./report-html";
 
 const summary = (rps: number): TRunSummary => ({
   requests: rps * 10,

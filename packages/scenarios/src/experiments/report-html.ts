@@ -1,11 +1,5 @@
-import {
-  EXPERIMENT_METRICS,
-  type TExperimentComparison,
-  type TMetricKey,
-  type TUslResult,
-  type TVariantStatistics,
-} from "../analysis/experiment-report";
-import type { TFinding } from "../analysis/findings";
+import { EXPERIMENT_METRICS, TExperimentComparison, TMetricKey, TUslResult, TVariantStatistics } from "../analysis/experiment-report";
+import { TFinding } from "../analysis/findings";
 
 /**
  * The self-contained HTML report of an experiment: one file, inline CSS and SVG charts, no script

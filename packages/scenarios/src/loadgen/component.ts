@@ -1,12 +1,12 @@
+import { TRunSummary } from "../contract/results";
+import { TWorkload } from "../contract/workload";
+import { LOADGEN_ROLE } from "../names";
 import { ENDPOINT_METHODS, ENDPOINT_PATHS, loadTarget } from "./endpoints";
 import { K6_ENV, k6ExtraFiles, renderK6Script } from "./k6/script";
-import type { TWorkload } from "../contract/run";
-import type { TRunSummary } from "../contract/run";
 import { errorRate, perSecond } from "../analysis/stats";
-import { renderWrkScript, unanswered, wrkCommand, type WrkSummary } from "./wrk/wrk";
-import type { ComponentModule, PlanContext, PlannedContainer } from "../components/types";
+import { renderWrkScript, unanswered, wrkCommand, WrkSummary } from "./wrk/wrk";
+import { ComponentModule, PlanContext, PlannedContainer } from "../components/types";
 
-export const LOADGEN_ROLE = "loadgen";
 export const K6_SCRIPT_PATH = "/scalelab/load.js";
 export const WRK_SCRIPT_PATH = "/scalelab/load.lua";
 
@@ -78,8 +78,33 @@ export function planLoadgens({ run, container }: PlanContext): PlannedContainer[
 /** The generator's image; its containers are planned by `planLoadgens` for the load step. */
 export const loadgen: ComponentModule = {
   kind: "loadgen",
+  slot: "loadgen",
   images: (run) => [run.workload.loadgen],
   plan: () => [],
+  roles: (run) => [
+    { role: LOADGEN_ROLE, count: run.workload.loadgenInstances, incoming: false, path: "workload", cpus: run.workload.loadgenCpus },
+  ],
+  presentation: { [LOADGEN_ROLE]: { one: "load generator", many: "load generators", column: 0, color: "#495057", label: "title" } },
+  setup: [
+    { key: "endpoint", label: "Endpoint", show: (s) => `${s.workload.endpoint}${s.workload.protocol === "grpc" ? " (gRPC)" : ""}` },
+    {
+      key: "loadgen",
+      label: "Load generator",
+      show: ({ workload: w }) =>
+        `${w.loadgenInstances > 1 ? `${w.loadgenInstances} × ` : ""}${w.loadgen ?? "k6"}, ${w.loadgenCpus} CPU${w.loadgenInstances > 1 ? " each" : ""}`,
+    },
+    {
+      key: "load",
+      label: "Load",
+      show: ({ workload: w }) =>
+        w.loadgen === "wrk"
+          ? `${w.connections} connections, ${wrkThreads(w, w.connections ?? 1)} thread(s) per instance (closed)`
+          : w.arrivalRate !== undefined
+            ? `${w.arrivalRate} req/s (open)`
+            : `${w.vus ?? "?"} VUs (closed)`,
+    },
+    { key: "duration", label: "Duration", show: (s) => `${s.workload.durationSeconds} s` },
+  ],
 };
 
 /** wrk's whole run as the lab's summary; rates over the configured duration and failed connections counted as failed requests, as for k6. */

@@ -1,6 +1,6 @@
-import type { BalancerKind } from "../components/balancer";
-import { APP_PORT, LB_PORT } from "../components/nginx/nginx-conf";
-import type { TWorkload } from "../contract/run";
+import { TWorkload } from "../contract/workload";
+import { BalancerKind } from "../components/balancer/config";
+import { APP_PORT, LB_PORT } from "../names";
 
 /** What each endpoint of the workload requests, whichever load generator sends it. */
 export const ENDPOINT_PATHS: Record<TWorkload["endpoint"], string> = {

@@ -1,7 +1,7 @@
+import { TRunSummary, TSample } from "../contract/results";
 import { describe, expect, it } from "vitest";
 import { NO_ANSWER_KEY } from "../contract/backends";
 import { mergeSamples, mergeSummaries, SampleMerger } from "./merge";
-import type { TRunSummary, TSample } from "../contract/run";
 
 const lat = (p50: number, max: number, avg = p50) => ({ avg, p50, p90: p50 * 2, p95: p50 * 3, p99: p50 * 4, max });
 const sample = (t: number, requests: number, p50: number, backends?: Record<string, number>): TSample => ({

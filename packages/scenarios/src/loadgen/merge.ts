@@ -1,6 +1,7 @@
+import { TRunSummary, TSample } from "../contract/results";
+import { TLatency } from "../contract/latency";
 import { addErrors, mergeBackendStats } from "../contract/backends";
-import type { TErrorCounts } from "../contract/faults";
-import type { TLatency, TRunSummary, TSample } from "../contract/run";
+import { TErrorCounts } from "../contract/faults";
 import { errorRate, round } from "../analysis/stats";
 
 /*

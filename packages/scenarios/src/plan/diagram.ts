@@ -1,5 +1,5 @@
-import type { PlannedContainer } from "../components/types";
-import type { RunPlan } from "./plan";
+import { PlannedContainer } from "../components/types";
+import { RunPlan } from "./plan";
 
 /**
  * The topology as a diagram: one box per container with its limits, laid out left to right along

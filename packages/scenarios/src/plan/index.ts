@@ -1,2 +1,3 @@
 export * from "./plan";
 export * from "./diagram";
+export * from "../names";

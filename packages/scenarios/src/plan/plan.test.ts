@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildPlan, HAPROXY_CFG_PATH, K6_SCRIPT_PATH, NGINX_CONF_PATH, previewFiles, requiredImages, tiers, type PlanInput } from "./plan";
-import { ZRunCreate, type TRunCreateInput } from "../contract/run";
+import { buildPlan, HAPROXY_CFG_PATH, K6_SCRIPT_PATH, NGINX_CONF_PATH, previewFiles, requiredImages, tiers, PlanInput } from "./plan";
+import { ZRunCreate, TRunCreateInput } from "../contract/run";
 
 const images = {
   testbed: "scalelab/testbed:aaa",

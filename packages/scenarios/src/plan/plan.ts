@@ -1,23 +1,17 @@
-import { BALANCER_ROLE } from "../components/balancer";
-import { SERVICE_ROLE } from "../components/service";
-import { LOADGEN_ROLE, planLoadgens } from "../loadgen/component";
-import type { FaultableRole } from "../contract/faults";
-import { GRPC_PORT } from "../components/service/grpc";
-import { APP_PORT, LB_PORT } from "../components/nginx/nginx-conf";
-import { COMPONENTS } from "../components/registry";
-import { faultProxyImages, planFaultProxies, type FaultProxy } from "../components/fault-proxy";
+import { TRunDefinition as TRunCreate } from "../contract/definition";
+import { APP_PORT, BALANCER_ROLE, GRPC_PORT, LABELS, LB_PORT, SERVICE_ROLE } from "../names";
+import { planLoadgens } from "../loadgen/component";
+import { clientEnv, COMPONENTS } from "../components/registry";
+export { faultableRoles } from "../components/registry";
+import { faultProxyImages, planFaultProxies, FaultProxy } from "../components/fault-proxy";
 import { planNetnsHolders } from "../components/netns";
-import { LABELS } from "../contract/labels";
-import { LAB_IMAGES, type ContainerSpec, type LabImage, type PlanContext, type PlannedContainer } from "../components/types";
-import type { TRunCreate } from "../contract/run";
+import { ContainerSpec, LabImage, PlanContext, PlannedContainer } from "../components/types";
 
 export { LAB_IMAGES, type LabImage, type PlannedContainer, type PlannedFile, type Probe } from "../components/types";
 export { NGINX_CONF_PATH } from "../components/nginx/nginx-conf";
 export { HAPROXY_CFG_PATH } from "../components/haproxy/haproxy-cfg";
 export { K6_SCRIPT_PATH, WRK_SCRIPT_PATH } from "../loadgen/component";
 export { TOXIPROXY_CONFIG_PATH, type FaultProxy } from "../components/fault-proxy";
-
-export { LABELS } from "../contract/labels";
 
 /** Lowercase letters, digits and inner hyphens (a cuid, a uuid): the id ends up in Docker names. */
 export const RUN_ID_PATTERN = /^[a-z0-9][a-z0-9-]{6,62}[a-z0-9]$/;
@@ -94,42 +88,12 @@ export function buildPlan({ runId, instance, run, images }: PlanInput): RunPlan 
   };
 }
 
-const ROLE_TITLES: Record<string, [one: string, many: string]> = {
-  app: ["replica", "replicas"],
-  lb: ["balancer", "balancers"],
-  kafka: ["broker", "brokers"],
-  db: ["store", "stores"],
-  cache: ["cache", "caches"],
-  consumer: ["consumer", "consumers"],
-  logs: ["logs replica", "logs replicas"],
-};
-
-/**
- * The roles of the run's topology a fault can target (the load generators are not part of the
- * system under test): how many containers each has and whether it takes incoming connections.
- */
-export function faultableRoles(run: TRunCreate): Record<string, FaultableRole> {
-  const images = Object.fromEntries(LAB_IMAGES.map((i) => [i, `scalelab/${i}:plan`]));
-  const ctx = planContext("00000000-plan", undefined, run, images);
-  const roles: Record<string, FaultableRole> = {};
-  for (const c of COMPONENTS.flatMap((m) => m.plan(ctx))) {
-    if (c.role === LOADGEN_ROLE) continue;
-    const r = (roles[c.role] ??= { count: 0, title: "", incoming: false });
-    r.count += 1;
-    r.incoming ||= (c.ports?.length ?? 0) > 0;
-  }
-  for (const [role, r] of Object.entries(roles)) {
-    const [one, many] = ROLE_TITLES[role] ?? [role, role];
-    r.title = `${r.count === 1 ? one : many} (${role})`;
-  }
-  return roles;
-}
-
 function planContext(runId: string, instance: string | undefined, run: TRunCreate, images: Partial<Record<LabImage, string>>): PlanContext {
   const short = runId.slice(0, 8);
   return {
     run,
     images,
+    clientEnv: (...slots) => clientEnv(run, slots),
     container: ({ index, image, aliases, files, env, memoryMb, ...spec }: ContainerSpec): PlannedContainer => {
       const tag = images[image];
       if (!tag) throw new Error(`no image given for ${image}`);

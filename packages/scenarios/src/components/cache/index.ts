@@ -1,8 +1,7 @@
-import { HOT_KEY, HOT_KEY_STACK, hotKeyStore, STORE_HOSTS, STORE_PORTS, type HotKeyStoreKind } from "../service/hotkey";
-import type { TRunCreate } from "../../contract/run";
-import type { ComponentModule } from "../types";
-
-export const CACHE_ROLE = "cache";
+import { TRunDefinition as TRunCreate } from "../../contract/definition";
+import { CACHE_ROLE, SERVICE_ROLE } from "../../names";
+import { HOT_KEY, HOT_KEY_STACK, hotKeyStore, STORE_HOSTS, STORE_PORTS, HotKeyStoreKind } from "../service/hotkey";
+import { ComponentModule } from "../types";
 
 /**
  * The store the hot key is read from, if the run has one: what experiment 7's server needs (Redis,
@@ -23,6 +22,11 @@ export function cacheEnv(run: TRunCreate): Record<string, string> {
 /** The hot key's store, seeded before it reports ready and started before the servers that read it. */
 export const cache: ComponentModule = {
   kind: "cache",
+  slot: "cache",
+  roles: (run) => (cacheKind(run) ? [{ role: CACHE_ROLE, count: 1, incoming: true, path: "topology.service" }] : []),
+  presentation: { [CACHE_ROLE]: { one: "cache", many: "caches", column: 3, row: 3, color: "#c92a2a", label: "title" } },
+  edges: [{ from: SERVICE_ROLE, to: CACHE_ROLE, kind: "query" }],
+  clientEnv: cacheEnv,
   images: (run) => {
     const kind = cacheKind(run);
     return kind ? [hotKeyStore(kind).image] : [];

@@ -1,6 +1,8 @@
-import { jvmHeapMb } from "../kafka";
-import type { ComponentModule } from "../types";
-import { renderSetup, SCHEMA_PATH, STORE_DB, STORE_HOST, STORE_ROLE } from "../storage";
+import { STORE_HOST, STORE_ROLE } from "../../names";
+import { jvmHeapMb } from "../jvm";
+import { ComponentModule } from "../types";
+import { renderSetup, SCHEMA_PATH, STORE_DB, storeRoles } from "../storage";
+import { LIMITS } from "../../contract/fields";
 
 export const CASSANDRA_PORT = 9042;
 export const CASSANDRA_YAML_PATH = "/opt/cassandra/conf/cassandra.yaml";
@@ -48,6 +50,17 @@ export function renderCassandraYaml(): string {
 
 export const cassandra: ComponentModule = {
   kind: "cassandra",
+  slot: "storage",
+  roles: (run) => storeRoles(run.topology.storage, "cassandra", false),
+  rules: ({ topology: t }) =>
+    t.storage.kind === "cassandra" && t.storage.memoryMb < LIMITS.cassandraMemoryMb.min
+      ? [
+          {
+            path: ["topology", "storage", "memoryMb"],
+            message: `storage.memoryMb must be between ${LIMITS.cassandraMemoryMb.min} and ${LIMITS.cassandraMemoryMb.max} for cassandra`,
+          },
+        ]
+      : [],
   images: (run) => (run.topology.storage.kind === "cassandra" ? ["cassandra"] : []),
   plan: ({ run, container }) => {
     const s = run.topology.storage;

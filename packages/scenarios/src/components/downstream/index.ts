@@ -1,51 +1,23 @@
+import { TRunDefinition as TRunCreate } from "../../contract/definition";
+import { APP_PORT, CONSUMER_ROLE, HEALTH_PATH, LOGS_ROLE, SERVICE_ROLE, STATS_PATH } from "../../names";
 import { growth, total } from "../figures";
-import { int, LIMITS, num, oneOf, strict } from "../../contract/fields";
-import { APP_PORT } from "../nginx/nginx-conf";
-import type { TRunCreate } from "../../contract/run";
-import { BROKER_HOST, BROKER_PORT, KAFKA_TOPIC, brokerPartitions } from "../kafka";
 import { runtimeThreads } from "../service/runtime";
-import type { ComponentModule, PlannedContainer, PlanContext } from "../types";
+import { ComponentModule, PlannedContainer, PlanContext, RoleDecl } from "../types";
 
-export const DOWNSTREAM_MODES = ["none", "sync", "async"] as const;
-
-/**
- * Where each request hands its event after its own work: nowhere, to the `logs` service over HTTP
- * (the request waits for it), or to Kafka (the request answers once the event is queued in the
- * service's Kafka client, without waiting for the broker; acknowledgements are counted as they
- * come, and `consumer` replicas do the work later).
- */
-export const ZDownstream = strict("downstream", {
-  mode: oneOf("downstream.mode", DOWNSTREAM_MODES).default("none"),
-  replicas: int("downstream.replicas", LIMITS.replicas).default(1),
-  cpus: num("downstream.cpus", LIMITS.cpus).optional(),
-  memoryMb: int("downstream.memoryMb", LIMITS.memoryMb).default(256),
-  /** The downstream work per event: N × JSON-encode a random 50-character string. */
-  cpuIterations: int("downstream.cpuIterations", LIMITS.cpuIterations).default(1000),
-});
-
-export const LOGS_ROLE = "logs";
-export const CONSUMER_ROLE = "consumer";
 export const LOGS_URL = `http://${LOGS_ROLE}:${APP_PORT}/events`;
-export const CONSUMER_GROUP = "consumers";
 
-/** The service's environment for its downstream hand-off. */
-export function downstreamEnv(run: TRunCreate): Record<string, string> {
+/** The service's environment for its downstream hand-off (an async one adds its broker's, from the broker's clientEnv). */
+function downstreamEnv(run: TRunCreate): Record<string, string> {
   const d = run.topology.downstream;
-  return {
-    TESTBED_DOWNSTREAM: d.mode,
-    ...(d.mode === "sync" && { TESTBED_LOGS_URL: LOGS_URL }),
-    ...(d.mode === "async" && kafkaClientEnv(run)),
-  };
+  return { TESTBED_DOWNSTREAM: d.mode, ...(d.mode === "sync" && { TESTBED_LOGS_URL: LOGS_URL }) };
 }
 
-export function kafkaClientEnv(run: TRunCreate): Record<string, string> {
-  return {
-    TESTBED_KAFKA_BROKERS: `${BROKER_HOST}:${BROKER_PORT}`,
-    TESTBED_KAFKA_TOPIC: KAFKA_TOPIC,
-    TESTBED_KAFKA_PARTITIONS: String(brokerPartitions(run)),
-    TESTBED_KAFKA_GROUP: CONSUMER_GROUP,
-  };
-}
+const downstreamRoles = (run: TRunCreate, mode: "sync" | "async", role: string): RoleDecl[] => {
+  const d = run.topology.downstream;
+  return d.mode === mode
+    ? [{ role, count: d.replicas, incoming: role === LOGS_ROLE, path: "topology.downstream", cpus: d.cpus, memoryMb: d.memoryMb }]
+    : [];
+};
 
 function workers(ctx: PlanContext, role: string, kind: string): PlannedContainer[] {
   const d = ctx.run.topology.downstream;
@@ -64,15 +36,15 @@ function workers(ctx: PlanContext, role: string, kind: string): PlannedContainer
         TESTBED_PORT: String(APP_PORT),
         TESTBED_DOWNSTREAM_CPU_ITERATIONS: String(d.cpuIterations),
         ...runtimeThreads(undefined, d.cpus),
-        ...(role === CONSUMER_ROLE && kafkaClientEnv(ctx.run)),
+        ...(role === CONSUMER_ROLE && ctx.clientEnv("broker")),
       },
       cpus: d.cpus,
       memoryMb: d.memoryMb,
       // The consumers only pull from the broker; the logs service takes the replicas' calls.
       ...(role === LOGS_ROLE && { ports: [APP_PORT] }),
       tier: 1,
-      ready: [{ kind: "http", port: APP_PORT, path: "/health" }],
-      stats: { port: APP_PORT, path: "/stats" },
+      ready: [{ kind: "http", port: APP_PORT, path: HEALTH_PATH }],
+      stats: { port: APP_PORT, path: STATS_PATH },
     }),
   );
 }
@@ -80,6 +52,29 @@ function workers(ctx: PlanContext, role: string, kind: string): PlannedContainer
 /** The `logs` service the requests call synchronously. */
 export const logs: ComponentModule = {
   kind: "logs",
+  slot: "downstream",
+  roles: (run) => downstreamRoles(run, "sync", LOGS_ROLE),
+  presentation: {
+    [LOGS_ROLE]: {
+      one: "logs replica",
+      many: "logs replicas",
+      name: "Logs service",
+      column: 3,
+      row: 0,
+      color: "#e8590c",
+      label: "hostname",
+    },
+  },
+  edges: [{ from: SERVICE_ROLE, to: LOGS_ROLE, kind: "sync" }],
+  clientEnv: downstreamEnv,
+  setup: [
+    {
+      key: "downstream",
+      label: "Downstream",
+      show: ({ topology: { downstream: d } }) =>
+        d.mode === "none" ? "none" : `${d.mode}, ${d.replicas} × ${d.cpus ?? "unlimited"} CPU, ${d.cpuIterations} iterations`,
+    },
+  ],
   images: (run) => (run.topology.downstream.mode === "sync" ? ["testbed"] : []),
   plan: (ctx) => (ctx.run.topology.downstream.mode === "sync" ? workers(ctx, LOGS_ROLE, "logs") : []),
   figures: (input, run): Record<string, number> =>
@@ -89,6 +84,11 @@ export const logs: ComponentModule = {
 /** The consumers that read the broker's topic and do the downstream work. */
 export const consumer: ComponentModule = {
   kind: "consumer",
+  slot: "downstream",
+  roles: (run) => downstreamRoles(run, "async", CONSUMER_ROLE),
+  presentation: {
+    [CONSUMER_ROLE]: { one: "consumer", many: "consumers", name: "Consumer", column: 4, color: "#ae3ec9", label: "hostname" },
+  },
   images: (run) => (run.topology.downstream.mode === "async" ? ["testbed"] : []),
   plan: (ctx) => (ctx.run.topology.downstream.mode === "async" ? workers(ctx, CONSUMER_ROLE, "consumer") : []),
   figures: (input, run): Record<string, number> => {
@@ -98,7 +98,7 @@ export const consumer: ComponentModule = {
       // Lag in events: acknowledged by the broker but not yet worked off by a consumer.
       "broker.lag": Math.max(
         0,
-        total(input.current, "app", (s) => s.downstream.sent) - total(input.current, CONSUMER_ROLE, (s) => s.consumed),
+        total(input.current, SERVICE_ROLE, (s) => s.downstream.sent) - total(input.current, CONSUMER_ROLE, (s) => s.consumed),
       ),
     };
   },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildPlan, previewFiles, requiredImages, tiers, type PlanInput } from "../../plan/plan";
-import { ZRunCreate, type TRunCreateInput } from "../../contract/run";
+import { buildPlan, previewFiles, requiredImages, tiers, PlanInput } from "../../plan/plan";
+import { ZRunCreate, TRunCreateInput } from "../../contract/run";
 import { dialHost, networkFaultTargets, toxicsFor, TOXIPROXY_CONFIG_PATH } from "./index";
 import { LAB_IMAGES } from "../types";
 

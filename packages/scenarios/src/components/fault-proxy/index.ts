@@ -1,6 +1,7 @@
-import { isNetworkFault, type TFault, type TFaultTarget } from "../../contract/faults";
-import type { TRunCreate } from "../../contract/run";
-import type { LabImage, PlanContext, PlannedContainer } from "../types";
+import { TRunDefinition as TRunCreate } from "../../contract/definition";
+import { PROXY_ROLE } from "../../names";
+import { isNetworkFault, TFault, TFaultTarget } from "../../contract/faults";
+import { LabImage, PlanContext, PlannedContainer } from "../types";
 
 /**
  * The network-fault proxy: Shopify's toxiproxy (v2.5.0, packages/images/contexts/toxiproxy) in
@@ -37,7 +38,6 @@ import type { LabImage, PlanContext, PlannedContainer } from "../types";
  *   flushed what the toxic holds; a chunk that cannot be written (its peer closed) costs 5 s.
  */
 
-export const PROXY_ROLE = "proxy";
 export const TOXIPROXY_API_PORT = 8474;
 export const TOXIPROXY_CONFIG_PATH = "/scalelab/toxiproxy.json";
 

@@ -1,5 +1,5 @@
+import { HAPROXY_ALGORITHMS } from "./config";
 import { describe, expect, it } from "vitest";
-import { HAPROXY_ALGORITHMS } from "../balancer";
 import { renderHaproxyCfg } from "./haproxy-cfg";
 
 const lines = (cfg: string) => cfg.split("\n").map((l) => l.trim());

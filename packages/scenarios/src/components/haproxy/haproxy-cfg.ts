@@ -1,13 +1,11 @@
-import type { HaproxyAlgorithm } from "../balancer";
-import { GRPC_PORT } from "../service/grpc";
-import { APP_PORT, boundedInt, LB_PORT } from "../nginx/nginx-conf";
+import { APP_PORT, GRPC_PORT, LB_PORT, SERVICE_ALIAS } from "../../names";
+import { HAPROXY_ALGORITHMS, HaproxyAlgorithm } from "./config";
+import { boundedInt } from "../nginx/nginx-conf";
 
 export const HAPROXY_CFG_PATH = "/etc/haproxy/haproxy.cfg";
 /** HAProxy's own statistics (`/stats`, CSV with `/stats;csv`), on a port of their own so `/stats` of the load path stays the testbed's. */
 export const HAPROXY_STATS_PORT = 8404;
 export const HAPROXY_STATS_PATH = "/stats";
-/** The network alias every service replica carries besides `app-<i>`; Docker's DNS answers it with all of them. */
-export const SERVICE_ALIAS = "app";
 
 export type HaproxyCfgInput = {
   algorithm: HaproxyAlgorithm;
@@ -19,8 +17,6 @@ export type HaproxyCfgInput = {
   /** http (the default): HTTP/1.1 to the replicas' HTTP port; grpc: HTTP/2 both sides, to their gRPC port. */
   protocol?: "http" | "grpc";
 };
-
-const ALGORITHMS: readonly HaproxyAlgorithm[] = ["roundrobin", "leastconn", "source", "random", "first"];
 
 /**
  * haproxy.cfg for the balancer. `balance` is always written (HAProxy's default would be
@@ -51,7 +47,8 @@ export function renderHaproxyCfg({
   retryNextUpstream = true,
   protocol = "http",
 }: HaproxyCfgInput): string {
-  if (!ALGORITHMS.includes(algorithm)) throw new Error(`unknown haproxy algorithm ${JSON.stringify(algorithm)}`);
+  if (!(HAPROXY_ALGORITHMS as readonly string[]).includes(algorithm))
+    throw new Error(`unknown haproxy algorithm ${JSON.stringify(algorithm)}`);
   const slots = boundedInt("replicas", replicas, 1, 64);
   const fails = boundedInt("maxFails", maxFails, 0, 100);
   const timeout = boundedInt("failTimeoutSeconds", failTimeoutSeconds, 1, 3600);

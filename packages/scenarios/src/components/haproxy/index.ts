@@ -1,6 +1,7 @@
 import { HAPROXY_CFG_PATH, HAPROXY_STATS_PATH, HAPROXY_STATS_PORT, renderHaproxyCfg } from "./haproxy-cfg";
 import { haproxyFigures } from "./stats";
-import { balancerComponent, type HaproxyAlgorithm } from "../balancer";
+import { balancerComponent } from "../balancer";
+import { HaproxyAlgorithm } from "./config";
 
 /**
  * HAProxy 2.6 in front of the service replicas (kind `haproxy` of the balancer; its schema is

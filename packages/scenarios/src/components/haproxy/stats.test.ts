@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { FIGURE_DEFS } from "../figures";
-import { HAPROXY_FIGURE_KEYS, haproxyFigures, parseHaproxyCsv, type HaproxyRow, type HaproxyStats } from "./stats";
+import { HAPROXY_FIGURE_KEYS, haproxyFigures, parseHaproxyCsv, HaproxyRow, HaproxyStats } from "./stats";
 
 /**
  * Recorded from the lab's HAProxy image (HAProxy 2.6, Debian 12) with

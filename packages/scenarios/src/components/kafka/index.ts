@@ -1,28 +1,19 @@
+import { TRunDefinition as TRunCreate } from "../../contract/definition";
 import { growth } from "../figures";
-import { int, LIMITS, num, oneOf, strict } from "../../contract/fields";
-import type { TRunCreate } from "../../contract/run";
-import type { ComponentModule } from "../types";
-
-export const BROKER_KINDS = ["kafka"] as const;
-
-/** The message broker of an async topology: one Kafka node in KRaft mode. */
-export const ZBroker = strict("broker", {
-  kind: oneOf("broker.kind", BROKER_KINDS).default("kafka"),
-  cpus: num("broker.cpus", LIMITS.cpus).optional(),
-  memoryMb: int("broker.memoryMb", LIMITS.brokerMemoryMb).default(512),
-});
+import { CONSUMER_ROLE, SERVICE_ROLE } from "../../names";
+import { brokerOfKind } from "../broker";
+import { ComponentModule } from "../types";
+import { jvmHeapMb } from "../jvm";
 
 export const BROKER_ROLE = "kafka";
 export const BROKER_HOST = "kafka";
 export const BROKER_PORT = 29092;
 export const KAFKA_TOPIC = "events";
+export const CONSUMER_GROUP = "consumers";
 export const SERVER_PROPERTIES_PATH = "/opt/kafka/config/server.properties";
 
 /** One partition per consumer replica, so every consumer of the group gets work. */
 export const brokerPartitions = (run: TRunCreate) => run.topology.downstream.replicas;
-
-/** Half the container's memory for the JVM heap; the rest is page cache, metaspace and threads. */
-export const jvmHeapMb = (memoryMb: number) => Math.max(128, Math.floor(memoryMb / 2));
 
 /**
  * server.properties of a single-node KRaft broker (Kafka 4.x). Every value is a constant or a
@@ -61,12 +52,37 @@ export function renderServerProperties(opts: { partitions: number }): string {
   ].join("\n");
 }
 
+/** What the service and the consumers need to reach the broker (the testbed's Kafka client). */
+export function kafkaClientEnv(run: TRunCreate): Record<string, string> {
+  if (!brokerOfKind(run, "kafka")) return {};
+  return {
+    TESTBED_BROKER: "kafka",
+    TESTBED_KAFKA_BROKERS: `${BROKER_HOST}:${BROKER_PORT}`,
+    TESTBED_KAFKA_TOPIC: KAFKA_TOPIC,
+    TESTBED_KAFKA_PARTITIONS: String(brokerPartitions(run)),
+    TESTBED_KAFKA_GROUP: CONSUMER_GROUP,
+  };
+}
+
 export const kafka: ComponentModule = {
   kind: "kafka",
-  images: (run) => (run.topology.downstream.mode === "async" ? ["kafka"] : []),
+  slot: "broker",
+  images: (run) => (brokerOfKind(run, "kafka") ? ["kafka"] : []),
+  roles: (run) => {
+    const b = brokerOfKind(run, "kafka");
+    return b ? [{ role: BROKER_ROLE, count: 1, incoming: true, path: "topology.broker", cpus: b.cpus, memoryMb: b.memoryMb }] : [];
+  },
+  presentation: {
+    [BROKER_ROLE]: { one: "broker", many: "brokers", name: "Broker", column: 3, row: 1, color: "#ae3ec9", label: "title" },
+  },
+  edges: [
+    { from: SERVICE_ROLE, to: BROKER_ROLE, kind: "async" },
+    { from: BROKER_ROLE, to: CONSUMER_ROLE, kind: "async" },
+  ],
+  clientEnv: kafkaClientEnv,
   plan: ({ run, container }) => {
-    if (run.topology.downstream.mode !== "async") return [];
-    const b = run.topology.broker ?? ZBroker.parse({});
+    const b = brokerOfKind(run, "kafka");
+    if (!b) return [];
     return [
       container({
         index: 0,
@@ -89,5 +105,5 @@ export const kafka: ComponentModule = {
     ];
   },
   figures: (input, run): Record<string, number> =>
-    run.topology.downstream.mode === "async" ? { "broker.produced": growth(input, "app", (s) => s.downstream.sent) } : {},
+    brokerOfKind(run, "kafka") ? { "broker.produced": growth(input, SERVICE_ROLE, (s) => s.downstream.sent) } : {},
 };

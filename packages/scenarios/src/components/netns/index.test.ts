@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildPlan, tiers } from "../../plan/plan";
-import { ZRunCreate, type TRunCreateInput } from "../../contract/run";
+import { ZRunCreate, TRunCreateInput } from "../../contract/run";
 import { LAB_IMAGES } from "../types";
 
 const images = Object.fromEntries(LAB_IMAGES.map((i) => [i, `scalelab/${i}:test`]));

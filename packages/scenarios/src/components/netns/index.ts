@@ -1,7 +1,7 @@
-import type { TFault, TFaultTarget } from "../../contract/faults";
-import type { TRunCreate } from "../../contract/run";
-import { LABELS } from "../../contract/labels";
-import type { PlannedContainer } from "../types";
+import { TRunDefinition as TRunCreate } from "../../contract/definition";
+import { LABELS, NETNS_ROLE } from "../../names";
+import { TFault, TFaultTarget } from "../../contract/faults";
+import { PlannedContainer } from "../types";
 
 /**
  * The network holder of a container that a `stop`, `kill` or `restart` fault targets, and only
@@ -21,7 +21,6 @@ import type { PlannedContainer } from "../types";
  * connections), nor do network faults.
  */
 
-export const NETNS_ROLE = "netns";
 const TAKES_DOWN = new Set(["stop", "kill", "restart"]);
 
 /** The distinct targets of the run's stop, kill and restart faults. */

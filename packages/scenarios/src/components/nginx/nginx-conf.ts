@@ -1,8 +1,6 @@
-import type { NginxAlgorithm } from "../balancer";
-import { GRPC_PORT } from "../service/grpc";
+import { APP_PORT, GRPC_PORT, LB_PORT } from "../../names";
+import { NginxAlgorithm } from "./config";
 
-export const APP_PORT = 8080;
-export const LB_PORT = 8080;
 export const NGINX_CONF_PATH = "/etc/nginx/nginx.conf";
 
 export type NginxConfInput = {

@@ -1,5 +1,7 @@
-import type { ComponentModule } from "../types";
-import { renderSetup, SCHEMA_PATH, STORE_DB, STORE_HOST, STORE_PASSWORD, STORE_ROLE, STORE_USER } from "../storage";
+import { STORE_HOST, STORE_ROLE } from "../../names";
+import { ComponentModule } from "../types";
+import { renderSetup, SCHEMA_PATH, STORE_DB, STORE_PASSWORD, STORE_USER, storeRoles } from "../storage";
+import { LIMITS } from "../../contract/fields";
 
 export const POSTGRES_PORT = 5432;
 
@@ -15,6 +17,18 @@ export function postgresSetup(products: number): string[] {
 
 export const postgres: ComponentModule = {
   kind: "postgres",
+  slot: "storage",
+  roles: (run) => storeRoles(run.topology.storage, "postgres"),
+  rules: ({ topology: t }) => {
+    if (t.storage.kind !== "postgres" || t.storage.poolSize * t.service.replicas <= LIMITS.postgresConnections.max) return [];
+    const most = Math.floor(LIMITS.postgresConnections.max / t.service.replicas);
+    return [
+      {
+        path: ["topology", "storage", "poolSize"],
+        message: `storage.poolSize must be between 1 and ${most} with ${t.service.replicas} replica(s): Postgres takes at most ${LIMITS.postgresConnections.max} connections from the replicas' pools together`,
+      },
+    ];
+  },
   images: (run) => (run.topology.storage.kind === "postgres" ? ["postgres"] : []),
   plan: ({ run, container }) => {
     const s = run.topology.storage;

@@ -1,5 +1,3 @@
-/** The testbed's gRPC server port (TESTBED_GRPC_PORT), beside its HTTP port. */
-export const GRPC_PORT = 9090;
 export const GRPC_SERVICE = "scalelab.testbed.v1.Hostname";
 /** The method as k6's `client.invoke` names it. */
 export const GRPC_METHOD = "scalelab.testbed.v1.Hostname/Get";

@@ -1,5 +1,6 @@
+import { HotKeyKind, SERVICE_KINDS } from "./config";
 import { describe, expect, it } from "vitest";
-import { HOT_KEY, HOT_VALUE, hotKeyServer, hotKeyStore, PUMA_THREADS, SERVICE_KINDS, type HotKeyKind } from "./hotkey";
+import { HOT_KEY, HOT_VALUE, hotKeyServer, hotKeyStore, PUMA_THREADS } from "./hotkey";
 
 const KINDS = SERVICE_KINDS.filter((k): k is HotKeyKind => k !== "testbed");
 const file = (kind: HotKeyKind, suffix: string, workers = 1) => {

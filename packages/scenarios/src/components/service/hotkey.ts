@@ -1,21 +1,18 @@
-import type { PlannedFile, Probe } from "../types";
-import { APP_PORT, NGINX_CONF_PATH, nginxMain } from "../nginx/nginx-conf";
+import { APP_PORT, HEALTH_PATH } from "../../names";
+import { PlannedFile, Probe } from "../types";
+import { HotKeyKind } from "./config";
+import { NGINX_CONF_PATH, nginxMain } from "../nginx/nginx-conf";
 
 /**
  * Experiment 7, "what serves a hot key fastest": one value read from a store through servers with
  * more and more interpreted code on the hot path. Every generated file is built from the kind, the
  * constants below and a bounded worker count; nothing a user types reaches it.
  */
-export const SERVICE_KINDS = ["testbed", "nginx_static", "nginx_lua", "rack", "rack_trivial", "rails", "memcached"] as const;
-export type ServiceKind = (typeof SERVICE_KINDS)[number];
-export type HotKeyKind = Exclude<ServiceKind, "testbed">;
 
 export const HOT_KEY = "hot";
 /** 100 bytes of [a-z0-9-]: safe unquoted in nginx, Lua, Ruby, RESP and memcached's protocol. */
 export const HOT_VALUE = "scalelab-hot-value-".padEnd(100, "0123456789abcdef");
 export const HOT_KEY_PATH = "/key";
-/** The same path as the testbed's HEALTH_PATH (components/service.ts, which will import this module). */
-const HEALTH = "/health";
 
 /**
  * worker_processes of nginx, Puma's worker processes: derived by the caller from the CPU limit, or
@@ -83,7 +80,7 @@ export const HOT_KEY_STACK: Readonly<Record<HotKeyKind, { image: HotKeyServer["i
 export function hotKeyServer(kind: HotKeyKind, { workers }: { workers: HotKeyWorkers }): HotKeyServer {
   const n = checkWorkers(workers);
   const ready: Probe[] = [
-    { kind: "http", port: APP_PORT, path: HEALTH },
+    { kind: "http", port: APP_PORT, path: HEALTH_PATH },
     { kind: "http", port: APP_PORT, path: HOT_KEY_PATH },
   ];
   if (!Object.hasOwn(HOT_KEY_STACK, kind)) throw new Error(`unknown hot-key server kind ${JSON.stringify(kind)}`);
@@ -236,7 +233,7 @@ function renderNginxConf(kind: "nginx_static" | "nginx_lua" | "memcached", worke
     "  server {",
     `    listen ${APP_PORT};`,
     "    add_header X-Backend $hostname always;",
-    `    location = ${HEALTH} {`,
+    `    location = ${HEALTH_PATH} {`,
     '      return 200 "ok\\n";',
     "    }",
     `    location = ${HOT_KEY_PATH} {`,
@@ -308,7 +305,7 @@ function renderRackRu(withRedis: boolean): string {
     ...(withRedis
       ? [`    value = REDIS.with { |r| r.get("${HOT_KEY}") }`, '    value ? [200, TEXT.dup, [value]] : [404, TEXT.dup, ["no value\\n"]]']
       : ["    [200, TEXT.dup, [VALUE]]"]),
-    `  when "${HEALTH}"`,
+    `  when "${HEALTH_PATH}"`,
     '    [200, TEXT.dup, ["ok\\n"]]',
     "  else",
     '    [404, TEXT.dup, ["not found\\n"]]',
@@ -344,7 +341,7 @@ function renderRailsRu(): string {
     "",
     "  routes.append do",
     `    get "${HOT_KEY_PATH}" => "hot_key#show"`,
-    `    get "${HEALTH}" => "hot_key#health"`,
+    `    get "${HEALTH_PATH}" => "hot_key#health"`,
     "  end",
     "end",
     "",

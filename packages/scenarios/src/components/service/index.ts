@@ -1,72 +1,81 @@
+import { APP_PORT, GRPC_PORT, HEALTH_PATH, SERVICE_ALIAS, SERVICE_ROLE, STATS_PATH, replicaHost } from "../../names";
 import { growth, total } from "../figures";
-import { int, LIMITS, num, oneOf, strict } from "../../contract/fields";
-import { SERVICE_ALIAS } from "../haproxy/haproxy-cfg";
-import { GRPC_PORT } from "./grpc";
-import { APP_PORT } from "../nginx/nginx-conf";
 import { runtimeThreads } from "./runtime";
-import { HOT_KEY_STACK, hotKeyServer, SERVICE_KINDS, type HotKeyKind, type ServiceKind } from "./hotkey";
-import type { ComponentModule, PlanContext, PlannedContainer } from "../types";
-import { downstreamEnv } from "../downstream";
-import { storageEnv } from "../storage";
-import { cacheEnv } from "../cache";
+import { HOT_KEY_STACK, hotKeyServer } from "./hotkey";
+import { HotKeyKind } from "./config";
+import { ComponentModule, PlanContext, PlannedContainer, RunIssue } from "../types";
+import { TRunDefinition as TRunCreate } from "../../contract/definition";
+import { ENDPOINTS } from "../../contract/workload";
 
-export const LOGGING_MODES = ["none", "async", "blocking"] as const;
+/** The testbed's runtime knobs mean nothing for experiment 7's servers: say so instead of showing their defaults. */
+const testbedOnly = (kind: string | undefined): string | undefined => (kind && kind !== "testbed" ? "— (testbed only)" : undefined);
 
-/**
- * What serves the requests (`kind`): the testbed (every endpoint and runtime knob), or one of
- * experiment 7's servers, each answering `GET /key` with the hot key from a Redis container
- * (memcached: from a memcached container through nginx's memcached_pass); see ../hotkey.ts.
- */
-export { SERVICE_KINDS, type ServiceKind };
-
-/** The knobs of the testbed's runtime model, with their defaults: the other kinds refuse a value that differs. */
-export const TESTBED_KNOBS = { cpuIterations: 1000, workerPool: 0, queueLimit: 0, logging: "none", logFlushMs: 0 } as const;
-
-/** The service under test, its replicas and (for the testbed) its runtime model. */
-export const ZService = strict("service", {
-  kind: oneOf("service.kind", SERVICE_KINDS).default("testbed"),
-  replicas: int("service.replicas", LIMITS.replicas).default(1),
-  /** CPU limit per replica (fractional, e.g. 0.2); omitted = no CPU limit. */
-  cpus: num("service.cpus", LIMITS.cpus).optional(),
-  memoryMb: int("service.memoryMb", LIMITS.memoryMb).default(256),
-  /**
-   * OS threads of the runtime (GOMAXPROCS; for the hot-key servers nginx's worker processes or
-   * Puma's processes); 1 behaves like a single-threaded runtime. Omitted = as a container-aware
-   * runtime chooses: one per CPU of the limit, rounded up (one per host CPU without a limit).
-   */
-  threads: int("service.threads", LIMITS.threads).optional(),
-  /** Work per request of the `cpu` endpoint: N × JSON-encode a random 10-character string. */
-  cpuIterations: int("service.cpuIterations", LIMITS.cpuIterations).default(TESTBED_KNOBS.cpuIterations),
-  /** At most this many requests are worked on at once per replica; 0 = unbounded. */
-  workerPool: int("service.workerPool", LIMITS.workerPool).default(TESTBED_KNOBS.workerPool),
-  /** Requests that may wait for a worker; beyond it the replica answers 503. 0 = unbounded. */
-  queueLimit: int("service.queueLimit", LIMITS.queueLimit).default(TESTBED_KNOBS.queueLimit),
-  /** One log line per request: not written, buffered and flushed in the background, or written and flushed by the request. */
-  logging: oneOf("service.logging", LOGGING_MODES).default(TESTBED_KNOBS.logging),
-  /** What one flush costs on top of the real disk (a slow disk or a remote sink), in ms. */
-  logFlushMs: int("service.logFlushMs", LIMITS.logFlushMs).default(TESTBED_KNOBS.logFlushMs),
-}).superRefine((s, ctx) => {
-  if (s.kind === "testbed") return;
-  for (const [key, standard] of Object.entries(TESTBED_KNOBS)) {
-    if (s[key as keyof typeof TESTBED_KNOBS] !== standard) {
-      ctx.addIssue({
-        code: "custom",
-        path: [key],
-        message: `service.${key} applies only to kind testbed (the ${s.kind} server has no such knob)`,
+/** Rules of the service kind across the topology and the workload. */
+function serviceRules(run: TRunCreate): RunIssue[] {
+  const { topology: t, workload: w } = run;
+  const issues: RunIssue[] = [];
+  if (w.protocol === "grpc" && t.service.kind !== "testbed") {
+    issues.push({
+      path: ["workload", "protocol"],
+      message: `workload.protocol grpc needs service.kind testbed: the ${t.service.kind} server speaks HTTP only`,
+    });
+  }
+  if (t.service.kind !== "testbed") {
+    if (w.endpoint !== "key") {
+      issues.push({
+        path: ["workload", "endpoint"],
+        message: `workload.endpoint must be key with service.kind ${t.service.kind}: it serves only the hot key (service.kind testbed serves every endpoint: ${ENDPOINTS.join(", ")})`,
+      });
+    }
+    if (t.downstream.mode !== "none" || t.storage.kind !== "none") {
+      issues.push({
+        path: ["topology", t.downstream.mode !== "none" ? "downstream" : "storage"],
+        message: `topology.downstream and topology.storage apply only to service.kind testbed (the ${t.service.kind} server reads one key, nothing else)`,
       });
     }
   }
-});
-
-export const SERVICE_ROLE = "app";
-export const STATS_PATH = "/stats";
-export const HEALTH_PATH = "/health";
-
-/** Host name of replica i on the run network; nginx's upstreams and X-Backend use it. */
-export const replicaHost = (i: number) => `${SERVICE_ROLE}-${i}`;
-
+  return issues;
+}
 export const service: ComponentModule = {
   kind: "service",
+  slot: "service",
+  roles: (run) => {
+    const s = run.topology.service;
+    return [{ role: SERVICE_ROLE, count: s.replicas, incoming: true, path: "topology.service", cpus: s.cpus, memoryMb: s.memoryMb }];
+  },
+  presentation: {
+    [SERVICE_ROLE]: { one: "replica", many: "replicas", name: "Replica", column: 2, color: "#2f5bea", label: "hostname" },
+  },
+  rules: serviceRules,
+  setup: [
+    // Runs stored before a field existed lack it: they ran with what is now its default.
+    { key: "server", label: "Server", show: (s) => s.topology.service.kind ?? "testbed" },
+    { key: "replicas", label: "Replicas", show: (s) => String(s.topology.service.replicas) },
+    {
+      key: "cpus",
+      label: "CPU per replica",
+      show: (s) => (s.topology.service.cpus === undefined ? "unlimited" : String(s.topology.service.cpus)),
+    },
+    { key: "memoryMb", label: "Memory per replica", show: (s) => `${s.topology.service.memoryMb} MB` },
+    {
+      key: "threads",
+      label: "Threads",
+      show: (s) => (s.topology.service.threads === undefined ? "per CPU of the limit" : String(s.topology.service.threads)),
+    },
+    {
+      key: "workerPool",
+      label: "Worker pool",
+      show: ({ topology: { service: sv } }) =>
+        testbedOnly(sv.kind) ?? (sv.workerPool ? `${sv.workerPool} (queue ${sv.queueLimit || "unbounded"})` : "unbounded"),
+    },
+    {
+      key: "logging",
+      label: "Logging",
+      show: ({ topology: { service: sv } }) =>
+        testbedOnly(sv.kind) ??
+        (sv.logging === "none" ? "none" : `${sv.logging}, each flush + ${sv.logFlushMs} ms modelled (slow disk or remote sink)`),
+    },
+  ],
   images: (run) => [run.topology.service.kind === "testbed" ? "testbed" : HOT_KEY_STACK[run.topology.service.kind].image],
   plan: (ctx) => {
     const { run, container } = ctx;
@@ -92,9 +101,7 @@ export const service: ComponentModule = {
           TESTBED_QUEUE_LIMIT: String(s.queueLimit),
           TESTBED_LOGGING: s.logging,
           TESTBED_LOG_FLUSH_MS: String(s.logFlushMs),
-          ...downstreamEnv(run),
-          ...storageEnv(run),
-          ...cacheEnv(run),
+          ...ctx.clientEnv(),
         },
         cpus: s.cpus,
         memoryMb: s.memoryMb,

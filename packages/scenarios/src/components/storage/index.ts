@@ -1,21 +1,9 @@
-import { int, LIMITS, num, oneOf, strict } from "../../contract/fields";
-import type { TRunCreate } from "../../contract/run";
+import { TRunDefinition as TRunCreate } from "../../contract/definition";
+import { STORAGE_ENDPOINTS } from "../../contract/workload";
+import { SERVICE_ROLE, STORE_HOST, STORE_ROLE } from "../../names";
+import { ComponentModule, RoleDecl } from "../types";
+import { STORES, TStorage } from "./config";
 
-export const STORAGE_KINDS = ["none", "postgres", "cassandra"] as const;
-
-/** The store behind the service: none, Postgres or Cassandra, one node. */
-export const ZStorage = strict("storage", {
-  kind: oneOf("storage.kind", STORAGE_KINDS).default("none"),
-  cpus: num("storage.cpus", LIMITS.cpus).optional(),
-  memoryMb: int("storage.memoryMb", LIMITS.storeMemoryMb).default(1024),
-  /** Connections each service replica keeps to the store. */
-  poolSize: int("storage.poolSize", LIMITS.poolSize).default(10),
-  /** Rows seeded into `products` before the load. */
-  products: int("storage.products", LIMITS.products).default(100),
-});
-
-export const STORE_ROLE = "db";
-export const STORE_HOST = "db";
 export const STORE_DB = "lab";
 export const STORE_USER = "lab";
 /** A fixed password: the store is reachable only on the run's own network. */
@@ -45,3 +33,41 @@ export function renderSetup(setup: string[], seed: { statement: string; rows: nu
   if (seed) lines.push(`${comment} then ${seed.rows} rows, i = 1..${seed.rows}: ${seed.statement} with (i, 'product-' || i, price)`);
   return `${lines.join("\n\n")}\n`;
 }
+
+/**
+ * The role a store kind plans: one node with the slot's limits; `incoming` when a network-fault
+ * proxy can stand in front of it (Cassandra's clients find the node by its own address: no proxy).
+ */
+export const storeRoles = (s: TStorage, kind: string, incoming = true): RoleDecl[] =>
+  s.kind === kind ? [{ role: STORE_ROLE, count: 1, incoming, path: "topology.storage", cpus: s.cpus, memoryMb: s.memoryMb }] : [];
+
+/** The storage slot: the service's environment, the rule of the endpoints that need a store, its setup row; each kind plans its own node. */
+export const storage: ComponentModule = {
+  kind: "storage",
+  slot: "storage",
+  images: () => [],
+  plan: () => [],
+  roles: () => [],
+  presentation: {
+    [STORE_ROLE]: { one: "store", many: "stores", name: "Store", column: 3, row: 2, color: "#2b8a3e", label: "title" },
+  },
+  edges: [{ from: SERVICE_ROLE, to: STORE_ROLE, kind: "query" }],
+  clientEnv: storageEnv,
+  rules: ({ topology: t, workload: w }) =>
+    STORAGE_ENDPOINTS.includes(w.endpoint) && t.storage.kind === "none"
+      ? [
+          {
+            path: ["workload", "endpoint"],
+            message: `workload.endpoint ${w.endpoint} needs a store: set topology.storage.kind to ${STORES.map((k) => k.kind).join(" or ")}`,
+          },
+        ]
+      : [],
+  setup: [
+    {
+      key: "storage",
+      label: "Store",
+      show: ({ topology: { storage: s } }) =>
+        s.kind === "none" ? "none" : `${s.kind}, ${s.cpus ?? "unlimited"} CPU, ${s.memoryMb} MB, pool ${s.poolSize}`,
+    },
+  ],
+};

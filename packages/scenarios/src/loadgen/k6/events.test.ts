@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { BALANCER_KEY, errorCount, NO_ANSWER_KEY } from "../../contract/backends";
-import { K6EventReader, type K6Update } from "./events";
+import { K6EventReader, K6Update } from "./events";
 
 /**
  * Fixtures: the /events stream of real k6 v1.4.2 runs of our own script (renderK6Script) against a

@@ -1,5 +1,8 @@
-import { errorCount, errorKindsOf, type TBackendStats } from "../../contract/backends";
-import { ERROR_KINDS, type ErrorKind } from "../../contract/faults";
+import { TWorkload } from "../../contract/workload";
+import { TRunSummary, TSample } from "../../contract/results";
+import { TLatency } from "../../contract/latency";
+import { errorCount, errorKindsOf, TBackendStats } from "../../contract/backends";
+import { ERROR_KINDS, ErrorKind } from "../../contract/faults";
 import {
   BACKEND_ERROR_SEPARATOR,
   BACKEND_ERROR_TAG,
@@ -10,7 +13,6 @@ import {
   BACKEND_TAG,
   K6_METRICS,
 } from "./script";
-import type { TLatency, TRunSummary, TSample, TWorkload } from "../../contract/run";
 import { countFromRate, errorRate, perSecond } from "../../analysis/stats";
 
 /*

@@ -1,6 +1,6 @@
+import { TWorkloadInput, ZWorkload } from "../../contract/workload";
 import { describe, expect, it } from "vitest";
 import { K6_ENV, k6Scenario, renderK6Script } from "./script";
-import { ZWorkload, type TWorkloadInput } from "../../contract/run";
 
 const workload = (w: TWorkloadInput) => ZWorkload.parse(w);
 

@@ -1,8 +1,9 @@
+import { TWorkload } from "../../contract/workload";
+import { GRPC_PORT } from "../../names";
 import { BALANCER_KEY, GRPC_CODES, K6_REQUEST_TIMEOUT_CODE, NO_ANSWER_KEY } from "../../contract/backends";
 import { ENDPOINT_METHODS, ENDPOINT_PATHS, loadTarget } from "../endpoints";
-import { GRPC_BACKEND_METADATA, GRPC_METHOD, GRPC_PORT, HOSTNAME_PROTO } from "../../components/service/grpc";
+import { GRPC_BACKEND_METADATA, GRPC_METHOD, HOSTNAME_PROTO } from "../../components/service/grpc";
 import { LIMITS } from "../../contract/fields";
-import type { TWorkload } from "../../contract/run";
 
 export const K6_DASHBOARD_PORT = 5665;
 export const BACKEND_HITS_METRIC = "backend_hits";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { BALANCER_KEY, errorCount, NO_ANSWER_KEY } from "../../contract/backends";
 import { wrkTotals } from "../component";
-import { renderWrkScript, WrkOutputReader, wrkCommand, type WrkCommandInput, type WrkUpdate } from "./wrk";
+import { renderWrkScript, WrkOutputReader, wrkCommand, WrkCommandInput, WrkUpdate } from "./wrk";
 
 const input: WrkCommandInput = {
   target: "http://lb:8080",

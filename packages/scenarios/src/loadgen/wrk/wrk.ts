@@ -1,9 +1,9 @@
+import { TSample } from "../../contract/results";
 import { z } from "zod";
-import { errorCount, errorKindsOf, type TBackendStats } from "../../contract/backends";
-import { ERROR_KINDS, type TErrorCounts } from "../../contract/faults";
+import { errorCount, errorKindsOf, TBackendStats } from "../../contract/backends";
+import { ERROR_KINDS, TErrorCounts } from "../../contract/faults";
 import { LIMITS } from "../../contract/fields";
-import { ZLatency, type TLatency } from "../../contract/latency";
-import type { TSample } from "../../contract/run";
+import { ZLatency, TLatency } from "../../contract/latency";
 import { round } from "../../analysis/stats";
 
 /*

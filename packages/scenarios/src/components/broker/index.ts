@@ -1,0 +1,38 @@
+import { TRunDefinition as TRunCreate } from "../../contract/definition";
+import { ComponentModule } from "../types";
+import { BrokerKind, TBroker, ZBroker } from "./config";
+
+/** The run's broker with its defaults, when its downstream work goes through one (async). */
+export function brokerOf(run: TRunCreate): TBroker | undefined {
+  return run.topology.downstream.mode === "async" ? (run.topology.broker ?? ZBroker.parse({})) : undefined;
+}
+
+/** The run's broker when it is of `kind`. */
+export const brokerOfKind = (run: TRunCreate, kind: BrokerKind): TBroker | undefined => {
+  const b = brokerOf(run);
+  return b?.kind === kind ? b : undefined;
+};
+
+/** The broker slot: its rule and its setup row; each kind plans its own container. */
+export const broker: ComponentModule = {
+  kind: "broker",
+  slot: "broker",
+  images: () => [],
+  plan: () => [],
+  roles: () => [],
+  rules: ({ topology: t }) =>
+    t.broker && t.downstream.mode !== "async"
+      ? [{ path: ["topology", "broker"], message: "topology.broker applies only with topology.downstream.mode async" }]
+      : [],
+  setup: [
+    {
+      key: "broker",
+      label: "Broker",
+      // Runs stored before the broker's kind was recorded ran Kafka with 512 MB.
+      show: ({ topology: t }) =>
+        t.downstream.mode === "async"
+          ? `${t.broker?.kind ?? "kafka"}, ${t.broker?.cpus ?? "unlimited"} CPU, ${t.broker?.memoryMb ?? 512} MB`
+          : "none",
+    },
+  ],
+};

@@ -1,0 +1,10 @@
+import { TFault } from "./faults";
+import { TTopology } from "./topology";
+import { TWorkload } from "./workload";
+
+/**
+ * A parsed run definition, as the components, the plan and the load generators take it. It is
+ * ZRunCreate's output type (./run.ts checks that the two agree), declared here so that the
+ * components can depend on it while ZRunCreate folds over the components' rules.
+ */
+export type TRunDefinition = { name?: string; topology: TTopology; workload: TWorkload; faults: TFault[] };
