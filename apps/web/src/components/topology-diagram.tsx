@@ -8,17 +8,6 @@ const EDGES: Record<DiagramEdge["kind"], { label: string; color: string; dash?: 
   query: { label: "store query", color: "#2b8a3e", dash: "1.5 3.5" },
 };
 
-const ROLE_COLORS: Record<string, string> = {
-  loadgen: "#495057",
-  lb: "#0c8599",
-  app: "#2f5bea",
-  logs: "#e8590c",
-  kafka: "#ae3ec9",
-  consumer: "#ae3ec9",
-  db: "#2b8a3e",
-  cache: "#c92a2a",
-};
-
 const LEGEND_HEIGHT = 30;
 /** Where legend entry i starts: a 28 px line, its label (about 6 px a character at 11 px), a gap. */
 const legendOffset = (kinds: readonly DiagramEdge["kind"][], i: number) =>
@@ -45,7 +34,7 @@ function Edge({ from, to, kind, marker }: { from: DiagramNode; to: DiagramNode; 
 }
 
 function Node({ node, cpu }: { node: DiagramNode; cpu: number | undefined }) {
-  const color = ROLE_COLORS[node.role] ?? "#495057";
+  const color = node.color;
   return (
     <g transform={`translate(${node.x} ${node.y})`} data-testid={`diagram-node-${node.role}`} data-node={node.id} data-cpu={cpu}>
       <title>{`${node.id}\n${node.limits}`}</title>

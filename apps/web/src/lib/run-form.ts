@@ -1,6 +1,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import type { FaultableRole } from "@scalelab/scenarios/contract";
 import { fieldInfo, type FieldInfo } from "@scalelab/scenarios/contract";
+import { FORM_SECTIONS } from "@scalelab/scenarios/components";
 import { faultableRoles } from "@scalelab/scenarios/plan";
 import {
   balancerSettings,
@@ -61,7 +62,6 @@ export const DEFAULT_FORM: RunFormValues = {
 /** A field or section is shown while the value at `path` is (or is not) one of the values. */
 export type Condition = { path: FormPath; in: readonly unknown[]; negate?: true };
 const when = (path: FormPath, ...values: unknown[]): Condition => ({ path, in: values });
-const unless = (path: FormPath, ...values: unknown[]): Condition => ({ path, in: values, negate: true });
 
 export type FieldSpec = {
   path: FormPath;
@@ -93,11 +93,6 @@ export type SectionSpec = {
   fields: FieldSpec[];
 };
 
-const DOWNSTREAM_ON = unless("topology.downstream.mode", "none");
-const STORE = unless("topology.storage.kind", "none");
-const SERVICE = "topology.service";
-const BALANCER_ON = unless("topology.balancer.kind", "none");
-const TESTBED = when(`${SERVICE}.kind`, "testbed");
 const K6 = when("workload.loadgen", "k6");
 const WRK = when("workload.loadgen", "wrk");
 
@@ -116,190 +111,8 @@ export const SECTIONS: readonly SectionSpec[] = [
       },
     ],
   },
-  {
-    key: "service",
-    title: "Service",
-    hint: "The replicas behind the balancer.",
-    // The first fields keep the short ids the end-to-end tests have used from the start.
-    fields: [
-      {
-        path: `${SERVICE}.kind`,
-        id: "serviceKind",
-        label: "Server",
-        wide: true,
-        options: {
-          testbed: "testbed — the Go service with every endpoint and runtime knob",
-          nginx_static: "nginx static — the hot key from a file",
-          nginx_lua: "nginx + Lua — the hot key from Redis",
-          rack: "Rack on Puma — the hot key from Redis",
-          rack_trivial: "Rack on Puma — a constant (no Redis)",
-          rails: "Rails on Puma — a page with the hot key from Redis",
-          memcached: "nginx memcached_pass — the hot key from memcached",
-        },
-        deps: ["workload.endpoint", "workload.protocol"],
-      },
-      { path: `${SERVICE}.replicas`, id: "replicas", label: "Replicas", deps: ["topology.storage.poolSize"] },
-      { path: `${SERVICE}.cpus`, id: "cpus", label: "CPU per replica", placeholder: "unlimited", hint: "Empty = no limit." },
-      { path: `${SERVICE}.memoryMb`, id: "memoryMb", label: "Memory per replica (MB)" },
-      {
-        path: `${SERVICE}.threads`,
-        id: "threads",
-        label: "Threads",
-        placeholder: "per CPU",
-        hint: "GOMAXPROCS, nginx workers or Puma threads. Empty = one per CPU of the limit, rounded up (per host CPU without one).",
-      },
-      {
-        path: `${SERVICE}.cpuIterations`,
-        id: "cpuIterations",
-        label: "CPU work per request",
-        hint: "JSON encodes per request of the cpu endpoint.",
-        when: TESTBED,
-      },
-      {
-        path: `${SERVICE}.workerPool`,
-        label: "Worker pool",
-        hint: "Requests worked on at once per replica; 0 = unbounded.",
-        when: TESTBED,
-      },
-      {
-        path: `${SERVICE}.queueLimit`,
-        label: "Queue limit",
-        hint: "Requests waiting for a worker, then 503; 0 = unbounded.",
-        when: [TESTBED, unless(`${SERVICE}.workerPool`, 0, undefined)],
-      },
-      {
-        path: `${SERVICE}.logging`,
-        label: "Logging (a line per request)",
-        wide: true,
-        options: {
-          none: "none",
-          async: "async — buffered, flushed in the background",
-          blocking: "blocking — written and flushed by the request",
-        },
-        when: TESTBED,
-      },
-      {
-        path: `${SERVICE}.logFlushMs`,
-        label: "Flush cost (ms)",
-        hint: "Added to every flush: a slow disk or a remote sink.",
-        when: [TESTBED, unless(`${SERVICE}.logging`, "none")],
-      },
-    ],
-  },
-  {
-    key: "balancer",
-    title: "Balancer",
-    fields: [
-      {
-        path: "topology.balancer.kind",
-        id: "balancer.kind",
-        label: "Kind",
-        wide: true,
-        options: { nginx: "nginx", haproxy: "HAProxy", none: "none — the load goes to the replicas through Docker's DNS" },
-        deps: ["topology.balancer.algorithm"],
-      },
-      {
-        path: "topology.balancer.algorithm",
-        id: "algorithm",
-        label: "Algorithm",
-        subset: true,
-        options: {
-          round_robin: "Round robin",
-          least_conn: "Least connections",
-          ip_hash: "IP hash (per client)",
-          hash: "Hash (per request)",
-          random: "Random (two, least conn)",
-        },
-        when: when("topology.balancer.kind", "nginx"),
-      },
-      {
-        path: "topology.balancer.algorithm",
-        id: "haproxyAlgorithm",
-        label: "Algorithm",
-        subset: true,
-        options: { roundrobin: "roundrobin", leastconn: "leastconn", source: "source (per client)", random: "random", first: "first" },
-        when: when("topology.balancer.kind", "haproxy"),
-      },
-      { path: "topology.balancer.cpus", label: "CPU", placeholder: "unlimited", hint: "Empty = no limit.", when: BALANCER_ON },
-      {
-        path: "topology.balancer.maxFails",
-        label: "Max fails",
-        hint: "Failures before a replica is skipped; 0 = never.",
-        when: BALANCER_ON,
-      },
-      {
-        path: "topology.balancer.failTimeoutSeconds",
-        label: "Fail timeout (s)",
-        hint: "How long a failed replica is skipped.",
-        when: BALANCER_ON,
-      },
-      {
-        path: "topology.balancer.retryNextUpstream",
-        label: "Retry on another replica",
-        hint: "Hides connection failures from the client.",
-        when: BALANCER_ON,
-      },
-    ],
-  },
-  {
-    key: "downstream",
-    title: "Downstream",
-    hint: "Where each request hands its event after its own work.",
-    when: TESTBED,
-    fields: [
-      {
-        path: "topology.downstream.mode",
-        label: "Hand-off",
-        wide: true,
-        options: {
-          none: "none — the request ends with its own work",
-          sync: "sync — calls the logs service and waits for it",
-          async: "async — hands the event to Kafka; consumers work it off later",
-        },
-      },
-      { path: "topology.downstream.replicas", label: "Replicas (logs or consumers)", when: DOWNSTREAM_ON },
-      {
-        path: "topology.downstream.cpus",
-        label: "CPU per replica",
-        placeholder: "unlimited",
-        hint: "Empty = no limit.",
-        when: DOWNSTREAM_ON,
-      },
-      { path: "topology.downstream.memoryMb", label: "Memory per replica (MB)", when: DOWNSTREAM_ON },
-      { path: "topology.downstream.cpuIterations", label: "CPU work per event", hint: "JSON encodes per event.", when: DOWNSTREAM_ON },
-    ],
-  },
-  {
-    key: "broker",
-    title: "Broker",
-    hint: "Between the service and its consumers.",
-    when: when("topology.downstream.mode", "async"),
-    object: "topology.broker",
-    fields: [
-      { path: "topology.broker.kind", label: "Kind", options: { kafka: "Kafka (one node, KRaft)" } },
-      { path: "topology.broker.cpus", label: "CPU", placeholder: "unlimited", hint: "Empty = no limit." },
-      { path: "topology.broker.memoryMb", label: "Memory (MB)" },
-    ],
-  },
-  {
-    key: "storage",
-    title: "Store",
-    hint: "What the products and activity endpoints read and write.",
-    when: TESTBED,
-    fields: [
-      {
-        path: "topology.storage.kind",
-        label: "Kind",
-        wide: true,
-        options: { none: "none", postgres: "Postgres", cassandra: "Cassandra (one node)" },
-        deps: ["workload.endpoint", "topology.storage.memoryMb", "topology.storage.poolSize"],
-      },
-      { path: "topology.storage.cpus", label: "CPU", placeholder: "unlimited", hint: "Empty = no limit.", when: STORE },
-      { path: "topology.storage.memoryMb", label: "Memory (MB)", when: STORE },
-      { path: "topology.storage.poolSize", label: "Connections per replica", when: STORE },
-      { path: "topology.storage.products", label: "Seeded products", when: STORE },
-    ],
-  },
+  // The topology's sections come from its components (@scalelab/scenarios/components FORM_SECTIONS).
+  ...(FORM_SECTIONS as readonly SectionSpec[]),
   {
     key: "workload",
     title: "Workload",

@@ -1,8 +1,7 @@
-import { TWorkload } from "../contract/workload";
-import { TTopology } from "../contract/topology";
 import { TRunSummary, TSample } from "../contract/results";
-import { balancerLabel, balancerSettings } from "../components/balancer/config";
-import { wrkThreads } from "../loadgen/component";
+import { COMPONENTS, SETUP_FIELDS as COMPONENT_SETUP } from "../components/registry";
+import { SetupField, SetupRun } from "../components/types";
+import { BALANCER_ROLE, SERVICE_ROLE } from "../names";
 import { networkFaultTargets } from "../components/fault-proxy";
 import { netnsTargets } from "../components/netns";
 import { faultLabel, faultSchedule, TFault } from "../contract/faults";
@@ -23,8 +22,6 @@ export type CompareFigure = {
   better: Better;
   value: (s: TRunSummary) => number | null;
 };
-
-const ROLE_NAMES = { logs: "Logs service", consumer: "Consumer", kafka: "Broker", db: "Store" } as const;
 
 type RoleUse = NonNullable<TRunSummary["containers"]>[string];
 
@@ -62,6 +59,9 @@ function resourceFigures(role: string, name: string): CompareFigure[] {
     },
   ];
 }
+
+/** The service's and the balancer's rows are above; every other role its component names gets CPU and resource rows. */
+const FIXED_ROLES = [SERVICE_ROLE, BALANCER_ROLE] as const;
 
 export const COMPARE_FIGURES: readonly CompareFigure[] = [
   { key: "requests", label: "Requests", unit: "", better: "higher", value: (s) => s.requests },
@@ -124,16 +124,20 @@ export const COMPARE_FIGURES: readonly CompareFigure[] = [
     better: "lower",
     value: (s) => s.broker?.lagAtEnd ?? null,
   },
-  ...(["logs", "consumer", "kafka", "db"] as const).flatMap((role): CompareFigure[] => [
-    {
-      key: `${role}.cpu`,
-      label: `${ROLE_NAMES[role]} CPU (median, % of one core)`,
-      unit: "%",
-      better: "none",
-      value: (s) => s.containers?.[role]?.medianCpuPct ?? null,
-    },
-    ...resourceFigures(role, ROLE_NAMES[role]),
-  ]),
+  // Every other role its component names (the downstream, the broker, the store): its CPU and resources.
+  ...COMPONENTS.flatMap((c) => Object.entries(c.presentation ?? {}))
+    .sort(([, a], [, b]) => a.column - b.column || (a.row ?? 0) - (b.row ?? 0))
+    .filter(([role, p]) => p.name !== undefined && !(FIXED_ROLES as readonly string[]).includes(role))
+    .flatMap(([role, p]): CompareFigure[] => [
+      {
+        key: `${role}.cpu`,
+        label: `${p.name} CPU (median, % of one core)`,
+        unit: "%",
+        better: "none",
+        value: (s) => s.containers?.[role]?.medianCpuPct ?? null,
+      },
+      ...resourceFigures(role, p.name!),
+    ]),
 ];
 
 export type Verdict = "baseline" | "better" | "worse" | "same" | "unknown" | "neutral";
@@ -205,7 +209,7 @@ export type SetupRow = { key: string; label: string; values: string[]; differs: 
 type SetupFault = Pick<TFault, "at" | "action" | "target" | "ms" | "jitterMs" | "percent" | "kbps">;
 
 /** Runs stored before faults existed have none. */
-type Setup = { topology: TTopology; workload: TWorkload; faults?: readonly SetupFault[] };
+type Setup = SetupRun;
 
 const faultParams = (f: SetupFault): string =>
   f.action === "delay"
@@ -230,84 +234,9 @@ function placement(targets: readonly { role: string; index: number }[], prefix: 
   return targets.length === 0 ? "none" : `${prefix}${targets.map((t) => `${t.role}-${t.index}`).join(", ")}`;
 }
 
-/** The testbed's runtime knobs mean nothing for experiment 7's servers: say so instead of showing their defaults. */
-const testbedOnly = (sv: TTopology["service"]): string | undefined => (sv.kind && sv.kind !== "testbed" ? "— (testbed only)" : undefined);
-
-const SETUP_FIELDS: { key: string; label: string; show: (s: Setup) => string }[] = [
-  // Runs stored before a field existed lack it: they ran with what is now its default.
-  { key: "server", label: "Server", show: (s) => s.topology.service.kind ?? "testbed" },
-  { key: "replicas", label: "Replicas", show: (s) => String(s.topology.service.replicas) },
-  {
-    key: "cpus",
-    label: "CPU per replica",
-    show: (s) => (s.topology.service.cpus === undefined ? "unlimited" : String(s.topology.service.cpus)),
-  },
-  { key: "memoryMb", label: "Memory per replica", show: (s) => `${s.topology.service.memoryMb} MB` },
-  {
-    key: "threads",
-    label: "Threads",
-    show: (s) => (s.topology.service.threads === undefined ? "per CPU of the limit" : String(s.topology.service.threads)),
-  },
-  { key: "balancer", label: "Balancer", show: (s) => balancerLabel(s.topology.balancer) },
-  {
-    key: "health",
-    label: "Passive health checks",
-    show: (s) => {
-      const b = balancerSettings(s.topology.balancer);
-      return b
-        ? `max fails ${b.maxFails}, fail timeout ${b.failTimeoutSeconds} s, ${b.retryNextUpstream ? "retries the next replica" : "no retry"}`
-        : "none (no balancer)";
-    },
-  },
-  {
-    key: "workerPool",
-    label: "Worker pool",
-    show: ({ topology: { service: sv } }) =>
-      testbedOnly(sv) ?? (sv.workerPool ? `${sv.workerPool} (queue ${sv.queueLimit || "unbounded"})` : "unbounded"),
-  },
-  {
-    key: "logging",
-    label: "Logging",
-    show: ({ topology: { service: sv } }) =>
-      testbedOnly(sv) ??
-      (sv.logging === "none" ? "none" : `${sv.logging}, each flush + ${sv.logFlushMs} ms modelled (slow disk or remote sink)`),
-  },
-  {
-    key: "downstream",
-    label: "Downstream",
-    show: ({ topology: { downstream: d } }) =>
-      d.mode === "none" ? "none" : `${d.mode}, ${d.replicas} × ${d.cpus ?? "unlimited"} CPU, ${d.cpuIterations} iterations`,
-  },
-  {
-    key: "broker",
-    label: "Broker",
-    show: ({ topology: t }) =>
-      t.downstream.mode === "async" ? `kafka, ${t.broker?.cpus ?? "unlimited"} CPU, ${t.broker?.memoryMb ?? 512} MB` : "none",
-  },
-  {
-    key: "storage",
-    label: "Store",
-    show: ({ topology: { storage: s } }) =>
-      s.kind === "none" ? "none" : `${s.kind}, ${s.cpus ?? "unlimited"} CPU, ${s.memoryMb} MB, pool ${s.poolSize}`,
-  },
-  { key: "endpoint", label: "Endpoint", show: (s) => `${s.workload.endpoint}${s.workload.protocol === "grpc" ? " (gRPC)" : ""}` },
-  {
-    key: "loadgen",
-    label: "Load generator",
-    show: ({ workload: w }) =>
-      `${w.loadgenInstances > 1 ? `${w.loadgenInstances} × ` : ""}${w.loadgen ?? "k6"}, ${w.loadgenCpus} CPU${w.loadgenInstances > 1 ? " each" : ""}`,
-  },
-  {
-    key: "load",
-    label: "Load",
-    show: ({ workload: w }) =>
-      w.loadgen === "wrk"
-        ? `${w.connections} connections, ${wrkThreads(w, w.connections ?? 1)} thread(s) per instance (closed)`
-        : w.arrivalRate !== undefined
-          ? `${w.arrivalRate} req/s (open)`
-          : `${w.vus ?? "?"} VUs (closed)`,
-  },
-  { key: "duration", label: "Duration", show: (s) => `${s.workload.durationSeconds} s` },
+/** The setup rows: every component's, then the fault timeline's. */
+const SETUP: readonly SetupField[] = [
+  ...COMPONENT_SETUP,
   { key: "faults", label: "Faults", show: (s) => faultTimeline(s.faults) },
   {
     key: "faultProxy",
@@ -323,7 +252,7 @@ const SETUP_FIELDS: { key: string; label: string; show: (s: Setup) => string }[]
 
 /** The configuration of each run side by side, flagging what differs between them. */
 export function setupRows(runs: readonly Setup[]): SetupRow[] {
-  return SETUP_FIELDS.map((f) => {
+  return SETUP.map((f) => {
     const values = runs.map(f.show);
     return { key: f.key, label: f.label, values, differs: new Set(values).size > 1 };
   });

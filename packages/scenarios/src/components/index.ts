@@ -33,3 +33,4 @@ export * from "./jvm";
 export * from "./kafka/config";
 export * from "./postgres/config";
 export * from "./cassandra/config";
+export * from "./form";

@@ -12,6 +12,8 @@ import { postgres } from "./postgres";
 import { service } from "./service";
 import { storage } from "./storage";
 import { broker } from "./broker";
+import { balancer } from "./balancer";
+import { foldForm } from "./form";
 import { ComponentModule, FigureInput, RoleDecl, RolePresentation, RunIssue, SetupField, Slot } from "./types";
 
 /**
@@ -29,6 +31,7 @@ export const COMPONENTS: readonly ComponentModule[] = [
   service,
   logs,
   consumer,
+  balancer,
   nginx,
   haproxy,
   loadgen,
@@ -88,3 +91,6 @@ export const SETUP_FIELDS: readonly SetupField[] = COMPONENTS.flatMap((c) => c.s
 
 /** The diagram's links between roles, as the components declare them. */
 export const DIAGRAM_EDGES = COMPONENTS.flatMap((c) => c.edges ?? []);
+
+/** The run form's component sections, in order (../components/form.ts). */
+export const FORM_SECTIONS = foldForm(COMPONENTS.flatMap((c) => (c.form ? [c.form] : [])));

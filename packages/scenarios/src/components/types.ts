@@ -1,5 +1,6 @@
 import { TRunDefinition as TRunCreate } from "../contract/definition";
 import { TFault } from "../contract/faults";
+import { ComponentForm } from "./form";
 import { TTestbedStats } from "./service/testbed-stats";
 import { HaproxyStats } from "./haproxy/stats";
 
@@ -197,6 +198,8 @@ export type ComponentModule = {
   clientEnv?: (run: TRunCreate) => Record<string, string>;
   /** Its rules across components, checked with the run definition (ZRunCreate). */
   rules?: (run: TRunCreate) => RunIssue[];
+  /** What it adds to the run form. */
+  form?: ComponentForm;
   /** Its rows of the compare page's setup table. */
   setup?: readonly SetupField[];
   /** Per-second figures from the testbed stats of the run's containers. */

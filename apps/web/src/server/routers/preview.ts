@@ -13,7 +13,9 @@ export const ZPreviewFile = z.object({
 });
 
 export const ZDiagram = z.object({
-  nodes: z.array(z.object({ id: z.string(), role: z.string(), label: z.string(), limits: z.string(), x: z.number(), y: z.number() })),
+  nodes: z.array(
+    z.object({ id: z.string(), role: z.string(), label: z.string(), color: z.string(), limits: z.string(), x: z.number(), y: z.number() }),
+  ),
   edges: z.array(z.object({ from: z.string(), to: z.string(), kind: z.enum(["http", "sync", "async", "query"]) })),
   width: z.number(),
   height: z.number(),

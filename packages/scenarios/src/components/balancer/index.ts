@@ -2,6 +2,7 @@ import { BALANCER_HOST, BALANCER_ROLE, HEALTH_PATH, LB_PORT, SERVICE_ROLE, repli
 import { dialHost } from "../fault-proxy";
 import { TWorkload } from "../../contract/workload";
 import { ComponentModule, PlannedContainer, Probe } from "../types";
+import { ComponentForm, unless, when } from "../form";
 import { BalancerAlgorithm, BalancerKind, balancerLabel, BalancerSettings, balancerSettings, STICKY_ALGORITHMS } from "./config";
 
 /**
@@ -27,12 +28,13 @@ export function balancerComponent(
   kind: Exclude<BalancerKind, "none">,
   configPath: string,
   render: (b: BalancerSettings, backends: string[], protocol: TWorkload["protocol"]) => string,
-  own: Pick<PlannedContainer, "stats"> & Pick<ComponentModule, "figures"> = {},
+  own: Pick<PlannedContainer, "stats"> & Pick<ComponentModule, "figures" | "form"> = {},
 ): ComponentModule {
   return {
     kind,
     slot: "balancer",
     figures: own.figures,
+    form: own.form,
     roles: (run) => {
       const b = balancerSettings(run.topology.balancer);
       return b?.kind === kind ? [{ role: BALANCER_ROLE, count: 1, incoming: true, path: "topology.balancer", cpus: b.cpus }] : [];
@@ -64,6 +66,69 @@ export function balancerComponent(
   };
 }
 
+const BALANCER_ON = unless("topology.balancer.kind", "none");
+
+/** The run form's Balancer section; each kind adds its algorithm field after the kind. */
+const balancerForm: ComponentForm = {
+  sections: [
+    {
+      key: "balancer",
+      order: 20,
+      title: "Balancer",
+      fields: [
+        {
+          path: "topology.balancer.kind",
+          id: "balancer.kind",
+          label: "Kind",
+          wide: true,
+          options: { none: "none — the load goes to the replicas through Docker's DNS" },
+          deps: ["topology.balancer.algorithm"],
+        },
+        { path: "topology.balancer.cpus", label: "CPU", placeholder: "unlimited", hint: "Empty = no limit.", when: BALANCER_ON },
+        {
+          path: "topology.balancer.maxFails",
+          label: "Max fails",
+          hint: "Failures before a replica is skipped; 0 = never.",
+          when: BALANCER_ON,
+        },
+        {
+          path: "topology.balancer.failTimeoutSeconds",
+          label: "Fail timeout (s)",
+          hint: "How long a failed replica is skipped.",
+          when: BALANCER_ON,
+        },
+        {
+          path: "topology.balancer.retryNextUpstream",
+          label: "Retry on another replica",
+          hint: "Hides connection failures from the client.",
+          when: BALANCER_ON,
+        },
+      ],
+    },
+  ],
+};
+
+/** A balancer kind in the form: its name in the kind's options and its algorithm field (the values it takes, labelled). */
+export const balancerKindForm = (kind: string, label: string, id: string, algorithms: Record<string, string>): ComponentForm => ({
+  options: [{ path: "topology.balancer.kind", value: kind, label }],
+  fields: [
+    {
+      section: "balancer",
+      after: "topology.balancer.kind",
+      fields: [
+        {
+          path: "topology.balancer.algorithm",
+          id,
+          label: "Algorithm",
+          subset: true,
+          options: algorithms,
+          when: when("topology.balancer.kind", kind),
+        },
+      ],
+    },
+  ],
+});
+
 /** The balancer slot: how the balancer is shown and its setup rows; each kind plans its own container. */
 export const balancer: ComponentModule = {
   kind: "balancer",
@@ -75,6 +140,7 @@ export const balancer: ComponentModule = {
     [BALANCER_ROLE]: { one: "balancer", many: "balancers", name: "Balancer", column: 1, color: "#0c8599", label: "title" },
   },
   edges: [{ from: BALANCER_ROLE, to: SERVICE_ROLE, kind: "http" }],
+  form: balancerForm,
   setup: [
     { key: "balancer", label: "Balancer", show: (s) => balancerLabel(s.topology.balancer) },
     {

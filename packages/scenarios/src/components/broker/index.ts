@@ -1,5 +1,6 @@
 import { TRunDefinition as TRunCreate } from "../../contract/definition";
 import { ComponentModule } from "../types";
+import { when } from "../form";
 import { BrokerKind, TBroker, ZBroker } from "./config";
 
 /** The run's broker with its defaults, when its downstream work goes through one (async). */
@@ -24,6 +25,23 @@ export const broker: ComponentModule = {
     t.broker && t.downstream.mode !== "async"
       ? [{ path: ["topology", "broker"], message: "topology.broker applies only with topology.downstream.mode async" }]
       : [],
+  form: {
+    sections: [
+      {
+        key: "broker",
+        order: 40,
+        title: "Broker",
+        hint: "Between the service and its consumers.",
+        when: when("topology.downstream.mode", "async"),
+        object: "topology.broker",
+        fields: [
+          { path: "topology.broker.kind", label: "Kind", options: {} },
+          { path: "topology.broker.cpus", label: "CPU", placeholder: "unlimited", hint: "Empty = no limit." },
+          { path: "topology.broker.memoryMb", label: "Memory (MB)" },
+        ],
+      },
+    ],
+  },
   setup: [
     {
       key: "broker",

@@ -1,6 +1,8 @@
 import { STORE_HOST, STORE_ROLE } from "../../names";
 import { jvmHeapMb } from "../jvm";
 import { ComponentModule } from "../types";
+import { CASSANDRA_STORE } from "./config";
+import { storeKindForm } from "../storage";
 import { renderSetup, SCHEMA_PATH, STORE_DB, storeRoles } from "../storage";
 import { LIMITS } from "../../contract/fields";
 
@@ -51,6 +53,7 @@ export function renderCassandraYaml(): string {
 export const cassandra: ComponentModule = {
   kind: "cassandra",
   slot: "storage",
+  form: storeKindForm(CASSANDRA_STORE.kind, CASSANDRA_STORE.label),
   roles: (run) => storeRoles(run.topology.storage, "cassandra", false),
   rules: ({ topology: t }) =>
     t.storage.kind === "cassandra" && t.storage.memoryMb < LIMITS.cassandraMemoryMb.min

@@ -3,6 +3,7 @@ import { APP_PORT, CONSUMER_ROLE, HEALTH_PATH, LOGS_ROLE, SERVICE_ROLE, STATS_PA
 import { growth, total } from "../figures";
 import { runtimeThreads } from "../service/runtime";
 import { ComponentModule, PlannedContainer, PlanContext, RoleDecl } from "../types";
+import { ComponentForm, unless, when } from "../form";
 
 export const LOGS_URL = `http://${LOGS_ROLE}:${APP_PORT}/events`;
 
@@ -49,6 +50,43 @@ function workers(ctx: PlanContext, role: string, kind: string): PlannedContainer
   );
 }
 
+const DOWNSTREAM_ON = unless("topology.downstream.mode", "none");
+
+/** The run form's Downstream section (the testbed's hand-off; the broker's section is its own). */
+const downstreamForm: ComponentForm = {
+  sections: [
+    {
+      key: "downstream",
+      order: 30,
+      title: "Downstream",
+      hint: "Where each request hands its event after its own work.",
+      when: when("topology.service.kind", "testbed"),
+      fields: [
+        {
+          path: "topology.downstream.mode",
+          label: "Hand-off",
+          wide: true,
+          options: {
+            none: "none — the request ends with its own work",
+            sync: "sync — calls the logs service and waits for it",
+            async: "async — hands the event to a broker; consumers work it off later",
+          },
+        },
+        { path: "topology.downstream.replicas", label: "Replicas (logs or consumers)", when: DOWNSTREAM_ON },
+        {
+          path: "topology.downstream.cpus",
+          label: "CPU per replica",
+          placeholder: "unlimited",
+          hint: "Empty = no limit.",
+          when: DOWNSTREAM_ON,
+        },
+        { path: "topology.downstream.memoryMb", label: "Memory per replica (MB)", when: DOWNSTREAM_ON },
+        { path: "topology.downstream.cpuIterations", label: "CPU work per event", hint: "JSON encodes per event.", when: DOWNSTREAM_ON },
+      ],
+    },
+  ],
+};
+
 /** The `logs` service the requests call synchronously. */
 export const logs: ComponentModule = {
   kind: "logs",
@@ -67,6 +105,7 @@ export const logs: ComponentModule = {
   },
   edges: [{ from: SERVICE_ROLE, to: LOGS_ROLE, kind: "sync" }],
   clientEnv: downstreamEnv,
+  form: downstreamForm,
   setup: [
     {
       key: "downstream",

@@ -1,6 +1,6 @@
 import { HAPROXY_CFG_PATH, HAPROXY_STATS_PATH, HAPROXY_STATS_PORT, renderHaproxyCfg } from "./haproxy-cfg";
 import { haproxyFigures } from "./stats";
-import { balancerComponent } from "../balancer";
+import { balancerComponent, balancerKindForm } from "../balancer";
 import { HaproxyAlgorithm } from "./config";
 
 /**
@@ -21,6 +21,13 @@ export const haproxy = balancerComponent(
       retryNextUpstream: b.retryNextUpstream,
     }),
   {
+    form: balancerKindForm("haproxy", "HAProxy", "haproxyAlgorithm", {
+      roundrobin: "roundrobin",
+      leastconn: "leastconn",
+      source: "source (per client)",
+      random: "random",
+      first: "first",
+    }),
     stats: { port: HAPROXY_STATS_PORT, path: `${HAPROXY_STATS_PATH};csv`, format: "haproxy" },
     figures: (input, run) => {
       if (run.topology.balancer.kind !== "haproxy" || !input.haproxy) return {};

@@ -4,6 +4,7 @@ import { CONSUMER_ROLE, SERVICE_ROLE } from "../../names";
 import { brokerOfKind } from "../broker";
 import { ComponentModule } from "../types";
 import { jvmHeapMb } from "../jvm";
+import { KAFKA_BROKER } from "./config";
 
 export const BROKER_ROLE = "kafka";
 export const BROKER_HOST = "kafka";
@@ -80,6 +81,7 @@ export const kafka: ComponentModule = {
     { from: BROKER_ROLE, to: CONSUMER_ROLE, kind: "async" },
   ],
   clientEnv: kafkaClientEnv,
+  form: { options: [{ path: "topology.broker.kind", value: KAFKA_BROKER.kind, label: KAFKA_BROKER.label }] },
   plan: ({ run, container }) => {
     const b = brokerOfKind(run, "kafka");
     if (!b) return [];

@@ -1,5 +1,7 @@
 import { STORE_HOST, STORE_ROLE } from "../../names";
 import { ComponentModule } from "../types";
+import { POSTGRES_STORE } from "./config";
+import { storeKindForm } from "../storage";
 import { renderSetup, SCHEMA_PATH, STORE_DB, STORE_PASSWORD, STORE_USER, storeRoles } from "../storage";
 import { LIMITS } from "../../contract/fields";
 
@@ -18,6 +20,7 @@ export function postgresSetup(products: number): string[] {
 export const postgres: ComponentModule = {
   kind: "postgres",
   slot: "storage",
+  form: storeKindForm(POSTGRES_STORE.kind, POSTGRES_STORE.label),
   roles: (run) => storeRoles(run.topology.storage, "postgres"),
   rules: ({ topology: t }) => {
     if (t.storage.kind !== "postgres" || t.storage.poolSize * t.service.replicas <= LIMITS.postgresConnections.max) return [];

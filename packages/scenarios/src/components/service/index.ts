@@ -6,6 +6,7 @@ import { HotKeyKind } from "./config";
 import { ComponentModule, PlanContext, PlannedContainer, RunIssue } from "../types";
 import { TRunDefinition as TRunCreate } from "../../contract/definition";
 import { ENDPOINTS } from "../../contract/workload";
+import { ComponentForm, unless, when } from "../form";
 
 /** The testbed's runtime knobs mean nothing for experiment 7's servers: say so instead of showing their defaults. */
 const testbedOnly = (kind: string | undefined): string | undefined => (kind && kind !== "testbed" ? "— (testbed only)" : undefined);
@@ -36,6 +37,86 @@ function serviceRules(run: TRunCreate): RunIssue[] {
   }
   return issues;
 }
+
+const SERVICE = "topology.service";
+const TESTBED = when(`${SERVICE}.kind`, "testbed");
+
+/** The run form's Service section. The first fields keep the short ids the end-to-end tests have used from the start. */
+const serviceForm: ComponentForm = {
+  sections: [
+    {
+      key: "service",
+      order: 10,
+      title: "Service",
+      hint: "The replicas behind the balancer.",
+      fields: [
+        {
+          path: `${SERVICE}.kind`,
+          id: "serviceKind",
+          label: "Server",
+          wide: true,
+          options: {
+            testbed: "testbed — the Go service with every endpoint and runtime knob",
+            nginx_static: "nginx static — the hot key from a file",
+            nginx_lua: "nginx + Lua — the hot key from Redis",
+            rack: "Rack on Puma — the hot key from Redis",
+            rack_trivial: "Rack on Puma — a constant (no Redis)",
+            rails: "Rails on Puma — a page with the hot key from Redis",
+            memcached: "nginx memcached_pass — the hot key from memcached",
+          },
+          deps: ["workload.endpoint", "workload.protocol"],
+        },
+        { path: `${SERVICE}.replicas`, id: "replicas", label: "Replicas", deps: ["topology.storage.poolSize"] },
+        { path: `${SERVICE}.cpus`, id: "cpus", label: "CPU per replica", placeholder: "unlimited", hint: "Empty = no limit." },
+        { path: `${SERVICE}.memoryMb`, id: "memoryMb", label: "Memory per replica (MB)" },
+        {
+          path: `${SERVICE}.threads`,
+          id: "threads",
+          label: "Threads",
+          placeholder: "per CPU",
+          hint: "GOMAXPROCS, nginx workers or Puma threads. Empty = one per CPU of the limit, rounded up (per host CPU without one).",
+        },
+        {
+          path: `${SERVICE}.cpuIterations`,
+          id: "cpuIterations",
+          label: "CPU work per request",
+          hint: "JSON encodes per request of the cpu endpoint.",
+          when: TESTBED,
+        },
+        {
+          path: `${SERVICE}.workerPool`,
+          label: "Worker pool",
+          hint: "Requests worked on at once per replica; 0 = unbounded.",
+          when: TESTBED,
+        },
+        {
+          path: `${SERVICE}.queueLimit`,
+          label: "Queue limit",
+          hint: "Requests waiting for a worker, then 503; 0 = unbounded.",
+          when: [TESTBED, unless(`${SERVICE}.workerPool`, 0, undefined)],
+        },
+        {
+          path: `${SERVICE}.logging`,
+          label: "Logging (a line per request)",
+          wide: true,
+          options: {
+            none: "none",
+            async: "async — buffered, flushed in the background",
+            blocking: "blocking — written and flushed by the request",
+          },
+          when: TESTBED,
+        },
+        {
+          path: `${SERVICE}.logFlushMs`,
+          label: "Flush cost (ms)",
+          hint: "Added to every flush: a slow disk or a remote sink.",
+          when: [TESTBED, unless(`${SERVICE}.logging`, "none")],
+        },
+      ],
+    },
+  ],
+};
+
 export const service: ComponentModule = {
   kind: "service",
   slot: "service",
@@ -47,6 +128,7 @@ export const service: ComponentModule = {
     [SERVICE_ROLE]: { one: "replica", many: "replicas", name: "Replica", column: 2, color: "#2f5bea", label: "hostname" },
   },
   rules: serviceRules,
+  form: serviceForm,
   setup: [
     // Runs stored before a field existed lack it: they ran with what is now its default.
     { key: "server", label: "Server", show: (s) => s.topology.service.kind ?? "testbed" },

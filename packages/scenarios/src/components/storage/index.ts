@@ -2,6 +2,9 @@ import { TRunDefinition as TRunCreate } from "../../contract/definition";
 import { STORAGE_ENDPOINTS } from "../../contract/workload";
 import { SERVICE_ROLE, STORE_HOST, STORE_ROLE } from "../../names";
 import { ComponentModule, RoleDecl } from "../types";
+import { ComponentForm, unless, when } from "../form";
+
+const STORE_ON = unless("topology.storage.kind", "none");
 import { STORES, TStorage } from "./config";
 
 export const STORE_DB = "lab";
@@ -62,6 +65,30 @@ export const storage: ComponentModule = {
           },
         ]
       : [],
+  form: {
+    sections: [
+      {
+        key: "storage",
+        order: 50,
+        title: "Store",
+        hint: "What the products and activity endpoints read and write.",
+        when: when("topology.service.kind", "testbed"),
+        fields: [
+          {
+            path: "topology.storage.kind",
+            label: "Kind",
+            wide: true,
+            options: { none: "none" },
+            deps: ["workload.endpoint", "topology.storage.memoryMb", "topology.storage.poolSize"],
+          },
+          { path: "topology.storage.cpus", label: "CPU", placeholder: "unlimited", hint: "Empty = no limit.", when: STORE_ON },
+          { path: "topology.storage.memoryMb", label: "Memory (MB)", when: STORE_ON },
+          { path: "topology.storage.poolSize", label: "Connections per replica", when: STORE_ON },
+          { path: "topology.storage.products", label: "Seeded products", when: STORE_ON },
+        ],
+      },
+    ],
+  },
   setup: [
     {
       key: "storage",
@@ -71,3 +98,8 @@ export const storage: ComponentModule = {
     },
   ],
 };
+
+/** A store kind in the form: its name in the kind's options. */
+export const storeKindForm = (kind: string, label: string): ComponentForm => ({
+  options: [{ path: "topology.storage.kind", value: kind, label }],
+});
