@@ -1,5 +1,5 @@
 import { ensureImages } from "@scalelab/images";
-import { cancelChannel, runChannel } from "@scalelab/scenarios/messages";
+import { cancelChannel, encodeCancelMessage, runChannel, runJob } from "@scalelab/scenarios/messages";
 import { parseChannelMessage } from "@scalelab/scenarios/messages";
 import { TRunCreateInput, TRunStep } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";
@@ -56,14 +56,15 @@ describe("cancel", () => {
       });
     });
     await sub.subscribe(runChannel(id));
-    await ctx.lab.queue.add("run", { runId: id }, { jobId: id });
+    const job = runJob(id);
+    await ctx.lab.queue.add(job.name, job.data, job.opts);
     if (step === "queued") seen = "queued";
     else await Promise.race([entered, waitFor(`step ${step}`, 120_000, async () => undefined)]);
     sub.disconnect();
     await new Promise((r) => setTimeout(r, afterMs));
     const asked = Date.now();
     await ctx.lab.db.run.update({ where: { id }, data: { cancelRequested: true } });
-    await ctx.lab.redis.publish(cancelChannel(id), "cancel");
+    await ctx.lab.redis.publish(cancelChannel(id), encodeCancelMessage(id));
     const run = await ctx.lab.finished(id, 10_000);
     console.log(`cancel during ${seen} +${afterMs} ms → ${run.status} at ${run.step} in ${Date.now() - asked} ms`);
     // A cancel that lands while the results are being stored may let the run finish instead.

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Db, Prisma } from "@scalelab/db";
-import { RUN_JOB, RunJobData } from "@scalelab/scenarios/messages";
+import { RunJobData, runJob } from "@scalelab/scenarios/messages";
 import { wantsRetry } from "@scalelab/scenarios/experiments";
 import { TRunStatus } from "@scalelab/scenarios/contract";
 import { Queue } from "bullmq";
@@ -56,7 +56,8 @@ export async function retryIfWanted(db: Db, queue: Queue<RunJobData>, runId: str
     },
   });
   try {
-    await queue.add(RUN_JOB, { runId: id }, { jobId: id, removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } });
+    const job = runJob(id);
+    await queue.add(job.name, job.data, job.opts);
   } catch (err) {
     await db.run.delete({ where: { id } });
     throw err;

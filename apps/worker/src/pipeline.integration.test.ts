@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { instanceId, parseEnv } from "./env";
 import { createLogger } from "./log";
 import { PrepareImages } from "./pipeline/context";
-import { cancelChannel, runChannel } from "@scalelab/scenarios/messages";
+import { cancelChannel, encodeCancelMessage, runChannel, runJob } from "@scalelab/scenarios/messages";
 import { openLab, waitFor, Lab } from "./testing/lab";
 import { start, WorkerHandle } from "./worker";
 
@@ -105,7 +105,8 @@ describe("run pipeline", () => {
 
     const body = ZRunCreate.parse(twoReplicas(5));
     await db.run.create({ data: { id, name: body.name, topology: body.topology, workload: body.workload } });
-    await queue.add("run", { runId: id }, { jobId: id });
+    const job = runJob(id);
+    await queue.add(job.name, job.data, job.opts);
     const run = await finished(id);
     sub.disconnect();
 
@@ -172,7 +173,7 @@ describe("run pipeline", () => {
     await waitFor("the first sample", 120_000, async () => ((await db.runSample.count({ where: { runId: id } })) > 0 ? true : undefined));
     const asked = Date.now();
     await db.run.update({ where: { id }, data: { cancelRequested: true } });
-    await redis.publish(cancelChannel(id), "cancel");
+    await redis.publish(cancelChannel(id), encodeCancelMessage(id));
     const run = await finished(id, 30_000);
     const tookMs = Date.now() - asked;
     console.log(`cancel → cancelled in ${tookMs} ms`);

@@ -1,2 +1,1 @@
 export * from "./contract/messages";
-export * from "./contract/channels";

@@ -30,6 +30,9 @@ export const CACHE_ROLE = "cache";
 export const NETNS_ROLE = "netns";
 export const PROXY_ROLE = "proxy";
 
+/** Lowercase letters, digits and inner hyphens (a cuid, a uuid): the id ends up in Docker names. */
+export const RUN_ID_PATTERN = /^[a-z0-9][a-z0-9-]{6,62}[a-z0-9]$/;
+
 /** The labels every Docker object of a run carries. */
 export const LABELS = {
   managed: "scalelab.managed",

@@ -1,15 +1,10 @@
-import { RUN_ID_PATTERN } from "@scalelab/scenarios/plan";
-import { RUN_JOB } from "@scalelab/scenarios/messages";
-import { z } from "zod";
 import { Queue } from "bullmq";
-import { RunJobData } from "@scalelab/scenarios/messages";
+import { RUN_JOB, RunJobData, ZRunJob } from "@scalelab/scenarios/messages";
 import { retryIfWanted, settleBeforeRun } from "../experiments";
 import { errorMessage } from "../log";
 import { PipelineDeps } from "../pipeline/context";
 import { runPipeline } from "../pipeline";
 import { defineJob } from "./define";
-
-export const ZRunJobPayload = z.object({ runId: z.string().regex(RUN_ID_PATTERN) });
 
 /**
  * Job id = run id. A failed run fails the job too, so the queue shows it; a retry of the job would
@@ -19,7 +14,7 @@ export const ZRunJobPayload = z.object({ runId: z.string().regex(RUN_ID_PATTERN)
 export const runJob = (deps: PipelineDeps, queue: Queue<RunJobData>) =>
   defineJob({
     name: RUN_JOB,
-    payload: ZRunJobPayload,
+    payload: ZRunJob,
     handler: async ({ runId }, { shutdown }) => {
       await settleBeforeRun(deps.db, runId, shutdown, deps.log);
       const outcome = await runPipeline(deps, runId, shutdown);

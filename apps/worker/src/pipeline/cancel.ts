@@ -1,8 +1,8 @@
 import { Db } from "@scalelab/db";
 import { Redis } from "ioredis";
 import { errorMessage, Logger } from "../log";
-import { cancelChannel } from "@scalelab/scenarios/messages";
-import { deadline } from "./context";
+import { cancelChannel, parseCancelMessage } from "@scalelab/scenarios/messages";
+import { deadline } from "./timing";
 
 const REDIS_MS = 5_000;
 
@@ -19,8 +19,8 @@ export async function watchCancel(opts: {
   pollMs?: number;
 }): Promise<() => Promise<void>> {
   const channel = cancelChannel(opts.runId);
-  const onMessage = (ch: string) => {
-    if (ch === channel) opts.onCancel();
+  const onMessage = (ch: string, raw: string) => {
+    if (ch === channel && parseCancelMessage(raw)?.runId === opts.runId) opts.onCancel();
   };
   opts.sub.on("message", onMessage);
   // Bounded: while Redis is away the subscriber queues commands; the database poll still works.

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Prisma } from "@scalelab/db";
-import { RUN_JOB } from "@scalelab/scenarios/messages";
+import { runJob } from "@scalelab/scenarios/messages";
 import { expandExperiment, experimentRecords, ZExperimentCreate, TExperimentCreateInput } from "@scalelab/scenarios/experiments";
 import { isTerminal, TRunStatus } from "@scalelab/scenarios/contract";
 import { waitFor, Lab } from "./lab";
@@ -22,7 +22,10 @@ export function experimentHelpers(lab: () => Lab) {
       },
     });
     await db.run.createMany({ data: runs });
-    for (const r of runs) await queue.add(RUN_JOB, { runId: r.id }, { jobId: r.id });
+    for (const r of runs) {
+      const job = runJob(r.id);
+      await queue.add(job.name, job.data, job.opts);
+    }
     return { id, experiment, runIds: runs.map((r) => r.id) };
   }
 

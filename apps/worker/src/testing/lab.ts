@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createDb, Db } from "@scalelab/db";
 import { migrate } from "@scalelab/db/migrate";
-import { RUN_QUEUE } from "@scalelab/scenarios/messages";
+import { RUN_QUEUE, runJob } from "@scalelab/scenarios/messages";
 import { LABELS } from "@scalelab/scenarios/plan";
 import { isTerminal, ZRunCreate, TRunCreateInput, TRunStatus } from "@scalelab/scenarios/contract";
 import { Queue } from "bullmq";
@@ -51,7 +51,10 @@ export async function openLab(env: Env, docker: Docker) {
     await db.run.create({
       data: { id, name: run.name, topology: run.topology, workload: run.workload, faults: run.faults, status: opts.status ?? "queued" },
     });
-    if (opts.enqueue !== false) await queue.add("run", { runId: id }, { jobId: id });
+    if (opts.enqueue !== false) {
+      const job = runJob(id);
+      await queue.add(job.name, job.data, job.opts);
+    }
     return id;
   };
 

@@ -1,12 +1,55 @@
 import { ZSample } from "./results";
 import { ZRunStatus } from "./status";
 import { z } from "zod";
+import { RUN_ID_PATTERN } from "../names";
 import { ZFaultActual } from "./faults";
 
 /**
- * The live messages the worker publishes on `scalelab:run:<id>` (see channels.ts): one schema,
- * validated by the publisher before it sends and by every reader when it receives.
+ * The message catalog of the web and the worker: the run queue's job, the cancel message and the
+ * live messages of a run. Each has one schema, validated by the publisher before it sends and by
+ * every reader when it receives (a message that does not match is skipped, never fatal).
  */
+
+/** The queue of runs (BullMQ), its one job and the Redis key where the worker publishes the host's facts. */
+export const RUN_QUEUE = "scalelab-runs";
+export const RUN_JOB = "run";
+export const HOST_KEY = "scalelab:host";
+/** A run's live messages, and the web's request to cancel it. */
+export const runChannel = (runId: string) => `scalelab:run:${runId}`;
+export const cancelChannel = (runId: string) => `scalelab:run:${runId}:cancel`;
+
+/** The run job's payload; the job id is the run id, so a re-delivered job is the same run. */
+export const ZRunJob = z.strictObject({ runId: z.string().regex(RUN_ID_PATTERN) });
+export type RunJobData = z.infer<typeof ZRunJob>;
+
+/** The job that runs `runId`, validated: what the web adds to RUN_QUEUE. */
+export function runJob(runId: string) {
+  return {
+    name: RUN_JOB,
+    data: ZRunJob.parse({ runId }),
+    opts: { jobId: runId, removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } },
+  } as const;
+}
+
+/** The web's request to stop a run, on the run's cancel channel. */
+export const ZCancelMessage = z.strictObject({ type: z.literal("cancel"), runId: z.string().regex(RUN_ID_PATTERN) });
+export type TCancelMessage = z.infer<typeof ZCancelMessage>;
+
+export const encodeCancelMessage = (runId: string): string => JSON.stringify(ZCancelMessage.parse({ type: "cancel", runId }));
+
+/** The cancel message on `raw`, or null for anything that is not one. */
+export const parseCancelMessage = (raw: string): TCancelMessage | null => parseJson(ZCancelMessage, raw);
+
+function parseJson<T>(schema: z.ZodType<T>, raw: string): T | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  const r = schema.safeParse(json);
+  return r.success ? r.data : null;
+}
 export const ZContainerStat = z.object({
   container: z.string(),
   role: z.string(),
@@ -53,12 +96,5 @@ export function encodeChannelMessage(message: TChannelMessage): string {
 
 /** A channel message, or null for anything that is not one (it is skipped, never fatal). */
 export function parseChannelMessage(raw: string): TChannelMessage | null {
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    return null;
-  }
-  const r = ZChannelMessage.safeParse(json);
-  return r.success ? r.data : null;
+  return parseJson(ZChannelMessage, raw);
 }

@@ -1,5 +1,5 @@
 import { TRunDefinition as TRunCreate } from "../contract/definition";
-import { APP_PORT, BALANCER_ROLE, GRPC_PORT, LABELS, LB_PORT, SERVICE_ROLE } from "../names";
+import { APP_PORT, BALANCER_ROLE, GRPC_PORT, LABELS, LB_PORT, RUN_ID_PATTERN, SERVICE_ROLE } from "../names";
 import { planLoadgens } from "../loadgen/component";
 import { clientEnv, COMPONENTS } from "../components/registry";
 export { faultableRoles } from "../components/registry";
@@ -12,9 +12,6 @@ export { NGINX_CONF_PATH } from "../components/nginx/nginx-conf";
 export { HAPROXY_CFG_PATH } from "../components/haproxy/haproxy-cfg";
 export { K6_SCRIPT_PATH, WRK_SCRIPT_PATH } from "../loadgen/component";
 export { TOXIPROXY_CONFIG_PATH, type FaultProxy } from "../components/fault-proxy";
-
-/** Lowercase letters, digits and inner hyphens (a cuid, a uuid): the id ends up in Docker names. */
-export const RUN_ID_PATTERN = /^[a-z0-9][a-z0-9-]{6,62}[a-z0-9]$/;
 
 export function assertRunId(runId: string): void {
   if (!RUN_ID_PATTERN.test(runId)) {

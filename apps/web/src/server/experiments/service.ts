@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Experiment, Run } from "@scalelab/db";
-import { RUN_JOB } from "@scalelab/scenarios/messages";
+import { runJob } from "@scalelab/scenarios/messages";
 import { experimentProgress } from "@scalelab/scenarios/experiments";
 import { experimentStatistics } from "@scalelab/scenarios/analysis";
 import {
@@ -74,11 +74,7 @@ export async function createExperiment(deps: Deps, input: TExperimentCreate, opt
       data: runs.map((r) => ({ ...r, topology: json(r.topology), workload: json(r.workload), faults: json(r.faults) })),
     }),
   ]);
-  const jobs = runs.map((r) => ({
-    name: RUN_JOB,
-    data: { runId: r.id },
-    opts: { jobId: r.id, removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } },
-  }));
+  const jobs = runs.map((r) => runJob(r.id));
   const adding = deps.queue.addBulk(jobs);
   try {
     await withTimeout(adding, ENQUEUE_TIMEOUT_MS, "queueing the experiment's runs");

@@ -20,7 +20,7 @@ import {
 } from "@scalelab/scenarios/contract";
 import type { Redis } from "ioredis";
 import { AppError, invalidInput, runNotFound } from "../errors";
-import { HOST_KEY, RUN_JOB, cancelChannel, runChannel } from "@scalelab/scenarios/messages";
+import { HOST_KEY, cancelChannel, encodeCancelMessage, encodeChannelMessage, runChannel, runJob } from "@scalelab/scenarios/messages";
 import type { Deps } from "../runtime";
 import { ZRunView, type TContainerSeconds, type TRunEventView, type TRunRef, type TRunView } from "./types";
 
@@ -75,7 +75,8 @@ export async function createRun(deps: Deps, input: TRunCreate): Promise<TRunRef>
       faults: json(input.faults),
     },
   });
-  const adding = deps.queue.add(RUN_JOB, { runId: id }, { jobId: id, removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } });
+  const job = runJob(id);
+  const adding = deps.queue.add(job.name, job.data, job.opts);
   try {
     await withTimeout(adding, ENQUEUE_TIMEOUT_MS, "enqueueing the run");
   } catch (err) {
@@ -268,14 +269,20 @@ export async function cancelRun(deps: Deps, id: string): Promise<TRunRef> {
       if (count === 1) {
         await deps.redis.publish(
           runChannel(id),
-          JSON.stringify({ type: "status", status: "cancelled", step: run.step, stepDetail: "cancelled before it started", error: null }),
+          encodeChannelMessage({
+            type: "status",
+            status: "cancelled",
+            step: run.step,
+            stepDetail: "cancelled before it started",
+            error: null,
+          }),
         );
-        await deps.redis.publish(cancelChannel(id), "cancel");
+        await deps.redis.publish(cancelChannel(id), encodeCancelMessage(id));
         return { id, status: "cancelled" };
       }
     }
   }
-  await deps.redis.publish(cancelChannel(id), "cancel");
+  await deps.redis.publish(cancelChannel(id), encodeCancelMessage(id));
   const after = await getRun(deps, id);
   return { id, status: after.status };
 }
