@@ -8,15 +8,23 @@ import { useEffect, useMemo, useState, type FormEvent, type ReactNode } from "re
 import {
   baseFromRun,
   buildDefinition,
+  canAdd,
   defaultForm,
+  describeRunField,
+  EXPERIMENT_FIELDS,
+  experimentInfo,
   fieldDomId,
   formFromDefinition,
   newAxisRow,
   newVariantRow,
-  parseSweepValues,
   placeIssues,
   pretty,
+  settleSecondsOf,
+  SCALE_KNOBS,
   SWEEP_FIELDS,
+  USL_MIN_POINTS,
+  sweepValuesHint,
+  VARIANT_NAME_INFO,
   type ExperimentFormValues,
   type FieldKey,
   type PlacedIssue,
@@ -26,6 +34,7 @@ import { formatTimestamp } from "~/lib/format";
 import type { FieldIssue } from "~/lib/issues";
 import { useDebounced } from "~/lib/use-debounced";
 import { useTRPC } from "~/trpc/client";
+import { FieldFrame, SchemaField } from "./form-field";
 
 const PLACEHOLDER_NAME = "(untitled)";
 
@@ -105,7 +114,16 @@ function Issues({ list, testId = "field-issue", field }: { list: readonly (Place
   });
 }
 
-/** A field with its label, then its errors (JSON first, then the server's) or its hint. */
+/** The test ids of a field's issues: each a `field-issue` naming its field. */
+const issueIds = (field: FieldKey) => ({ error: "field-issue", errorData: { "data-field": field } });
+
+/** Messages of a field: its JSON's first, then the server's. */
+const messagesOf = (local: string | undefined, issues: readonly PlacedIssue[] | undefined): string[] => [
+  ...(local ? [local] : []),
+  ...(issues ?? []).map((i) => i.message),
+];
+
+/** A field whose control is not drawn from the schema (JSON, a sweep axis, the baseline): its label, then its errors or its hint. */
 function Field(props: {
   field: FieldKey;
   label: string;
@@ -115,13 +133,18 @@ function Field(props: {
   wide?: boolean;
   children: ReactNode;
 }) {
-  const errors = [...(props.local ? [props.local] : []), ...(props.issues ?? [])];
+  const { error, errorData } = issueIds(props.field);
   return (
-    <div className={`field${props.wide ? " wide" : ""}${errors.length > 0 ? " invalid" : ""}`}>
-      <label htmlFor={fieldDomId(props.field)}>{props.label}</label>
+    <FieldFrame
+      id={fieldDomId(props.field)}
+      label={props.label}
+      wide={props.wide}
+      hint={props.hint}
+      errors={messagesOf(props.local, props.issues)}
+      errorAttrs={{ testId: error, data: errorData }}
+    >
       {props.children}
-      {errors.length > 0 ? <Issues list={errors} field={props.field} /> : props.hint ? <div className="hint">{props.hint}</div> : null}
-    </div>
+    </FieldFrame>
   );
 }
 
@@ -268,45 +291,20 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
           <section className="panel">
             <h2>Experiment</h2>
             <fieldset className="fields">
-              <Field field="name" label="Name" wide issues={at("name")} hint="Each run is named after it and its variant.">
-                <input
-                  id={fieldDomId("name")}
-                  data-testid="experiment-name"
-                  value={values.name}
-                  placeholder="e.g. replicas 1–4 at 0.2 CPU"
-                  maxLength={120}
-                  onChange={(e) => set("name", e.target.value)}
+              {EXPERIMENT_FIELDS.map((spec) => (
+                <SchemaField
+                  key={spec.path}
+                  info={experimentInfo(spec.path)}
+                  id={fieldDomId(spec.path)}
+                  testIds={{ control: spec.testId, ...issueIds(spec.path) }}
+                  label={spec.label}
+                  hint={spec.hint}
+                  placeholder={spec.placeholder}
+                  wide={spec.wide}
+                  errors={messagesOf(undefined, at(spec.path))}
+                  bind={{ value: values[spec.path], onChange: (text) => set(spec.path, text) }}
                 />
-              </Field>
-              <Field
-                field="repetitions"
-                label="Repetitions"
-                issues={at("repetitions")}
-                hint="1–20 runs of each variant; 3 or more to test differences."
-              >
-                <input
-                  id={fieldDomId("repetitions")}
-                  data-testid="experiment-repetitions"
-                  type="number"
-                  min={1}
-                  max={20}
-                  placeholder="3"
-                  value={values.repetitions}
-                  onChange={(e) => set("repetitions", e.target.value)}
-                />
-              </Field>
-              <Field field="settleSeconds" label="Settle pause (s)" issues={at("settleSeconds")} hint="0–120 s of quiet before each run.">
-                <input
-                  id={fieldDomId("settleSeconds")}
-                  data-testid="experiment-settle"
-                  type="number"
-                  min={0}
-                  max={120}
-                  placeholder="5"
-                  value={values.settleSeconds}
-                  onChange={(e) => set("settleSeconds", e.target.value)}
-                />
-              </Field>
+              ))}
               <Field field="baseline" label="Baseline" wide issues={at("baseline")} hint="The variant the others are compared with.">
                 <select
                   id={fieldDomId("baseline")}
@@ -370,24 +368,18 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
                 {values.variants.map((row, i) => {
                   const nameKey = `variants[${i}].name` as const;
                   const patchKey = `variants[${i}].patch` as const;
-                  const nameIssues = at(nameKey);
-                  const patchErrors = [...(built.errors[patchKey] ? [built.errors[patchKey]] : []), ...(at(patchKey) ?? [])];
                   return (
                     <div key={row.id} className="xrow variant-row" data-testid="variant-row">
-                      <div className={`field${nameIssues ? " invalid" : ""}`}>
-                        <label htmlFor={fieldDomId(nameKey)}>Name</label>
-                        <input
-                          id={fieldDomId(nameKey)}
-                          data-testid="variant-name"
-                          value={row.name}
-                          placeholder={`e.g. ${i === 0 ? "baseline" : `variant ${i + 1}`}`}
-                          maxLength={80}
-                          onChange={(e) => setRow("variants", row.id, { name: e.target.value })}
-                        />
-                        {nameIssues && <Issues list={nameIssues} field={nameKey} />}
-                      </div>
-                      <div className={`field${patchErrors.length > 0 ? " invalid" : ""}`}>
-                        <label htmlFor={fieldDomId(patchKey)}>Patch (JSON)</label>
+                      <SchemaField
+                        info={VARIANT_NAME_INFO}
+                        id={fieldDomId(nameKey)}
+                        testIds={{ control: "variant-name", ...issueIds(nameKey) }}
+                        label="Name"
+                        placeholder={`e.g. ${i === 0 ? "baseline" : `variant ${i + 1}`}`}
+                        errors={messagesOf(undefined, at(nameKey))}
+                        bind={{ value: row.name, onChange: (name) => setRow("variants", row.id, { name }) }}
+                      />
+                      <Field field={patchKey} label="Patch (JSON)" local={built.errors[patchKey]} issues={at(patchKey)}>
                         <textarea
                           id={fieldDomId(patchKey)}
                           data-testid="variant-patch"
@@ -398,8 +390,7 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
                           value={row.patch}
                           onChange={(e) => setRow("variants", row.id, { patch: e.target.value })}
                         />
-                        {patchErrors.length > 0 && <Issues list={patchErrors} field={patchKey} />}
-                      </div>
+                      </Field>
                       <button
                         type="button"
                         className="btn btn-icon"
@@ -424,6 +415,7 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
               type="button"
               className="btn"
               data-testid="add-variant"
+              disabled={!canAdd(values, "variants")}
               onClick={() => set("variants", [...values.variants, newVariantRow(`variant ${values.variants.length + 1}`)])}
             >
               + Add variant
@@ -440,26 +432,22 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
             </h2>
             {at("sweep") && <Issues list={at("sweep")!} field="sweep" />}
             <datalist id="sweep-fields">
-              {SWEEP_FIELDS.map((f) => (
-                <option key={f.path} value={f.path} label={f.hint} />
+              {SWEEP_FIELDS.map((path) => (
+                <option key={path} value={path} label={describeRunField(path) ?? undefined} />
               ))}
             </datalist>
             {values.axes.length === 0 ? (
               <div className="muted" style={{ marginBottom: 10 }}>
-                No sweep. Sweep a scale knob (replicas, VUs, connections) over 4 or more values to get a USL fit.
+                No sweep. Sweep a scale knob ({SCALE_KNOBS}) over {USL_MIN_POINTS} or more values to get a USL fit.
               </div>
             ) : (
               <div className="xrows">
                 {values.axes.map((row, i) => {
                   const fieldKey = `sweep[${i}].field` as const;
                   const valuesKey = `sweep[${i}].values` as const;
-                  const fieldIssues = at(fieldKey);
-                  const valueErrors = [...(built.errors[valuesKey] ? [built.errors[valuesKey]] : []), ...(at(valuesKey) ?? [])];
-                  const parsed = parseSweepValues(row.values);
                   return (
                     <div key={row.id} className="xrow axis-row" data-testid="axis-row">
-                      <div className={`field${fieldIssues ? " invalid" : ""}`}>
-                        <label htmlFor={fieldDomId(fieldKey)}>Field</label>
+                      <Field field={fieldKey} label="Field" issues={at(fieldKey)}>
                         <input
                           id={fieldDomId(fieldKey)}
                           data-testid="axis-field"
@@ -469,10 +457,14 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
                           spellCheck={false}
                           onChange={(e) => setRow("axes", row.id, { field: e.target.value })}
                         />
-                        {fieldIssues && <Issues list={fieldIssues} field={fieldKey} />}
-                      </div>
-                      <div className={`field${valueErrors.length > 0 ? " invalid" : ""}`}>
-                        <label htmlFor={fieldDomId(valuesKey)}>Values</label>
+                      </Field>
+                      <Field
+                        field={valuesKey}
+                        label="Values"
+                        local={built.errors[valuesKey]}
+                        issues={at(valuesKey)}
+                        hint={sweepValuesHint(row)}
+                      >
                         <input
                           id={fieldDomId(valuesKey)}
                           data-testid="axis-values"
@@ -481,16 +473,7 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
                           spellCheck={false}
                           onChange={(e) => setRow("axes", row.id, { values: e.target.value })}
                         />
-                        {valueErrors.length > 0 ? (
-                          <Issues list={valueErrors} field={valuesKey} />
-                        ) : (
-                          <div className="hint">
-                            {parsed.ok && parsed.value.length > 0
-                              ? `${parsed.value.length} value${parsed.value.length === 1 ? "" : "s"}: ${parsed.value.map((v) => (typeof v === "string" ? `"${v}"` : String(v))).join(", ")}`
-                              : 'Comma-separated numbers, true/false or words; quote a string that looks like a number ("8").'}
-                          </div>
-                        )}
-                      </div>
+                      </Field>
                       <button
                         type="button"
                         className="btn btn-icon"
@@ -515,7 +498,7 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
               type="button"
               className="btn"
               data-testid="add-axis"
-              disabled={values.axes.length >= 3}
+              disabled={!canAdd(values, "axes")}
               onClick={() => set("axes", [...values.axes, newAxisRow()])}
             >
               + Add axis
@@ -578,7 +561,7 @@ function PlanPanel({
   } else {
     const { plan } = checked;
     const repetitions = plan.variants.length > 0 ? plan.runs / plan.variants.length : 0;
-    const settle = values.settleSeconds.trim() === "" ? 5 : Number(values.settleSeconds);
+    const settle = settleSecondsOf(values);
     body = (
       <div style={{ opacity: stale ? 0.55 : 1 }}>
         <div className="figures" style={{ marginBottom: 12 }}>

@@ -1,59 +1,147 @@
 "use client";
 
 import type { FieldInfo } from "@scalelab/scenarios/contract";
-import { get, useFormContext, useFormState } from "react-hook-form";
-import { depsOf, fieldId, infoOf, numberFromInput, rangeOf, type FieldSpec, type RunFormValues } from "~/lib/run-form";
+import type { ChangeEvent, ReactNode } from "react";
+import { get, useFormContext, useFormState, type UseFormRegisterReturn } from "react-hook-form";
+import { depsOf, fieldHint, fieldId, infoOf, numberFromInput, type FieldSpec, type RunFormValues } from "~/lib/run-form";
 
-/** One field of the run form: its control (from the schema's type), then its error or its range and hint. */
-export function FormField({ spec }: { spec: FieldSpec }) {
-  const { errors } = useFormState<RunFormValues>({ name: spec.path });
-  const info = infoOf(spec.path);
-  const id = fieldId(spec);
-  const error = (get(errors, spec.path) as { message?: string } | undefined)?.message;
-  const hint = [rangeOf(info), spec.hint].filter(Boolean).join(" · ");
-  const described = error ? `f-${id}-error` : hint ? `f-${id}-hint` : undefined;
+/**
+ * Where a control's value lives: react-hook-form (the run form registers each field; numbers are
+ * read with `setValueAs`) or the caller's state, as typed (the experiment form, the preset card).
+ */
+export type Binding =
+  | { register: (options: { setValueAs?: (value: unknown) => unknown }) => UseFormRegisterReturn }
+  | { value: string; onChange: (text: string) => void };
+
+type ErrorAttrs = { testId: string; data?: Record<`data-${string}`, string> };
+
+/** The DOM id of a field's i-th error (`<id>-error` for the first, which is all the run form shows). */
+const errorId = (id: string, i: number) => (i === 0 ? `${id}-error` : `${id}-error-${i}`);
+
+/** The field's errors, each an alert with its id for the control's aria-describedby. */
+function FieldErrors({ id, errors, attrs }: { id: string; errors: readonly string[]; attrs: ErrorAttrs }) {
+  return errors.map((message, i) => (
+    <div key={`${i}:${message}`} className="field-error" id={errorId(id, i)} data-testid={attrs.testId} {...attrs.data} role="alert">
+      {message}
+    </div>
+  ));
+}
+
+/** A field's frame: its label, its control (`children`), then its errors or else its hint. */
+export function FieldFrame(props: {
+  /** The control's DOM id. */
+  id: string;
+  label: string;
+  /** A group of controls (radios) is named by its label's id rather than labelled by `for`. */
+  group?: boolean;
+  wide?: boolean;
+  hint?: ReactNode;
+  errors: readonly string[];
+  errorAttrs: ErrorAttrs;
+  children: ReactNode;
+}) {
+  const invalid = props.errors.length > 0;
   return (
-    <div className={`field${spec.wide ? " wide" : ""}${error ? " invalid" : ""}`}>
-      {spec.segmented ? (
-        <span className="label" id={`f-${id}`}>
-          {spec.label}
+    <div className={`field${props.wide ? " wide" : ""}${invalid ? " invalid" : ""}`}>
+      {props.group ? (
+        <span className="label" id={props.id}>
+          {props.label}
         </span>
       ) : (
-        <label htmlFor={`f-${id}`}>{spec.label}</label>
+        <label htmlFor={props.id}>{props.label}</label>
       )}
-      <Control spec={spec} info={info} id={id} invalid={Boolean(error)} described={described} />
-      {error ? (
-        <div className="field-error" id={`f-${id}-error`} data-testid={`error-${id}`} role="alert">
-          {error}
-        </div>
-      ) : hint ? (
-        <div className="hint" id={`f-${id}-hint`}>
-          {hint}
+      {props.children}
+      {invalid ? (
+        <FieldErrors id={props.id} errors={props.errors} attrs={props.errorAttrs} />
+      ) : props.hint ? (
+        <div className="hint" id={`${props.id}-hint`}>
+          {props.hint}
         </div>
       ) : null}
     </div>
   );
 }
 
-type ControlProps = { spec: FieldSpec; info: FieldInfo; id: string; invalid: boolean; described: string | undefined };
+export type SchemaFieldProps = {
+  /** The field's control, range and default, read from its schema (`fieldInfo`). */
+  info: FieldInfo;
+  /** The control's DOM id; its hint and errors are `<id>-hint`, `<id>-error`. */
+  id: string;
+  /** data-testid of the control, of each error (with data-* attributes) and of an enum's radio buttons. */
+  testIds: { control: string; error: string; errorData?: Record<`data-${string}`, string>; option?: (value: string) => string };
+  label: string;
+  /** Shown after the schema's range ("1–16 · …"). */
+  hint?: string;
+  /** Defaults to the schema's default. */
+  placeholder?: string;
+  /** Labels of an enum's values (the value itself when missing). */
+  options?: Record<string, string>;
+  /** Only the values in `options` are offered. */
+  subset?: true;
+  /** An enum shown as a row of buttons rather than a select. */
+  segmented?: true;
+  wide?: true;
+  errors: readonly string[];
+  bind: Binding;
+};
 
-function Control({ spec, info, id, invalid, described }: ControlProps) {
-  const { register } = useFormContext<RunFormValues>();
-  const deps = depsOf(spec);
-  const aria = { "aria-invalid": invalid || undefined, "aria-describedby": described };
+/**
+ * One field drawn from its schema: a number input with the schema's bounds and step, a select
+ * (or buttons) of the enum's values, a checkbox, or a text input of the schema's length; its hint
+ * starts with the schema's range. The run form, the experiment form and the preset card use it.
+ */
+export function SchemaField(props: SchemaFieldProps) {
+  const hint = fieldHint(props.info, props.hint);
+  const errorIds = props.errors.map((_, i) => errorId(props.id, i));
+  const described = errorIds.length > 0 ? errorIds.join(" ") : hint ? `${props.id}-hint` : undefined;
+  return (
+    <FieldFrame
+      id={props.id}
+      label={props.label}
+      group={props.segmented && props.info.kind === "enum"}
+      wide={props.wide}
+      hint={hint}
+      errors={props.errors}
+      errorAttrs={{ testId: props.testIds.error, data: props.testIds.errorData }}
+    >
+      <Control {...props} aria={{ "aria-invalid": props.errors.length > 0 || undefined, "aria-describedby": described }} />
+    </FieldFrame>
+  );
+}
 
+type Aria = { "aria-invalid": true | undefined; "aria-describedby": string | undefined };
+type Changed = ChangeEvent<HTMLInputElement | HTMLSelectElement>;
+
+/** A value control's props for the binding: react-hook-form's registration, or the state's value and setter. */
+function bound(bind: Binding, number: boolean) {
+  if ("register" in bind) return bind.register(number ? { setValueAs: numberFromInput } : {});
+  return { value: bind.value, onChange: (e: Changed) => bind.onChange(e.target.value) };
+}
+
+function Control({
+  info,
+  id,
+  testIds,
+  placeholder: given,
+  options: labels,
+  subset,
+  segmented,
+  bind,
+  aria,
+}: SchemaFieldProps & { aria: Aria }) {
   if (info.kind === "enum") {
-    const field = register(spec.path, { deps });
-    const label = (value: string) => spec.options?.[value] ?? value;
-    const options = spec.subset
-      ? info.options.filter((value) => spec.options !== undefined && Object.hasOwn(spec.options, value))
-      : info.options;
-    if (spec.segmented) {
+    const label = (value: string) => labels?.[value] ?? value;
+    const options = subset ? info.options.filter((value) => labels !== undefined && Object.hasOwn(labels, value)) : info.options;
+    if (segmented) {
+      const radio = (value: string) =>
+        "register" in bind
+          ? { value, ...bind.register({}) }
+          : { value, name: id, checked: bind.value === value, onChange: () => bind.onChange(value) };
       return (
-        <div className="segmented" role="radiogroup" aria-labelledby={`f-${id}`}>
+        <div className="segmented" role="radiogroup" aria-labelledby={id}>
           {options.map((value) => (
-            <label key={value} data-testid={`${id}-${value}`}>
-              <input type="radio" value={value} {...field} />
+            <label key={value} data-testid={testIds.option?.(value)}>
+              <input type="radio" {...radio(value)} />
               {label(value)}
             </label>
           ))}
@@ -61,7 +149,7 @@ function Control({ spec, info, id, invalid, described }: ControlProps) {
       );
     }
     return (
-      <select id={`f-${id}`} data-testid={`field-${id}`} {...aria} {...field}>
+      <select id={id} data-testid={testIds.control} {...aria} {...bound(bind, false)}>
         {options.map((value) => (
           <option key={value} value={value}>
             {label(value)}
@@ -71,25 +159,64 @@ function Control({ spec, info, id, invalid, described }: ControlProps) {
     );
   }
 
-  const placeholder = spec.placeholder ?? (info.default !== undefined ? String(info.default) : undefined);
+  const placeholder = given ?? (info.default !== undefined ? String(info.default) : undefined);
   if (info.kind === "boolean") {
-    return <input id={`f-${id}`} data-testid={`field-${id}`} type="checkbox" {...aria} {...register(spec.path, { deps })} />;
+    const control =
+      "register" in bind
+        ? bind.register({})
+        : { checked: bind.value === "true", onChange: (e: ChangeEvent<HTMLInputElement>) => bind.onChange(String(e.target.checked)) };
+    return <input id={id} data-testid={testIds.control} type="checkbox" {...aria} {...control} />;
   }
   if (info.kind === "number") {
     return (
       <input
-        id={`f-${id}`}
-        data-testid={`field-${id}`}
+        id={id}
+        data-testid={testIds.control}
         type="number"
-        inputMode="decimal"
+        inputMode={info.int ? "numeric" : "decimal"}
+        min={info.min ?? undefined}
+        max={info.max ?? undefined}
         step={info.int ? 1 : (info.min ?? "any")}
         placeholder={placeholder}
         {...aria}
-        {...register(spec.path, { deps, setValueAs: numberFromInput })}
+        {...bound(bind, true)}
       />
     );
   }
   return (
-    <input id={`f-${id}`} data-testid={`field-${id}`} type="text" placeholder={placeholder} {...aria} {...register(spec.path, { deps })} />
+    <input
+      id={id}
+      data-testid={testIds.control}
+      type="text"
+      maxLength={info.maxLength ?? undefined}
+      placeholder={placeholder}
+      {...aria}
+      {...bound(bind, false)}
+    />
+  );
+}
+
+/** One field of the run form (a line of SECTIONS), bound to react-hook-form. */
+export function FormField({ spec }: { spec: FieldSpec }) {
+  const { errors } = useFormState<RunFormValues>({ name: spec.path });
+  const { register } = useFormContext<RunFormValues>();
+  const id = fieldId(spec);
+  const deps = depsOf(spec);
+  const error = (get(errors, spec.path) as { message?: string } | undefined)?.message;
+  return (
+    <SchemaField
+      info={infoOf(spec.path)}
+      id={`f-${id}`}
+      testIds={{ control: `field-${id}`, error: `error-${id}`, option: (value) => `${id}-${value}` }}
+      label={spec.label}
+      hint={spec.hint}
+      placeholder={spec.placeholder}
+      options={spec.options}
+      subset={spec.subset}
+      segmented={spec.segmented}
+      wide={spec.wide}
+      errors={error ? [error] : []}
+      bind={{ register: (options) => register(spec.path, { deps, ...options }) }}
+    />
   );
 }

@@ -1,9 +1,11 @@
 "use client";
 
+import type { FieldInfo } from "@scalelab/scenarios/contract";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
+import { EXPERIMENT_FIELDS, experimentInfo } from "~/lib/experiment-form";
 import { formatDuration } from "~/lib/format";
 import {
   placeIssues,
@@ -17,7 +19,9 @@ import {
   type QuickField,
 } from "~/lib/preset-run";
 import type { TPresetView } from "~/server/experiments/presets";
+import { infoOf } from "~/lib/run-form";
 import { useTRPC } from "~/trpc/client";
+import { SchemaField } from "./form-field";
 
 /** `/presets`: the write-ups' experiments, each with what it shows, the shape expected and a Run button. */
 export function PresetList() {
@@ -183,8 +187,9 @@ function QuickRun({ preset, load }: { preset: TPresetView; load: { min: number; 
         <QuickInput
           id={`${preset.name}-repetitions`}
           testId="preset-repetitions"
+          info={experimentInfo("repetitions")}
           label="Repetitions"
-          hint="1–20; 3 or more to test differences."
+          hint={REPETITIONS_HINT}
           value={quick.repetitions}
           placeholder={String(preset.experiment.repetitions)}
           issues={at("repetitions")}
@@ -193,6 +198,7 @@ function QuickRun({ preset, load }: { preset: TPresetView; load: { min: number; 
         <QuickInput
           id={`${preset.name}-duration`}
           testId="preset-duration"
+          info={infoOf("workload.durationSeconds")}
           label="Load (s per run)"
           hint={load ? `Empty: the preset's ${load.min === load.max ? load.min : `${load.min}–${load.max}`} s.` : "Empty: the preset's."}
           value={quick.duration}
@@ -267,41 +273,31 @@ function QuickRun({ preset, load }: { preset: TPresetView; load: { min: number; 
   );
 }
 
+/** The experiment form's words for the repetitions. */
+const REPETITIONS_HINT = EXPERIMENT_FIELDS.find((f) => f.path === "repetitions")?.hint;
+
+/** A quick-check input: the schema's field (bounds and range from it), its value as typed. */
 function QuickInput(props: {
   id: string;
   testId: string;
+  info: FieldInfo;
   label: string;
-  hint: string;
+  hint: string | undefined;
   value: string;
   placeholder: string;
   issues: PresetIssue[];
   onChange: (value: string) => void;
 }) {
-  const invalid = props.issues.length > 0;
   return (
-    <div className={`field${invalid ? " invalid" : ""}`}>
-      <label htmlFor={props.id}>{props.label}</label>
-      <input
-        id={props.id}
-        data-testid={props.testId}
-        type="number"
-        inputMode="numeric"
-        min={1}
-        step={1}
-        value={props.value}
-        placeholder={props.placeholder}
-        aria-invalid={invalid || undefined}
-        onChange={(e) => props.onChange(e.target.value)}
-      />
-      {invalid ? (
-        props.issues.map((i) => (
-          <div key={`${i.path}\u0000${i.message}`} className="field-error" role="alert" data-testid="preset-field-error">
-            {i.message}
-          </div>
-        ))
-      ) : (
-        <div className="hint">{props.hint}</div>
-      )}
-    </div>
+    <SchemaField
+      info={props.info}
+      id={props.id}
+      testIds={{ control: props.testId, error: "preset-field-error" }}
+      label={props.label}
+      hint={props.hint}
+      placeholder={props.placeholder}
+      errors={props.issues.map((i) => i.message)}
+      bind={{ value: props.value, onChange: props.onChange }}
+    />
   );
 }

@@ -1,11 +1,23 @@
-import { expandExperiment, ZExperimentCreate } from "@scalelab/scenarios/experiments";
+import { readFileSync } from "node:fs";
+import { SCALE_FIELDS } from "@scalelab/scenarios/analysis";
+import { EXPERIMENT_LIMITS, expandExperiment, ZExperimentCreate, ZVariantDef } from "@scalelab/scenarios/experiments";
+import { fieldInfo } from "@scalelab/scenarios/contract";
+import { ZRunCreate } from "@scalelab/scenarios/contract";
+import { fitUsl } from "@scalelab/scenarios/analysis";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
+import { SchemaField } from "~/components/form-field";
 import {
   baseFromRun,
   buildDefinition,
+  canAdd,
   collapseVariantIssues,
   DEFAULT_BASE,
   defaultForm,
+  describeRunField,
+  EXPERIMENT_FIELDS,
+  experimentInfo,
   fieldDomId,
   fieldOfIssue,
   formatSweepValues,
@@ -16,9 +28,17 @@ import {
   parseJsonObject,
   parseSweepValues,
   placeIssues,
+  runFieldLabel,
+  SCALE_KNOBS,
+  settleSecondsOf,
+  SWEEP_FIELDS,
+  sweepValuesHint,
+  USL_MIN_POINTS,
+  VARIANT_NAME_INFO,
   type ExperimentFormValues,
 } from "./experiment-form";
 import { toFieldIssues } from "./issues";
+import { fieldHint } from "./run-form";
 
 const form = (v: Partial<ExperimentFormValues>): ExperimentFormValues => ({ ...defaultForm(), name: "x", ...v });
 
@@ -247,5 +267,133 @@ describe("issue placement", () => {
   it("makes DOM ids of field keys", () => {
     expect(fieldDomId("variants[1].patch")).toBe("xf-variants-1-patch");
     expect(fieldDomId("name")).toBe("xf-name");
+  });
+});
+
+describe("the form's settings come from the schema", () => {
+  const defaults = ZExperimentCreate.parse({ name: "x", base: {} });
+  const render = (spec: (typeof EXPERIMENT_FIELDS)[number], value = "") =>
+    renderToStaticMarkup(
+      createElement(SchemaField, {
+        info: experimentInfo(spec.path),
+        id: fieldDomId(spec.path),
+        testIds: { control: spec.testId, error: "field-issue" },
+        label: spec.label,
+        hint: spec.hint,
+        placeholder: spec.placeholder,
+        errors: [],
+        bind: { value, onChange: () => undefined },
+      }),
+    );
+
+  it("has a line in EXPERIMENT_FIELDS for every number or text setting of ZExperimentCreate", () => {
+    const own = ["base", "variants", "sweep", "baseline"];
+    const settings = Object.keys(ZExperimentCreate.shape).filter((k) => !own.includes(k));
+    expect(EXPERIMENT_FIELDS.map((f) => f.path).sort()).toEqual(settings.sort());
+  });
+
+  it("resolves every field's range and default from the schema and names the range in its hint", () => {
+    for (const spec of EXPERIMENT_FIELDS) {
+      const info = experimentInfo(spec.path);
+      expect(info, spec.path).toEqual(fieldInfo(ZExperimentCreate, spec.path));
+      if (info.kind !== "number") continue;
+      const limits = EXPERIMENT_LIMITS[spec.path as "repetitions" | "settleSeconds"];
+      expect([info.min, info.max], spec.path).toEqual([limits.min, limits.max]);
+      expect(info.default, spec.path).toBe(defaults[spec.path as "repetitions" | "settleSeconds"]);
+      expect(fieldHint(info, spec.hint), spec.path).toMatch(new RegExp(`^${limits.min}–${limits.max} · `));
+    }
+    expect(experimentInfo("repetitions")).toMatchObject({ min: 1, max: 20, default: 3 });
+    expect(experimentInfo("settleSeconds")).toMatchObject({ min: 0, max: 120, default: 5 });
+  });
+
+  it("draws each field with the schema's bounds, length, default and range", () => {
+    for (const spec of EXPERIMENT_FIELDS) {
+      const info = experimentInfo(spec.path);
+      const html = render(spec);
+      expect(html, spec.path).toContain(`data-testid="${spec.testId}"`);
+      expect(html, spec.path).toContain(`id="${fieldDomId(spec.path)}"`);
+      if (info.kind === "number") {
+        expect(html, spec.path).toContain(`min="${info.min}"`);
+        expect(html, spec.path).toContain(`max="${info.max}"`);
+        expect(html, spec.path).toContain(`placeholder="${info.default}"`);
+        expect(html, spec.path).toContain(`${info.min}–${info.max} · `);
+      }
+      if (info.kind === "text") expect(html, spec.path).toContain(`maxLength="${info.maxLength}"`);
+    }
+    expect(
+      render(
+        EXPERIMENT_FIELDS.find((f) => f.path === "repetitions")!,
+        "4",
+      ),
+    ).toContain('value="4"');
+  });
+
+  it("starts from the schema's defaults and falls back to them when a field is emptied", () => {
+    const form = defaultForm();
+    for (const spec of EXPERIMENT_FIELDS) {
+      const d = experimentInfo(spec.path).default;
+      expect(form[spec.path], spec.path).toBe(d === undefined ? "" : String(d));
+    }
+    expect(settleSecondsOf({ settleSeconds: "" })).toBe(defaults.settleSeconds);
+    expect(settleSecondsOf({ settleSeconds: "7" })).toBe(7);
+  });
+
+  it("limits names to the schema's length, a copy's too", () => {
+    expect(experimentInfo("name")).toMatchObject({ kind: "text", maxLength: EXPERIMENT_LIMITS.name.max });
+    expect(VARIANT_NAME_INFO).toEqual(fieldInfo(ZVariantDef, "name"));
+    expect(VARIANT_NAME_INFO).toMatchObject({ kind: "text", maxLength: EXPERIMENT_LIMITS.variantName.max });
+    const long = "n".repeat(EXPERIMENT_LIMITS.name.max);
+    expect(formFromDefinition({ name: long, base: {} }, { copy: true }).name).toHaveLength(EXPERIMENT_LIMITS.name.max);
+  });
+
+  it("offers variants and axes up to the schema's counts", () => {
+    const rows = (n: number) => Array.from({ length: n }, () => newAxisRow("workload.vus", "1"));
+    const { axes, variants } = EXPERIMENT_LIMITS;
+    expect(canAdd({ variants: [], axes: rows(axes.max - 1) }, "axes")).toBe(true);
+    expect(canAdd({ variants: [], axes: rows(axes.max) }, "axes")).toBe(false);
+    const names = (n: number) => Array.from({ length: n }, (_, i) => newVariantRow(`v${i}`));
+    expect(canAdd({ variants: names(variants.max), axes: [] }, "variants")).toBe(false);
+    const sweep = (n: number) => Array.from({ length: n }, (_, i) => ({ field: `workload.f${i}`, values: [1] }));
+    expect(ZExperimentCreate.safeParse({ name: "x", base: {}, sweep: sweep(axes.max) }).success).toBe(true);
+    expect(ZExperimentCreate.safeParse({ name: "x", base: {}, sweep: sweep(axes.max + 1) }).success).toBe(false);
+  });
+
+  it("describes the sweep fields by the run form's labels and the run schema's ranges or values", () => {
+    for (const path of SWEEP_FIELDS) {
+      const info = fieldInfo(ZRunCreate, path);
+      const about = describeRunField(path);
+      expect(about, path).not.toBeNull();
+      if (info.kind === "number") expect(about, path).toContain(`${info.min}–${info.max}`);
+      if (info.kind === "enum") expect(about, path).toContain(info.options.join(", "));
+    }
+    expect(describeRunField("topology.service.replicas")).toBe("Service: Replicas · 1–16");
+    expect(describeRunField("workload.nothing")).toBeNull();
+    expect(SCALE_KNOBS).toBe(SCALE_FIELDS.map(runFieldLabel).join(", "));
+    const points = (n: number) => Array.from({ length: n }, (_, i) => ({ n: i + 1, x: 100 * (i + 1) }));
+    expect(fitUsl(points(USL_MIN_POINTS - 1))).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining(`at least ${USL_MIN_POINTS} distinct`),
+    });
+    expect(JSON.stringify(fitUsl(points(USL_MIN_POINTS)))).not.toContain("distinct points");
+  });
+
+  it("says how many sweep values the schema takes, then what the field takes", () => {
+    const { min, max } = EXPERIMENT_LIMITS.values;
+    expect(sweepValuesHint({ field: "", values: "" })).toMatch(new RegExp(`^${min}–${max} comma-separated`));
+    expect(sweepValuesHint({ field: "workload.vus", values: "1, 2" })).toBe("2 values: 1, 2 · Workload: Virtual users · 1–1000");
+  });
+
+  it("starts from a base that makes a valid run", () => {
+    const expansion = expandExperiment(ZExperimentCreate.parse({ name: "x", base: DEFAULT_BASE }));
+    expect(expansion.ok).toBe(true);
+  });
+
+  it("restates no bound in its markup (the experiment form, the preset card)", () => {
+    for (const file of ["../components/experiment-form.tsx", "../components/preset-list.tsx"]) {
+      const source = readFileSync(new URL(file, import.meta.url), "utf8");
+      expect(source, file).not.toMatch(/\b(min|max|maxLength|step)=\{\s*\d/);
+      expect(source, file).not.toMatch(/\d\s*–\s*\d/);
+      expect(source, file).not.toMatch(/placeholder="\d+"/);
+    }
   });
 });

@@ -1,21 +1,68 @@
-import type { TExperimentCreate, TExperimentCreateInput } from "@scalelab/scenarios/experiments";
+import {
+  EXPERIMENT_LIMITS,
+  ZExperimentCreate,
+  ZVariantDef,
+  type TExperimentCreate,
+  type TExperimentCreateInput,
+} from "@scalelab/scenarios/experiments";
+import { fieldInfo, type FieldInfo } from "@scalelab/scenarios/contract";
 import type { FieldIssue } from "./issues";
+import { infoOf, rangeOf, SECTIONS, type FormPath } from "./run-form";
 
 /**
  * The new-experiment form: its values are texts as typed (JSON for the base run and the patches,
  * comma-separated sweep values); `buildDefinition` turns them into the API body, or names the
  * textareas whose JSON does not parse. The server's issues are placed on the field they name.
+ * Ranges, defaults and lengths are read from ZExperimentCreate (and ZVariantDef, EXPERIMENT_LIMITS
+ * for counts); a new setting of the experiment is one line in EXPERIMENT_FIELDS.
  */
+
+/** The experiment's own settings: its fields that are a number or a text (the rest have their own sections). */
+export type ExperimentField = Exclude<keyof TExperimentCreateInput, "base" | "variants" | "sweep" | "baseline">;
+
+export type ExperimentFieldSpec = {
+  /** The field in ZExperimentCreate and in the form's values. */
+  path: ExperimentField;
+  /** The control's data-testid. */
+  testId: string;
+  label: string;
+  /** Shown after the schema's range. */
+  hint?: string;
+  /** Defaults to the schema's default. */
+  placeholder?: string;
+  wide?: true;
+};
+
+export const EXPERIMENT_FIELDS: readonly ExperimentFieldSpec[] = [
+  {
+    path: "name",
+    testId: "experiment-name",
+    label: "Name",
+    wide: true,
+    placeholder: "e.g. replicas 1–4 at 0.2 CPU",
+    hint: "Each run is named after it and its variant.",
+  },
+  {
+    path: "repetitions",
+    testId: "experiment-repetitions",
+    label: "Repetitions",
+    hint: "Runs of each variant; more of them tell a smaller difference from noise.",
+  },
+  { path: "settleSeconds", testId: "experiment-settle", label: "Settle pause (s)", hint: "Quiet before each run." },
+];
+
+/** A setting's control, range and default, from ZExperimentCreate. */
+export const experimentInfo = (path: ExperimentField): FieldInfo => fieldInfo(ZExperimentCreate, path);
+
+/** A variant's name, from ZVariantDef. */
+export const VARIANT_NAME_INFO: FieldInfo = fieldInfo(ZVariantDef, "name");
 
 export type VariantRow = { id: string; name: string; patch: string };
 export type AxisRow = { id: string; field: string; values: string };
-export type ExperimentFormValues = {
-  name: string;
+export type ExperimentFormValues = Record<ExperimentField, string> & {
   base: string;
   variants: VariantRow[];
   axes: AxisRow[];
-  repetitions: string;
-  settleSeconds: string;
   /** A variant's name; empty = the first. */
   baseline: string;
 };
@@ -27,31 +74,74 @@ export const rowId = (): string => `row-${++seq}`;
 export const newVariantRow = (name = "", patch = "{}"): VariantRow => ({ id: rowId(), name, patch });
 export const newAxisRow = (field = "", values = ""): AxisRow => ({ id: rowId(), field, values });
 
+/** The base a new experiment starts from: a small run to change (not a restated default: the schema fills in the rest). */
 export const DEFAULT_BASE = { topology: { service: { replicas: 1, cpus: 0.2 } }, workload: { vus: 4, durationSeconds: 10 } };
 
 export const pretty = (value: unknown): string => JSON.stringify(value, null, 2);
 
+const textOf = (value: unknown): string => (value === undefined ? "" : String(value));
+
+/** Each setting as its text: the value given, else the schema's default (empty without one). */
+function settingsText(given: Partial<Record<ExperimentField, unknown>>, fallback: (info: FieldInfo) => unknown) {
+  return Object.fromEntries(
+    EXPERIMENT_FIELDS.map(({ path }) => [path, textOf(given[path] !== undefined ? given[path] : fallback(experimentInfo(path)))]),
+  ) as Record<ExperimentField, string>;
+}
+
 export function defaultForm(): ExperimentFormValues {
-  return { name: "", base: pretty(DEFAULT_BASE), variants: [], axes: [], repetitions: "3", settleSeconds: "5", baseline: "" };
+  return { ...settingsText({}, (info) => info.default), base: pretty(DEFAULT_BASE), variants: [], axes: [], baseline: "" };
+}
+
+/** The settle pause the form stands for: the one typed, else the schema's default. */
+export function settleSecondsOf(v: Pick<ExperimentFormValues, "settleSeconds">): number {
+  return numberOf(v.settleSeconds) ?? (experimentInfo("settleSeconds").default as number);
+}
+
+/** Whether another variant or sweep axis may be added (the schema's counts). */
+export const canAdd = (v: Pick<ExperimentFormValues, "variants" | "axes">, what: "variants" | "axes"): boolean =>
+  v[what].length < EXPERIMENT_LIMITS[what].max;
+
+/** The run form's section and field (its first) for a path of the run definition. */
+const runFieldAt = (path: string) =>
+  SECTIONS.flatMap((section) => section.fields.map((field) => ({ section, field }))).find(({ field }) => field.path === path);
+
+/** What a field of the run definition is, for a sweep: the run form's section and label, then the schema's range or values. */
+export function describeRunField(path: string): string | null {
+  const at = runFieldAt(path);
+  if (!at) return null;
+  const info = infoOf(at.field.path);
+  const values = info.kind === "enum" ? info.options.join(", ") : info.kind === "boolean" ? "true, false" : rangeOf(info);
+  return [`${at.section.title}: ${at.field.label}`, values].filter(Boolean).join(" · ");
 }
 
 /** Fields a sweep commonly sets (offered in the axis field's list; any dotted path of the run definition goes). */
-export const SWEEP_FIELDS: readonly { path: string; hint: string }[] = [
-  { path: "topology.service.replicas", hint: "replicas behind the balancer" },
-  { path: "topology.service.cpus", hint: "CPU limit per replica" },
-  { path: "topology.service.threads", hint: "threads per replica" },
-  { path: "topology.service.workerPool", hint: "requests worked on at once per replica" },
-  { path: "topology.service.queueLimit", hint: "requests waiting for a worker" },
-  { path: "topology.service.cpuIterations", hint: "CPU work per request" },
-  { path: "topology.service.logging", hint: "none, async, blocking" },
-  { path: "topology.balancer.algorithm", hint: "e.g. round_robin, least_conn" },
-  { path: "topology.balancer.kind", hint: "nginx, haproxy, none" },
-  { path: "workload.vus", hint: "k6 virtual users" },
-  { path: "workload.connections", hint: "wrk connections" },
-  { path: "workload.arrivalRate", hint: "k6 open model, req/s" },
-  { path: "workload.endpoint", hint: "hostname, cpu, products, activity, key" },
-  { path: "workload.loadgenCpus", hint: "CPU of the load generator" },
+export const SWEEP_FIELDS: readonly FormPath[] = [
+  "topology.service.replicas",
+  "topology.service.cpus",
+  "topology.service.threads",
+  "topology.service.workerPool",
+  "topology.service.queueLimit",
+  "topology.service.cpuIterations",
+  "topology.service.logging",
+  "topology.balancer.algorithm",
+  "topology.balancer.kind",
+  "workload.vus",
+  "workload.connections",
+  "workload.arrivalRate",
+  "workload.endpoint",
+  "workload.loadgenCpus",
 ];
+
+/**
+ * The scale knobs a USL is fitted to, in the run form's words, and the fewest points it is fitted
+ * to. Written out: SCALE_FIELDS' module (the statistics) would add about 58 kB to the page, and
+ * the minimum is private to usl.ts; the test holds both to them.
+ */
+export const SCALE_KNOBS = "replicas, virtual users, connections, threads";
+export const USL_MIN_POINTS = 4;
+
+/** A run field's label in the run form (its first), lower case: "virtual users". */
+export const runFieldLabel = (path: string): string | undefined => runFieldAt(path)?.field.label.toLowerCase();
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -115,6 +205,20 @@ export function parseSweepValues(text: string): Parsed<SweepValue[]> {
   };
 }
 
+/**
+ * The hint under a sweep axis's values: the values as read (or how to write them and how many the
+ * schema takes), then, for a field the run form knows, its range or values.
+ */
+export function sweepValuesHint(row: Pick<AxisRow, "field" | "values">): string {
+  const parsed = parseSweepValues(row.values);
+  const { min, max } = EXPERIMENT_LIMITS.values;
+  const read =
+    parsed.ok && parsed.value.length > 0
+      ? `${parsed.value.length} value${parsed.value.length === 1 ? "" : "s"}: ${parsed.value.map((v) => (typeof v === "string" ? `"${v}"` : String(v))).join(", ")}`
+      : `${min}–${max} comma-separated numbers, true/false or words; quote a string that looks like a number ("8")`;
+  return [read, describeRunField(row.field.trim())].filter(Boolean).join(" · ");
+}
+
 /** Sweep values back to the text `parseSweepValues` reads. */
 export function formatSweepValues(values: readonly SweepValue[]): string {
   return values
@@ -127,7 +231,16 @@ export function formatSweepValues(values: readonly SweepValue[]): string {
 }
 
 /** A number input's text: empty is "not given" (the schema's default applies). */
-const numberOf = (text: string): number | undefined => (text.trim() === "" ? undefined : Number(text));
+function numberOf(text: string): number | undefined {
+  return text.trim() === "" ? undefined : Number(text);
+}
+
+/** A setting's text as the API wants it: a number (empty = not given) or trimmed text (empty = not given when optional). */
+function settingValue(path: ExperimentField, text: string): number | string | undefined {
+  const info = experimentInfo(path);
+  if (info.kind === "number") return numberOf(text);
+  return text.trim() === "" && info.optional ? undefined : text.trim();
+}
 
 export type Built = {
   /** The API body, or null while some JSON does not parse. */
@@ -151,30 +264,30 @@ export function buildDefinition(v: ExperimentFormValues): Built {
     return { field: row.field.trim(), values: values.ok ? values.value : [] };
   });
   if (Object.keys(errors).length > 0 || !base.ok) return { body: null, errors };
-  const repetitions = numberOf(v.repetitions);
-  const settleSeconds = numberOf(v.settleSeconds);
-  const body: TExperimentCreateInput = {
-    name: v.name.trim(),
+  const settings = EXPERIMENT_FIELDS.flatMap(({ path }) => {
+    const value = settingValue(path, v[path]);
+    return value === undefined ? [] : [[path, value] as const];
+  });
+  const body = {
+    ...Object.fromEntries(settings),
     base: base.value,
     ...(variants.length > 0 && { variants }),
     ...(sweep.length > 0 && { sweep }),
-    ...(repetitions !== undefined && { repetitions }),
-    ...(settleSeconds !== undefined && { settleSeconds }),
     ...(v.baseline !== "" && { baseline: v.baseline }),
-  };
+  } as TExperimentCreateInput;
   return { body, errors };
 }
 
 /** The form for "copy and change": an experiment's definition as it was created. */
 export function formFromDefinition(d: TExperimentCreate | TExperimentCreateInput, opts: { copy?: boolean } = {}): ExperimentFormValues {
-  const name = opts.copy ? `${d.name} (copy)`.slice(0, 120) : d.name;
+  const nameInfo = experimentInfo("name");
+  const name = opts.copy ? `${d.name} (copy)`.slice(0, nameInfo.kind === "text" ? (nameInfo.maxLength ?? undefined) : undefined) : d.name;
   return {
-    name,
+    // A setting the definition leaves out stays empty: its default applies again.
+    ...settingsText({ ...d, name }, () => undefined),
     base: pretty(d.base),
     variants: (d.variants ?? []).map((x) => newVariantRow(x.name, JSON.stringify(x.patch ?? {}))),
     axes: (d.sweep ?? []).map((a) => newAxisRow(a.field, formatSweepValues(a.values))),
-    repetitions: d.repetitions === undefined ? "" : String(d.repetitions),
-    settleSeconds: d.settleSeconds === undefined ? "" : String(d.settleSeconds),
     baseline: d.baseline ?? "",
   };
 }
@@ -194,10 +307,8 @@ export function normalizeIssuePath(path: string): string {
 
 /** The keys of the form's fields an issue can land on. */
 export type FieldKey =
-  | "name"
+  | ExperimentField
   | "base"
-  | "repetitions"
-  | "settleSeconds"
   | "baseline"
   | "variants"
   | "sweep"
@@ -209,7 +320,9 @@ export type FieldKey =
 /** The field an issue belongs to, or null when none on screen does (then it is listed at the top only). */
 export function fieldOfIssue(path: string, rows: { variants: number; axes: number }): FieldKey | null {
   const p = normalizeIssuePath(path);
-  if (p === "name" || p === "repetitions" || p === "settleSeconds" || p === "baseline") return p;
+  if (p === "baseline") return p;
+  const setting = EXPERIMENT_FIELDS.find((f) => f.path === p);
+  if (setting) return setting.path;
   if (p === "base" || p.startsWith("base.") || p.startsWith("base[")) return "base";
   const variant = /^variants\[(\d+)\](?:\.(\w+))?/.exec(p);
   if (variant) {

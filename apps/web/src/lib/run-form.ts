@@ -222,6 +222,9 @@ export function rangeOf(info: FieldInfo): string {
   return info.kind === "number" && info.min !== null && info.max !== null ? `${info.min}–${info.max}` : "";
 }
 
+/** A field's hint: the schema's range, then the form's words ("1–16 · Empty = no limit."). */
+export const fieldHint = (info: FieldInfo, hint?: string): string => [rangeOf(info), hint].filter(Boolean).join(" · ");
+
 export const holds = (c: Condition | Condition[] | undefined, v: RunFormValues): boolean =>
   !c || (Array.isArray(c) ? c.every((one) => holds(one, v)) : c.in.includes(get(v, c.path)) !== Boolean(c.negate));
 

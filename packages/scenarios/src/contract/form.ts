@@ -13,7 +13,10 @@ export type FieldInfo =
 
 type Unwrapped = { schema: z.ZodType; optional: boolean; default?: unknown };
 
-/** Strips optional/default/prefault wrappers, keeping whether the value may be left out and its default. */
+/**
+ * Strips optional/default/prefault wrappers, keeping whether the value may be left out and its
+ * default; of a pipe (`text(…).pipe(z.string().min(1))`, a transform) the side the form fills in.
+ */
 function unwrap(schema: z.ZodType): Unwrapped {
   let s = schema;
   let optional = false;
@@ -29,6 +32,8 @@ function unwrap(schema: z.ZodType): Unwrapped {
     } else if (s instanceof z.ZodPrefault) {
       optional = true;
       s = s.unwrap() as z.ZodType;
+    } else if (s instanceof z.ZodPipe) {
+      s = s.in as z.ZodType;
     } else {
       return { schema: s, optional, default: fallback };
     }

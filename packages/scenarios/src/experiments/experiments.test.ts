@@ -2,13 +2,16 @@ import { describe, expect, it } from "vitest";
 import {
   applyPatch,
   estimateSeconds,
+  EXPERIMENT_LIMITS,
   expandExperiment,
   runCount,
   runOrder,
   RUN_OVERHEAD_SECONDS,
   ZExperimentCreate,
+  ZVariantDef,
   TExperimentCreateInput,
 } from "./experiments";
+import { fieldInfo } from "../contract/form";
 
 const base = {
   topology: { service: { replicas: 1, cpus: 0.2 } },
@@ -216,6 +219,21 @@ describe("ZExperimentCreate", () => {
     expect(fail({ name: "x", base, variants: [{ name: "a" }, { name: "a" }] })).toEqual([
       'variants.1.name: variants[1].name "a" is used twice',
     ]);
+  });
+
+  it("tells a form its fields' ranges, defaults and lengths (fieldInfo), names through their non-empty pipe", () => {
+    const { repetitions, settleSeconds, name, variantName } = EXPERIMENT_LIMITS;
+    expect(fieldInfo(ZExperimentCreate, "repetitions")).toEqual({ kind: "number", int: true, ...repetitions, default: 3, optional: true });
+    expect(fieldInfo(ZExperimentCreate, "settleSeconds")).toEqual({
+      kind: "number",
+      int: true,
+      ...settleSeconds,
+      default: 5,
+      optional: true,
+    });
+    expect(fieldInfo(ZExperimentCreate, "name")).toEqual({ kind: "text", maxLength: name.max, optional: false });
+    expect(fieldInfo(ZVariantDef, "name")).toEqual({ kind: "text", maxLength: variantName.max, optional: false });
+    expect(fieldInfo(ZExperimentCreate, "baseline")).toEqual({ kind: "text", maxLength: variantName.max, optional: true });
   });
 });
 
