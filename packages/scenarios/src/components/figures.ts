@@ -2,39 +2,6 @@ import { TTestbedStats } from "./service/testbed-stats";
 import { FigureInput, FigureSeries, StatsReading } from "./types";
 import { median, round } from "../analysis/stats";
 
-export type FigureDef = {
-  key: string;
-  label: string;
-  unit: "" | "/s";
-  /** gauge: a level in that second; rate: a count during that second. */
-  kind: "gauge" | "rate";
-  /** Charts group figures by this. */
-  chart: "pool" | "broker" | "downstream" | "balancer";
-};
-
-/** Every per-second figure a component can report; charts and tables read their labels here. */
-export const FIGURE_DEFS: readonly FigureDef[] = [
-  { key: "pool.busy", label: "Busy workers", unit: "", kind: "gauge", chart: "pool" },
-  { key: "pool.queued", label: "Queued requests", unit: "", kind: "gauge", chart: "pool" },
-  { key: "pool.size", label: "Pool size", unit: "", kind: "gauge", chart: "pool" },
-  { key: "pool.rejected", label: "Rejected (queue full)", unit: "/s", kind: "rate", chart: "pool" },
-  { key: "log.dropped", label: "Log lines dropped (async buffer full)", unit: "/s", kind: "rate", chart: "pool" },
-  { key: "broker.produced", label: "Produced", unit: "/s", kind: "rate", chart: "broker" },
-  { key: "broker.consumed", label: "Consumed", unit: "/s", kind: "rate", chart: "broker" },
-  { key: "broker.lag", label: "Consumer lag (events)", unit: "", kind: "gauge", chart: "broker" },
-  { key: "downstream.sent", label: "Events handed downstream", unit: "/s", kind: "rate", chart: "downstream" },
-  { key: "downstream.errors", label: "Downstream errors", unit: "/s", kind: "rate", chart: "downstream" },
-  { key: "logs.handled", label: "Handled by logs", unit: "/s", kind: "rate", chart: "downstream" },
-  // HAProxy's stats (haproxy-stats.ts). Down = the replicas not up: a stopped replica's slot goes
-  // back to "no address" once DNS forgets it, like a slot never filled.
-  { key: "lb.up", label: "Servers up", unit: "", kind: "gauge", chart: "balancer" },
-  { key: "lb.down", label: "Replicas not up", unit: "", kind: "gauge", chart: "balancer" },
-  { key: "lb.sessions", label: "Current sessions", unit: "", kind: "gauge", chart: "balancer" },
-  { key: "lb.retries", label: "Retries and redispatches", unit: "/s", kind: "rate", chart: "balancer" },
-  { key: "lb.errors", label: "Connection, response and 5xx errors", unit: "/s", kind: "rate", chart: "balancer" },
-  { key: "lb.checkFailures", label: "Failed health checks", unit: "/s", kind: "rate", chart: "balancer" },
-];
-
 /** Sum of one number over the readings of a role. */
 export function total(readings: readonly StatsReading[] | undefined, role: string, pick: (s: TTestbedStats) => number): number {
   let sum = 0;

@@ -14,7 +14,7 @@ import { storage } from "./storage";
 import { broker } from "./broker";
 import { balancer } from "./balancer";
 import { foldForm } from "./form";
-import { ComponentModule, FigureInput, RoleDecl, RolePresentation, RunIssue, SetupField, Slot } from "./types";
+import { ComponentModule, FigureDef, FigureInput, RoleDecl, RolePresentation, RunIssue, SetupField, Slot } from "./types";
 
 /**
  * Every component kind, in start order within a tier. A new kind is one folder of
@@ -94,3 +94,6 @@ export const DIAGRAM_EDGES = COMPONENTS.flatMap((c) => c.edges ?? []);
 
 /** The run form's component sections, in order (../components/form.ts). */
 export const FORM_SECTIONS = foldForm(COMPONENTS.flatMap((c) => (c.form ? [c.form] : [])));
+
+/** Every per-second figure a component can report; charts and tables read their labels here. */
+export const FIGURE_DEFS: readonly FigureDef[] = COMPONENTS.flatMap((c) => c.figureDefs ?? []);

@@ -94,6 +94,16 @@ export type PlannedContainer = {
   stats?: { port: number; path: string; format?: "testbed" | "haproxy" };
 };
 
+export type FigureDef = {
+  key: string;
+  label: string;
+  unit: "" | "/s";
+  /** gauge: a level in that second; rate: a count during that second. */
+  kind: "gauge" | "rate";
+  /** Charts group figures by this. */
+  chart: "pool" | "broker" | "downstream" | "balancer";
+};
+
 /** A whole-run figure group that a component adds to the summary (e.g. `broker`, `pool`). */
 export type FigureSeries = { t: number; figures: Record<string, number> }[];
 
@@ -204,4 +214,6 @@ export type ComponentModule = {
   setup?: readonly SetupField[];
   /** Per-second figures from the testbed stats of the run's containers. */
   figures?: (input: FigureInput, run: TRunCreate) => Record<string, number>;
+  /** The figures it can report: keys, labels, units, chart groups. */
+  figureDefs?: readonly FigureDef[];
 };

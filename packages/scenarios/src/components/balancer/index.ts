@@ -28,12 +28,13 @@ export function balancerComponent(
   kind: Exclude<BalancerKind, "none">,
   configPath: string,
   render: (b: BalancerSettings, backends: string[], protocol: TWorkload["protocol"]) => string,
-  own: Pick<PlannedContainer, "stats"> & Pick<ComponentModule, "figures" | "form"> = {},
+  own: Pick<PlannedContainer, "stats"> & Pick<ComponentModule, "figures" | "figureDefs" | "form"> = {},
 ): ComponentModule {
   return {
     kind,
     slot: "balancer",
     figures: own.figures,
+    figureDefs: own.figureDefs,
     form: own.form,
     roles: (run) => {
       const b = balancerSettings(run.topology.balancer);

@@ -21,6 +21,12 @@ export const broker: ComponentModule = {
   images: () => [],
   plan: () => [],
   roles: () => [],
+  // Every broker kind reports these: produced by the service replicas, consumed and lagging at the consumers.
+  figureDefs: [
+    { key: "broker.produced", label: "Produced", unit: "/s", kind: "rate", chart: "broker" },
+    { key: "broker.consumed", label: "Consumed", unit: "/s", kind: "rate", chart: "broker" },
+    { key: "broker.lag", label: "Consumer lag (events)", unit: "", kind: "gauge", chart: "broker" },
+  ],
   rules: ({ topology: t }) =>
     t.broker && t.downstream.mode !== "async"
       ? [{ path: ["topology", "broker"], message: "topology.broker applies only with topology.downstream.mode async" }]

@@ -105,6 +105,7 @@ export const logs: ComponentModule = {
   },
   edges: [{ from: SERVICE_ROLE, to: LOGS_ROLE, kind: "sync" }],
   clientEnv: downstreamEnv,
+  figureDefs: [{ key: "logs.handled", label: "Handled by logs", unit: "/s", kind: "rate", chart: "downstream" }],
   form: downstreamForm,
   setup: [
     {

@@ -28,6 +28,15 @@ export const haproxy = balancerComponent(
       random: "random",
       first: "first",
     }),
+    // Down = the replicas not up: a stopped replica's slot goes back to "no address" once DNS forgets it, like a slot never filled.
+    figureDefs: [
+      { key: "lb.up", label: "Servers up", unit: "", kind: "gauge", chart: "balancer" },
+      { key: "lb.down", label: "Replicas not up", unit: "", kind: "gauge", chart: "balancer" },
+      { key: "lb.sessions", label: "Current sessions", unit: "", kind: "gauge", chart: "balancer" },
+      { key: "lb.retries", label: "Retries and redispatches", unit: "/s", kind: "rate", chart: "balancer" },
+      { key: "lb.errors", label: "Connection, response and 5xx errors", unit: "/s", kind: "rate", chart: "balancer" },
+      { key: "lb.checkFailures", label: "Failed health checks", unit: "/s", kind: "rate", chart: "balancer" },
+    ],
     stats: { port: HAPROXY_STATS_PORT, path: `${HAPROXY_STATS_PATH};csv`, format: "haproxy" },
     figures: (input, run) => {
       if (run.topology.balancer.kind !== "haproxy" || !input.haproxy) return {};

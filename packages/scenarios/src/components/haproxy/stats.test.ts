@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { FIGURE_DEFS } from "../figures";
+import { FIGURE_DEFS } from "../registry";
 import { HAPROXY_FIGURE_KEYS, haproxyFigures, parseHaproxyCsv, HaproxyRow, HaproxyStats } from "./stats";
 
 /**

@@ -128,6 +128,15 @@ export const service: ComponentModule = {
     [SERVICE_ROLE]: { one: "replica", many: "replicas", name: "Replica", column: 2, color: "#2f5bea", label: "hostname" },
   },
   rules: serviceRules,
+  figureDefs: [
+    { key: "pool.busy", label: "Busy workers", unit: "", kind: "gauge", chart: "pool" },
+    { key: "pool.queued", label: "Queued requests", unit: "", kind: "gauge", chart: "pool" },
+    { key: "pool.size", label: "Pool size", unit: "", kind: "gauge", chart: "pool" },
+    { key: "pool.rejected", label: "Rejected (queue full)", unit: "/s", kind: "rate", chart: "pool" },
+    { key: "log.dropped", label: "Log lines dropped (async buffer full)", unit: "/s", kind: "rate", chart: "pool" },
+    { key: "downstream.sent", label: "Events handed downstream", unit: "/s", kind: "rate", chart: "downstream" },
+    { key: "downstream.errors", label: "Downstream errors", unit: "/s", kind: "rate", chart: "downstream" },
+  ],
   form: serviceForm,
   setup: [
     // Runs stored before a field existed lack it: they ran with what is now its default.
