@@ -102,7 +102,7 @@ export const COMPARE_FIGURES: readonly CompareFigure[] = [
     better: "lower",
     value: (s) => s.containers?.app?.throttledPerSecond ?? null,
   },
-  ...resourceFigures("app", "Replica"),
+  ...resourceFigures(SERVICE_ROLE, "Replica"),
   {
     key: "lb.cpu",
     label: "Balancer CPU (median, % of one core)",
@@ -110,7 +110,7 @@ export const COMPARE_FIGURES: readonly CompareFigure[] = [
     better: "none",
     value: (s) => s.containers?.lb?.medianCpuPct ?? null,
   },
-  ...resourceFigures("lb", "Balancer"),
+  ...resourceFigures(BALANCER_ROLE, "Balancer"),
   { key: "pool.maxBusy", label: "Busy workers (max)", unit: "", better: "none", value: (s) => s.pool?.maxBusy ?? null },
   { key: "pool.maxQueued", label: "Queued requests (max)", unit: "", better: "lower", value: (s) => s.pool?.maxQueued ?? null },
   { key: "pool.rejected", label: "Rejected (queue full)", unit: "", better: "lower", value: (s) => s.pool?.rejected ?? null },

@@ -1,3 +1,4 @@
+import { SERVICE_ROLE } from "../names";
 import { ERROR_KINDS, faultSchedule, UNDO, FaultAction, TErrorCounts, TFault, TFaultEffect } from "../contract/faults";
 import { median, round } from "./stats";
 
@@ -36,7 +37,7 @@ export const SUSTAIN_SECONDS = 2;
 /** How many seconds before a fault give its target's usual share. */
 const BASELINE_SECONDS = 10;
 
-const REPLICA_ROLE = "app";
+const REPLICA_ROLE = SERVICE_ROLE;
 const BREAKING: readonly FaultAction[] = ["stop", "kill", "restart", "pause", "delay", "loss", "bandwidth", "reset"];
 
 /**

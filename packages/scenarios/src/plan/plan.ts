@@ -68,7 +68,7 @@ export function buildPlan({ runId, instance, run, images }: PlanInput): RunPlan 
     COMPONENTS.flatMap((c) => c.plan(ctx)),
   );
   const containers = planNetnsHolders(run, proxied).sort((a, b) => a.tier - b.tier);
-  const backends = containers.filter((c) => c.role === "app").map((c) => c.hostname);
+  const backends = containers.filter((c) => c.role === SERVICE_ROLE).map((c) => c.hostname);
   return {
     runId,
     network: { name: `sl-run-${runId}`, labels: runLabels(runId, instance) },

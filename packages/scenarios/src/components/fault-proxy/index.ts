@@ -1,5 +1,5 @@
 import { TRunDefinition as TRunCreate } from "../../contract/definition";
-import { PROXY_ROLE } from "../../names";
+import { PROXY_ROLE, SERVICE_ROLE } from "../../names";
 import { isNetworkFault, TFault, TFaultTarget } from "../../contract/faults";
 import { LabImage, PlanContext, PlannedContainer } from "../types";
 
@@ -104,7 +104,7 @@ export const dialHost = (run: Pick<TRunCreate, "faults">, target: TFaultTarget, 
   isTarget(run, target) ? proxyHost(hostname) : hostname;
 
 /** Roles whose host name is read (X-Backend; Cassandra's seed): they keep it behind a proxy. */
-const KEEPS_HOSTNAME = (c: PlannedContainer) => c.role === "app" || c.component === "cassandra";
+const KEEPS_HOSTNAME = (c: PlannedContainer) => c.role === SERVICE_ROLE || c.component === "cassandra";
 
 /**
  * Puts a proxy in front of each target of the run's network faults: returns the containers with

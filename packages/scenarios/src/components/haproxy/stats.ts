@@ -1,10 +1,11 @@
+import { SERVICE_ALIAS } from "../../names";
 /**
  * HAProxy's statistics (`/stats;csv` on HAPROXY_STATS_PORT, HAProxy 2.6's `show stat` CSV), read
  * each second during a run, and the balancer's per-second figures derived from two readings.
  */
 
 /** The backend of the lab's haproxy.cfg: `backend app` with `server-template app N app:<port>`. */
-export const HAPROXY_BACKEND = "app";
+export const HAPROXY_BACKEND = SERVICE_ALIAS;
 
 /** One row of the CSV: a server of the backend, or the backend's own row (svname `BACKEND`). */
 export type HaproxyRow = {
