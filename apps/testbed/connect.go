@@ -9,6 +9,7 @@ import (
 	"scalelab/testbed/internal/cpuwork"
 	"scalelab/testbed/internal/downstream"
 	"scalelab/testbed/internal/kafka"
+	"scalelab/testbed/internal/rabbitmq"
 	"scalelab/testbed/internal/ready"
 	"scalelab/testbed/internal/rediskey"
 	"scalelab/testbed/internal/server"
@@ -67,6 +68,10 @@ func connect(ctx context.Context, cfg config.Config, d server.Deps) (closeAll fu
 			onClose(h.Close)
 			d.Sender.Set(h)
 		case config.DownstreamAsync:
+			if cfg.Broker == config.BrokerRabbitMQ {
+				publishToRabbitMQ(ctx, cfg, d, background, onClose)
+				break
+			}
 			background("kafka", func() {
 				p, err := ready.Retry(ctx, "kafka", func(ctx context.Context) (*kafka.Producer, error) {
 					if err := kafka.EnsureTopic(ctx, cfg.KafkaBrokers, cfg.KafkaTopic, cfg.KafkaPartitions); err != nil {
@@ -84,6 +89,10 @@ func connect(ctx context.Context, cfg config.Config, d server.Deps) (closeAll fu
 		}
 
 	case config.RoleConsumer:
+		if cfg.Broker == config.BrokerRabbitMQ {
+			consumeFromRabbitMQ(ctx, cfg, d, background)
+			break
+		}
 		background("kafka", func() {
 			c, err := ready.Retry(ctx, "kafka", func(ctx context.Context) (*kafka.Consumer, error) {
 				if err := kafka.EnsureTopic(ctx, cfg.KafkaBrokers, cfg.KafkaTopic, cfg.KafkaPartitions); err != nil {
@@ -117,4 +126,45 @@ func connect(ctx context.Context, cfg config.Config, d server.Deps) (closeAll fu
 			closers[i]()
 		}
 	}
+}
+
+// publishToRabbitMQ makes the service's sender a RabbitMQ publisher, ready (in d.Ready and
+// d.Sender) once it first connected and declared the queue. It reconnects after a lost
+// connection; events sent meanwhile fail at once.
+func publishToRabbitMQ(ctx context.Context, cfg config.Config, d server.Deps, background func(string, func()), onClose func(func())) {
+	p := rabbitmq.NewPublisher(cfg.AMQPURL, cfg.AMQPQueue)
+	onClose(p.Close)
+	var first sync.Once
+	background("rabbitmq", func() {
+		p.Run(ctx, func() {
+			first.Do(func() {
+				d.Sender.Set(p)
+				d.Ready.Done("rabbitmq")
+			})
+		})
+	})
+}
+
+// consumeFromRabbitMQ consumes the queue, doing the downstream work per event; ready once it
+// first connected, declared the queue and started consuming.
+func consumeFromRabbitMQ(ctx context.Context, cfg config.Config, d server.Deps, background func(string, func())) {
+	c := rabbitmq.NewConsumer(cfg.AMQPURL, cfg.AMQPQueue, cfg.AMQPPrefetch)
+	var first, firstErr sync.Once
+	background("rabbitmq", func() {
+		c.Run(ctx,
+			func() {
+				first.Do(func() {
+					log.Printf("rabbitmq: consuming %s (prefetch %d)", cfg.AMQPQueue, cfg.AMQPPrefetch)
+					d.Ready.Done("rabbitmq")
+				})
+			},
+			func([]byte) {
+				cpuwork.JSONEncode(cfg.DownstreamCPUIterations, 50)
+				d.Metrics.Consumed.Add(1)
+			},
+			func(err error) {
+				d.Metrics.ConsumeErrors.Add(1)
+				firstErr.Do(func() { log.Printf("rabbitmq: consume error (counted in consumeErrors from now on): %v", err) })
+			})
+	})
 }

@@ -68,6 +68,38 @@ func TestWaitsForAnUnreachableBroker(t *testing.T) {
 	}
 }
 
+// With RabbitMQ as the broker, both roles wait for it (/health answers 503) and the service
+// answers 503 until its publisher first connected. The broker itself is proven in
+// packages/images (images.integration.test.ts).
+func TestWaitsForAnUnreachableRabbitMQ(t *testing.T) {
+	for _, role := range []string{config.RoleService, config.RoleConsumer} {
+		cfg := config.Defaults()
+		cfg.Role, cfg.Downstream, cfg.Broker = role, config.DownstreamAsync, config.BrokerRabbitMQ
+		cfg.AMQPURL = "amqp://lab:lab@127.0.0.1:1/"
+		d := newDeps(cfg, nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		closeAll := connect(ctx, cfg, d)
+		if got := d.Ready.Waiting(); !slices.Equal(got, []string{"rabbitmq"}) {
+			t.Fatalf("%s: waiting = %v", role, got)
+		}
+		h := server.New(cfg, "sut-1", d)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/health", nil))
+		if rec.Code != http.StatusServiceUnavailable {
+			t.Errorf("%s: GET /health: %d %s", role, rec.Code, rec.Body)
+		}
+		if role == config.RoleService {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+			if rec.Code != http.StatusServiceUnavailable {
+				t.Errorf("GET / before the broker: %d %s", rec.Code, rec.Body)
+			}
+		}
+		cancel()
+		closeAll() // returns once the retries stopped
+	}
+}
+
 // The service reads the hot key from Redis, which /health does not wait for.
 func TestServiceReadsTheKeyFromRedis(t *testing.T) {
 	redis := testutil.StartRedis(t)

@@ -88,8 +88,12 @@ func serve(cfg config.Config) error {
 	if cfg.RedisAddr != "" && cfg.Role == config.RoleService {
 		redisKey = cfg.RedisKey + "@" + cfg.RedisAddr
 	}
+	downstream := cfg.Downstream
+	if cfg.Downstream == config.DownstreamAsync || cfg.Role == config.RoleConsumer {
+		downstream += " via " + cfg.Broker
+	}
 	log.Printf("testbed %s listening on %s, gRPC %s (GOMAXPROCS=%d, cpu iterations=%d, pool=%d, queue=%d, logging=%s, downstream=%s, storage=%s, redis key=%s)",
-		cfg.Role, srv.Addr, grpcAddr, runtime.GOMAXPROCS(0), cfg.CPUIterations, cfg.WorkerPool, cfg.QueueLimit, cfg.Logging, cfg.Downstream, cfg.Storage, redisKey)
+		cfg.Role, srv.Addr, grpcAddr, runtime.GOMAXPROCS(0), cfg.CPUIterations, cfg.WorkerPool, cfg.QueueLimit, cfg.Logging, downstream, cfg.Storage, redisKey)
 
 	var serveErr error
 	select {

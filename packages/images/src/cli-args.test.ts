@@ -19,6 +19,7 @@ describe("requestedImages", () => {
       "memcached",
       "nginx",
       "postgres",
+      "rabbitmq",
       "redis",
       "ruby",
       "testbed",

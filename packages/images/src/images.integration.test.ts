@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import net from "node:net";
 import { PassThrough } from "node:stream";
+import { connect } from "amqplib";
 import Docker from "dockerode";
 import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "./env";
@@ -242,11 +243,12 @@ describe("dependency images (Kafka, Cassandra) on the real Docker engine", () =>
     }
   });
 
-  it("refuses a heap size that is not a whole number of MiB", async () => {
+  it("refuses a heap or memory size that is not a whole number of MiB", async () => {
     const images = await ensureImages(docker, DEPENDENCY_IMAGES);
     for (const [image, variable] of [
       [images.kafka, "KAFKA_HEAP_MB"],
       [images.cassandra, "CASSANDRA_HEAP_MB"],
+      [images.rabbitmq, "RABBITMQ_MEMORY_MB"],
     ] as const) {
       const container = await docker.createContainer({ Image: image, Env: [`${variable}=256m; echo x`], Labels: runLabel() });
       try {
@@ -306,5 +308,156 @@ describe("dependency images (Kafka, Cassandra) on the real Docker engine", () =>
         expect((await execIn(container, ["stat", "-c", "%U", "/proc/1"])).output.trim()).toBe("cassandra");
       }),
     );
+  });
+});
+
+type TestbedStats = {
+  requests: number;
+  downstream: { mode: string; sent: number; errors: number };
+  consumed: number;
+  consumeErrors: number;
+};
+const testbedStats = async (ip: string): Promise<TestbedStats> => (await fetch(`http://${ip}:8080/stats`)).json() as Promise<TestbedStats>;
+
+/** Resolves once a TCP connection to ip:port is accepted. */
+const tcpOpen = (ip: string, port: number) =>
+  new Promise<true>((resolve, reject) => {
+    const socket = net.connect(port, ip, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on("error", reject);
+  });
+
+describe("RabbitMQ on the real Docker engine", () => {
+  const MiB = 2 ** 20;
+
+  it("a node under a 512 MiB limit sizes itself for it and takes a declare, a confirmed publish and a get from a real client", async () => {
+    const { rabbitmq } = await ensureImages(docker, ["rabbitmq"]);
+    expect(rabbitmq).toMatch(/^scalelab\/rabbitmq:[0-9a-f]{12}$/);
+    const image = await docker.getImage(rabbitmq).inspect();
+    expect(image.Config.Labels?.["scalelab.image"]).toBe("true");
+    expect(image.Config.User).toBe("rabbitmq");
+
+    await withNetwork((network) => {
+      const placement = onNetwork(network, "broker");
+      return withContainer(
+        { Image: rabbitmq, ...placement, HostConfig: { ...placement.HostConfig, Memory: 512 * MiB } },
+        async (container, ip) => {
+          const started = Date.now();
+          await waitForLog(container, /Server startup complete/, 90_000);
+          const ready = ((Date.now() - started) / 1000).toFixed(1);
+          await waitFor("RabbitMQ to accept connections on 5672", 10_000, () => tcpOpen(ip, 5672));
+          console.log(`rabbitmq: ready ${ready} s after start, ${await memoryMiB(container)} MiB in use then`);
+          const log = (await container.logs({ stdout: true, stderr: true })).toString();
+          expect(log).toContain("rabbitmq-entrypoint: sized for 512 MiB (the container's memory limit)");
+          // Half of the container's memory, not of the host's.
+          expect(log).toMatch(/Memory high watermark set to 256 MiB \(\d+ bytes\) of 512 MiB/);
+          expect(log).toMatch(/Disk free limit set to 32MB/);
+          expect((await execIn(container, ["stat", "-c", "%U", "/proc/1"])).output.trim()).toBe("rabbitmq");
+          expect((await execIn(container, ["stat", "-c", "%a %U", "/var/lib/rabbitmq/.erlang.cookie"])).output.trim()).toBe("400 rabbitmq");
+
+          // guest is not created; the lab's user may connect from another host.
+          await expect(connect(`amqp://guest:guest@${ip}:5672/`)).rejects.toThrow();
+          const conn = await connect(`amqp://lab:lab@${ip}:5672/`);
+          try {
+            const ch = await conn.createConfirmChannel();
+            expect(await ch.assertQueue("events", { durable: true })).toMatchObject({ queue: "events", messageCount: 0 });
+            const body = JSON.stringify({ payload: "x".repeat(100) });
+            ch.sendToQueue("events", Buffer.from(body), { persistent: true, contentType: "application/json" });
+            await ch.waitForConfirms();
+            const message = await waitFor(
+              "the message to be queued",
+              5_000,
+              async () => (await ch.get("events", { noAck: false })) || undefined,
+            );
+            expect(message.content.toString()).toBe(body);
+            expect(message.properties.deliveryMode).toBe(2);
+            ch.ack(message);
+            expect((await ch.checkQueue("events")).messageCount).toBe(0);
+            await ch.close();
+          } finally {
+            await conn.close();
+          }
+          console.log(`rabbitmq: ${await memoryMiB(container)} MiB in use after the client`);
+        },
+      );
+    });
+  });
+
+  it("the testbed's service publishes to it and its consumers work the events off, through a restart of the broker", async () => {
+    const { rabbitmq, testbed } = await ensureImages(docker, ["rabbitmq", "testbed"]);
+    await withNetwork(async (name) => {
+      // The testbed's defaults: amqp://lab:lab@rabbitmq:5672/, queue "events".
+      const role = (alias: string, env: string[]): Docker.ContainerCreateOptions => ({
+        Image: testbed,
+        Env: ["TESTBED_BROKER=rabbitmq", ...env],
+        ...onNetwork(name, alias),
+      });
+      await withContainer(role("app", ["TESTBED_DOWNSTREAM=async"]), (_svc, app) =>
+        withContainer(role("consumer", ["TESTBED_ROLE=consumer", "TESTBED_DOWNSTREAM_CPU_ITERATIONS=10"]), async (_cons, consumer) => {
+          // No broker yet: both wait for it, and the service refuses work it cannot hand on.
+          for (const ip of [app, consumer]) {
+            const health = await waitFor("the testbed to answer /health", 15_000, async () => fetch(`http://${ip}:8080/health`));
+            expect(health.status).toBe(503);
+            expect(await health.json()).toEqual({ status: "starting", waiting: ["rabbitmq"] });
+          }
+          expect((await fetch(`http://${app}:8080/`)).status).toBe(503);
+
+          const placement = onNetwork(name, "rabbitmq");
+          await withContainer(
+            { Image: rabbitmq, Env: ["RABBITMQ_MEMORY_MB=384"], ...placement, HostConfig: { ...placement.HostConfig, Memory: 512 * MiB } },
+            async (broker) => {
+              await waitForLog(broker, /Server startup complete/, 90_000);
+              const log = (await broker.logs({ stdout: true, stderr: true })).toString();
+              expect(log).toContain("sized for 384 MiB (RABBITMQ_MEMORY_MB)");
+              expect(log).toMatch(/Memory high watermark set to 192 MiB \(\d+ bytes\) of 384 MiB/);
+              for (const ip of [app, consumer]) {
+                await waitFor("the testbed to connect to RabbitMQ", 20_000, async () =>
+                  (await fetch(`http://${ip}:8080/health`)).ok ? true : undefined,
+                );
+              }
+
+              const load = async (n: number) => {
+                const codes = await Promise.all(Array.from({ length: n }, async () => (await fetch(`http://${app}:8080/`)).status));
+                return codes.filter((c) => c === 200).length;
+              };
+              expect(await load(200)).toBe(200);
+              await waitFor("200 events confirmed and consumed", 20_000, async () => {
+                const [s, c] = await Promise.all([testbedStats(app), testbedStats(consumer)]);
+                return s.downstream.sent === 200 && c.consumed === 200 ? true : undefined;
+              });
+              expect((await testbedStats(app)).downstream).toEqual({ mode: "async", sent: 200, errors: 0 });
+
+              // A graceful stop closes the connections: the service fails its hand-offs at once.
+              await broker.stop({ t: 10 });
+              await waitFor("the service to answer 502", 5_000, async () =>
+                (await fetch(`http://${app}:8080/`)).status === 502 ? true : undefined,
+              );
+              const restarted = Date.now();
+              await broker.start();
+              await waitFor("the service to publish again", 60_000, async () =>
+                (await fetch(`http://${app}:8080/`)).ok ? true : undefined,
+              );
+              console.log(
+                `rabbitmq: the service published again ${((Date.now() - restarted) / 1000).toFixed(1)} s after the broker's start`,
+              );
+
+              const before = await testbedStats(app);
+              expect(await load(100)).toBe(100);
+              const done = await waitFor("the consumer to catch up after the restart", 30_000, async () => {
+                const [s, c] = await Promise.all([testbedStats(app), testbedStats(consumer)]);
+                return s.downstream.sent >= before.downstream.sent + 100 && c.consumed >= s.downstream.sent ? { s, c } : undefined;
+              });
+              expect(done.s.downstream.errors).toBeGreaterThanOrEqual(1);
+              expect(done.c.consumeErrors).toBeGreaterThanOrEqual(1); // the lost connection
+              console.log(
+                `rabbitmq: after the restart sent ${done.s.downstream.sent} (errors ${done.s.downstream.errors}), consumed ${done.c.consumed}, ${await memoryMiB(broker)} MiB in use`,
+              );
+            },
+          );
+        }),
+      );
+    });
   });
 });

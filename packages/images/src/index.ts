@@ -34,6 +34,7 @@ export const CONTROL_PLANE_IMAGES = ["postgres", "redis"] as const satisfies rea
 export const DEPENDENCY_IMAGES = [
   "haproxy",
   "kafka",
+  "rabbitmq",
   "cassandra",
   "hotkey-nginx",
   "ruby",
@@ -103,6 +104,7 @@ const SPECS: Record<BuildableImage, ImageSpec> = {
   haproxy: { name: "haproxy" },
   k6,
   kafka: jarImage("kafka", KAFKA_JARS),
+  rabbitmq: { name: "rabbitmq" },
   cassandra: jarImage("cassandra", CASSANDRA_JARS),
   postgres: { name: "postgres" },
   redis: { name: "redis" },

@@ -5,6 +5,7 @@ export type ImageName =
   | "haproxy"
   | "k6"
   | "kafka"
+  | "rabbitmq"
   | "cassandra"
   | "postgres"
   | "redis"

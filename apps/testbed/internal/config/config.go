@@ -38,6 +38,12 @@ const (
 	DownstreamAsync = "async"
 )
 
+// Brokers of the async downstream.
+const (
+	BrokerKafka    = "kafka"
+	BrokerRabbitMQ = "rabbitmq"
+)
+
 // Stores.
 const (
 	StorageNone      = "none"
@@ -66,6 +72,10 @@ type Config struct {
 	KafkaTopic              string   // TESTBED_KAFKA_TOPIC
 	KafkaPartitions         int      // TESTBED_KAFKA_PARTITIONS
 	KafkaGroup              string   // TESTBED_KAFKA_GROUP
+	Broker                  string   // TESTBED_BROKER: the async downstream's broker (and the consumer role's)
+	AMQPURL                 string   // TESTBED_AMQP_URL: amqp://user:pass@host:port/vhost of RabbitMQ
+	AMQPQueue               string   // TESTBED_AMQP_QUEUE: the durable queue the events go through
+	AMQPPrefetch            int      // TESTBED_AMQP_PREFETCH: unacknowledged deliveries per consumer
 
 	Storage    string // TESTBED_STORAGE
 	DBHost     string // TESTBED_DB_HOST
@@ -92,6 +102,10 @@ func Defaults() Config {
 		KafkaTopic:              "events",
 		KafkaPartitions:         1,
 		KafkaGroup:              "consumers",
+		Broker:                  BrokerKafka,
+		AMQPURL:                 "amqp://lab:lab@rabbitmq:5672/",
+		AMQPQueue:               "events",
+		AMQPPrefetch:            100,
 		Storage:                 StorageNone,
 		DBHost:                  "db",
 		DBPool:                  10,
@@ -103,6 +117,8 @@ func Defaults() Config {
 var (
 	topicRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,249}$`)
 	hostRE  = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,253}$`)
+	// queueRE is a subset of AMQP's queue names (at most 255 bytes) that is safe in logs.
+	queueRE = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,255}$`)
 	// redisKeyRE keeps the key printable and short: it appears in answers and logs.
 	redisKeyRE = regexp.MustCompile(`^[A-Za-z0-9:_-]{1,64}$`)
 )
@@ -124,6 +140,7 @@ func Load(getenv func(string) string) (Config, error) {
 		{"TESTBED_LOG_FLUSH_MS", &cfg.LogFlushMS, 0, 10000},
 		{"TESTBED_DOWNSTREAM_CPU_ITERATIONS", &cfg.DownstreamCPUIterations, MinCPUIterations, MaxCPUIterations},
 		{"TESTBED_KAFKA_PARTITIONS", &cfg.KafkaPartitions, 1, 64},
+		{"TESTBED_AMQP_PREFETCH", &cfg.AMQPPrefetch, 1, 65535},
 		{"TESTBED_DB_POOL", &cfg.DBPool, 1, 1000},
 	}
 	for _, f := range ints {
@@ -149,6 +166,7 @@ func Load(getenv func(string) string) (Config, error) {
 		{"TESTBED_ROLE", &cfg.Role, []string{RoleService, RoleLogs, RoleConsumer}},
 		{"TESTBED_LOGGING", &cfg.Logging, []string{LoggingNone, LoggingAsync, LoggingBlocking}},
 		{"TESTBED_DOWNSTREAM", &cfg.Downstream, []string{DownstreamNone, DownstreamSync, DownstreamAsync}},
+		{"TESTBED_BROKER", &cfg.Broker, []string{BrokerKafka, BrokerRabbitMQ}},
 		{"TESTBED_STORAGE", &cfg.Storage, []string{StorageNone, StoragePostgres, StorageCassandra}},
 	}
 	for _, f := range enums {
@@ -171,6 +189,8 @@ func Load(getenv func(string) string) (Config, error) {
 		{"TESTBED_LOGS_URL", &cfg.LogsURL, checkHTTPURL},
 		{"TESTBED_KAFKA_TOPIC", &cfg.KafkaTopic, matches(topicRE, "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)")},
 		{"TESTBED_KAFKA_GROUP", &cfg.KafkaGroup, nil},
+		{"TESTBED_AMQP_URL", &cfg.AMQPURL, checkAMQPURL},
+		{"TESTBED_AMQP_QUEUE", &cfg.AMQPQueue, checkQueue},
 		{"TESTBED_DB_HOST", &cfg.DBHost, matches(hostRE, "a host name or IP address")},
 		{"TESTBED_DB_PASSWORD", &cfg.DBPassword, nil},
 		{"TESTBED_REDIS_ADDR", &cfg.RedisAddr, checkHostPort},
@@ -212,6 +232,27 @@ func checkHTTPURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("want an absolute http(s) URL")
+	}
+	return nil
+}
+
+func checkAMQPURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "amqp" && u.Scheme != "amqps") || u.Hostname() == "" || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("want an amqp(s)://user:password@host:port/vhost URL")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("want an amqp(s)://user:password@host:port/vhost URL with a port in 1..65535")
+		}
+	}
+	return nil
+}
+
+// checkQueue refuses names RabbitMQ reserves (amq.*) and characters beyond [A-Za-z0-9._:-].
+func checkQueue(s string) error {
+	if !queueRE.MatchString(s) || strings.HasPrefix(s, "amq.") {
+		return fmt.Errorf("want a queue name of 1 to 255 characters of [A-Za-z0-9._:-], not starting with amq.")
 	}
 	return nil
 }

@@ -66,7 +66,13 @@ const attemptTimeout = 15 * time.Second
 
 // Retry calls attempt until it succeeds or ctx ends, backing off between failures.
 func Retry[T any](ctx context.Context, name string, attempt func(context.Context) (T, error)) (T, error) {
-	backoff := FirstBackoff
+	return RetryUpTo(ctx, name, MaxBackoff, attempt)
+}
+
+// RetryUpTo is Retry with the backoff capped at maxBackoff (at most MaxBackoff).
+func RetryUpTo[T any](ctx context.Context, name string, maxBackoff time.Duration, attempt func(context.Context) (T, error)) (T, error) {
+	maxBackoff = min(maxBackoff, MaxBackoff)
+	backoff := min(FirstBackoff, maxBackoff)
 	for {
 		actx, cancel := context.WithTimeout(ctx, attemptTimeout)
 		v, err := attempt(actx)
@@ -84,6 +90,6 @@ func Retry[T any](ctx context.Context, name string, attempt func(context.Context
 		case <-ctx.Done():
 			return v, ctx.Err()
 		}
-		backoff = min(2*backoff, MaxBackoff)
+		backoff = min(2*backoff, maxBackoff)
 	}
 }

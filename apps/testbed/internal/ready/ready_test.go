@@ -57,3 +57,22 @@ func TestRetry(t *testing.T) {
 		t.Fatalf("Retry with a canceled context = %v", err)
 	}
 }
+
+func TestRetryUpToCapsTheBackoff(t *testing.T) {
+	first := FirstBackoff
+	FirstBackoff = 200 * time.Millisecond
+	defer func() { FirstBackoff = first }()
+	calls := 0
+	started := time.Now()
+	_, err := RetryUpTo(context.Background(), "thing", time.Millisecond, func(context.Context) (int, error) {
+		calls++
+		if calls < 5 {
+			return 0, errors.New("not yet")
+		}
+		return 1, nil
+	})
+	// Four waits of 1 ms, not 200 ms and more.
+	if took := time.Since(started); err != nil || took > 500*time.Millisecond {
+		t.Fatalf("RetryUpTo = %v after %v", err, took)
+	}
+}

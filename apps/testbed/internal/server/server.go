@@ -22,9 +22,9 @@ import (
 )
 
 // Sender hands an event downstream. A synchronous sender returns once the event is
-// handled; an asynchronous one (Kafka) once it is queued in its client, so the request
-// answers at once. Either calls done exactly once with the event's outcome: handled, or
-// acknowledged by the broker.
+// handled; an asynchronous one (Kafka, RabbitMQ) once it is handed to its client, so the
+// request answers at once. Either calls done exactly once with the event's outcome: handled,
+// or acknowledged by the broker.
 type Sender interface {
 	Send(ctx context.Context, event []byte, done func(error)) error
 }
@@ -72,7 +72,7 @@ func New(cfg config.Config, hostname string, d Deps) http.Handler {
 	case config.RoleLogs:
 		mux.HandleFunc("POST /events", s.work(s.events))
 	case config.RoleConsumer:
-		// The consumer's work comes from Kafka, not HTTP.
+		// The consumer's work comes from the broker (Kafka or RabbitMQ), not HTTP.
 	default:
 		mux.HandleFunc("GET /{$}", s.work(s.hostnameWork))
 		mux.HandleFunc("GET /hostname", s.work(s.hostnameWork))
