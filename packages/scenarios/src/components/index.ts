@@ -34,3 +34,5 @@ export * from "./kafka/config";
 export * from "./postgres/config";
 export * from "./cassandra/config";
 export * from "./form";
+export * from "./rabbitmq";
+export * from "./rabbitmq/config";

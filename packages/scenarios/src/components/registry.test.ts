@@ -28,6 +28,10 @@ const RUNS: Record<string, TRunCreateInput> = {
     },
     workload: { endpoint: "activity", loadgen: "wrk", connections: 40, loadgenInstances: 2 },
   },
+  "async through RabbitMQ": {
+    topology: { service: { replicas: 2 }, downstream: { mode: "async", replicas: 2, cpus: 0.2 }, broker: { kind: "rabbitmq", cpus: 0.5 } },
+    workload: { endpoint: "cpu", vus: 2 },
+  },
   "hot key from Redis": {
     topology: { service: { kind: "rack", replicas: 2 }, balancer: { kind: "none" } },
     workload: { endpoint: "key", loadgen: "wrk", connections: 20 },

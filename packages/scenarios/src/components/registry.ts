@@ -8,6 +8,7 @@ import { cache } from "./cache";
 import { cassandra } from "./cassandra";
 import { consumer, logs } from "./downstream";
 import { kafka } from "./kafka";
+import { rabbitmq } from "./rabbitmq";
 import { postgres } from "./postgres";
 import { service } from "./service";
 import { storage } from "./storage";
@@ -27,6 +28,7 @@ export const COMPONENTS: readonly ComponentModule[] = [
   cassandra,
   broker,
   kafka,
+  rabbitmq,
   cache,
   service,
   logs,

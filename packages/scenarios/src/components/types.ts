@@ -19,6 +19,7 @@ export const LAB_IMAGES = [
   "hotkey-nginx",
   "ruby",
   "toxiproxy",
+  "rabbitmq",
 ] as const;
 export type LabImage = (typeof LAB_IMAGES)[number];
 

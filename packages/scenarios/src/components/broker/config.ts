@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { int, LIMITS, num, oneOf, strict } from "../../contract/fields";
 import { KAFKA_BROKER } from "../kafka/config";
+import { RABBITMQ_BROKER } from "../rabbitmq/config";
 
 /** The broker kinds, each from its own folder. */
-export const BROKERS = [KAFKA_BROKER] as const;
+export const BROKERS = [KAFKA_BROKER, RABBITMQ_BROKER] as const;
 export type BrokerKind = (typeof BROKERS)[number]["kind"];
 export const BROKER_KINDS = BROKERS.map((b) => b.kind) as unknown as readonly [BrokerKind, ...BrokerKind[]];
 

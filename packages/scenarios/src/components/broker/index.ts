@@ -1,4 +1,6 @@
 import { TRunDefinition as TRunCreate } from "../../contract/definition";
+import { SERVICE_ROLE } from "../../names";
+import { growth } from "../figures";
 import { ComponentModule } from "../types";
 import { when } from "../form";
 import { BrokerKind, TBroker, ZBroker } from "./config";
@@ -21,6 +23,8 @@ export const broker: ComponentModule = {
   images: () => [],
   plan: () => [],
   roles: () => [],
+  figures: (input, run): Record<string, number> =>
+    brokerOf(run) ? { "broker.produced": growth(input, SERVICE_ROLE, (s) => s.downstream.sent) } : {},
   // Every broker kind reports these: produced by the service replicas, consumed and lagging at the consumers.
   figureDefs: [
     { key: "broker.produced", label: "Produced", unit: "/s", kind: "rate", chart: "broker" },

@@ -1,5 +1,4 @@
 import { TRunDefinition as TRunCreate } from "../../contract/definition";
-import { growth } from "../figures";
 import { CONSUMER_ROLE, SERVICE_ROLE } from "../../names";
 import { brokerOfKind } from "../broker";
 import { ComponentModule } from "../types";
@@ -74,7 +73,7 @@ export const kafka: ComponentModule = {
     return b ? [{ role: BROKER_ROLE, count: 1, incoming: true, path: "topology.broker", cpus: b.cpus, memoryMb: b.memoryMb }] : [];
   },
   presentation: {
-    [BROKER_ROLE]: { one: "broker", many: "brokers", name: "Broker", column: 3, row: 1, color: "#ae3ec9", label: "title" },
+    [BROKER_ROLE]: { one: "broker", many: "brokers", name: "Broker (Kafka)", column: 3, row: 1, color: "#ae3ec9", label: "title" },
   },
   edges: [
     { from: SERVICE_ROLE, to: BROKER_ROLE, kind: "async" },
@@ -106,6 +105,4 @@ export const kafka: ComponentModule = {
       }),
     ];
   },
-  figures: (input, run): Record<string, number> =>
-    brokerOfKind(run, "kafka") ? { "broker.produced": growth(input, SERVICE_ROLE, (s) => s.downstream.sent) } : {},
 };
