@@ -1,7 +1,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import type { FaultableRole } from "@scalelab/scenarios/contract";
 import { fieldInfo, type FieldInfo } from "@scalelab/scenarios/contract";
-import { FORM_SECTIONS } from "@scalelab/scenarios/components";
+import { FORM_SECTIONS, type FormFieldSpec, type FormSectionSpec } from "@scalelab/scenarios/components";
 import { faultableRoles } from "@scalelab/scenarios/plan";
 import {
   balancerSettings,
@@ -63,32 +63,15 @@ export const DEFAULT_FORM: RunFormValues = {
 export type Condition = { path: FormPath; in: readonly unknown[]; negate?: true };
 const when = (path: FormPath, ...values: unknown[]): Condition => ({ path, in: values });
 
-export type FieldSpec = {
+/** A field of the form (the components declare theirs, @scalelab/scenarios/components FormFieldSpec), with typed paths. */
+export type FieldSpec = Omit<FormFieldSpec, "path" | "when" | "deps"> & {
   path: FormPath;
-  label: string;
-  /** Suffix of the DOM id and the test ids (`field-<id>`, `error-<id>`); the path without `topology.` unless given. */
-  id?: string;
-  hint?: string;
-  placeholder?: string;
-  /** Labels of an enum's values (the value itself when missing). */
-  options?: Record<string, string>;
-  /** Only the values in `options` are offered (an enum whose allowed values depend on another field, e.g. the balancer's kind). */
-  subset?: true;
-  /** An enum shown as a row of buttons rather than a select. */
-  segmented?: true;
-  wide?: true;
-  /** Shown while every condition holds. */
   when?: Condition | Condition[];
-  /** Fields whose check depends on this one's value (cross-component rules), besides those it shows or hides. */
   deps?: FormPath[];
 };
 
-export type SectionSpec = {
-  key: string;
-  title: string;
-  hint?: string;
+export type SectionSpec = Omit<FormSectionSpec, "when" | "object" | "fields" | "order"> & {
   when?: Condition;
-  /** The body's object for this section, left out while the section is hidden (the schema refuses it then). */
   object?: FormPath;
   fields: FieldSpec[];
 };
