@@ -3,7 +3,7 @@ import { ZRunCreate } from "@scalelab/scenarios/schemas";
 import { createOpenApiFetchHandler, type OpenApiMeta } from "trpc-to-openapi";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { MAX_BODY_BYTES } from "../http";
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../http";
 import { appRouter } from "../routers/_app";
 import { coercedSchemas, fakeDeps, JSON_TYPE, NOT_NUMBERS, post, runBody } from "../testing";
 import { createTrpcHandler } from "../trpc-http";
@@ -382,5 +382,49 @@ describe("the OpenAPI document", () => {
     expect(create.responses["415"]!.content!["application/json"]!.schema).toMatchObject({
       properties: { error: {}, message: {}, issues: {} },
     });
+  });
+});
+
+/** JSON text nesting `levels` objects: `{"a":{"a":…1…}}`. */
+const deep = (levels: number) => '{"a":'.repeat(levels) + "1" + "}".repeat(levels);
+
+const experimentBody = (over: Record<string, string> = {}) =>
+  `{"name":"deep","base":${over.base ?? JSON.stringify(runBody())},"variants":[{"name":"a","patch":${over.patch ?? "{}"}}]}`;
+
+describe("JSON nested too deep", () => {
+  const tooDeep = { error: "invalid_json", message: expect.stringContaining(`more than ${MAX_JSON_DEPTH} levels deep`) };
+
+  it.each([
+    ["POST /experiments base", "/experiments", experimentBody({ base: deep(10_000) })],
+    ["POST /experiments variants[].patch", "/experiments", experimentBody({ patch: deep(10_000) })],
+    ["POST /experiments/preview base", "/experiments/preview", experimentBody({ base: deep(10_000) })],
+    ["POST /presets/{name}/run patch", "/presets/replicas-one-host/run", `{"patch":${deep(10_000)}}`],
+    ["POST /runs", "/runs", `{"name":${deep(10_000)}}`],
+    ["POST /preview", "/preview", `{"topology":${deep(10_000)}}`],
+    ["POST /runs/{id}/cancel", "/runs/abc/cancel", `[${"[".repeat(5000)}${"]".repeat(5000)}]`],
+  ])("%s: 10,000 levels are a 400 naming the limit, and nothing runs", async (_, path, body) => {
+    const { rest, calls, log } = setup();
+    const res = await json(await rest(post(`${API}${path}`, body)));
+    expect(res).toEqual({ status: 400, body: tooDeep });
+    expect(calls.created).toEqual([]);
+    expect(calls.findUnique).toEqual([]);
+    expect(log).not.toHaveBeenCalled();
+  });
+
+  it("the limit itself is read: a patch nested up to it reaches the experiment's own checks", async () => {
+    const { rest } = setup();
+    // experimentBody adds 3 levels ({ variants: [ { patch: … } ] }) around the patch.
+    const res = await json(await rest(post(`${API}/experiments/preview`, experimentBody({ patch: deep(MAX_JSON_DEPTH - 3) }))));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: "invalid_input", issues: [expect.objectContaining({ path: "variants.0.patch.a" })] });
+  });
+
+  it("root cause: without the limit the recursive key check of an experiment overflows the stack (a 500)", async () => {
+    const { deps } = fakeDeps();
+    const log = vi.fn();
+    const rest = createRestHandler({ router: appRouter, createContext: () => ({ deps }), log, maxJsonDepth: Infinity });
+    const res = await rest(post(`${API}/experiments/preview`, experimentBody({ base: deep(10_000) })));
+    expect(res.status).toBe(500);
+    expect(String(log.mock.calls[0]?.[1])).toContain("Maximum call stack size exceeded");
   });
 });
