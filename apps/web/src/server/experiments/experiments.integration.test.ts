@@ -194,6 +194,15 @@ describe("REST", () => {
     expect(bad.status).toBe(400);
   });
 
+  it("a preset's patch with a constructor key is a 400 naming it, and no experiment is stored", async () => {
+    const experimentName = `${prefix} constructor`;
+    const patch = { workload: { constructor: { durationSeconds: 5 } } };
+    const res = await rest(post(`${API}/presets/cpu-limit-replicas/run`, JSON.stringify({ experimentName, patch })));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ issues: [{ path: "patch.workload.constructor" }] });
+    expect(await storedExperiments(experimentName)).toBe(0);
+  });
+
   it("GET /experiments/{id}/export: the runs as CSV, everything as JSON, a self-contained HTML report; a bad format is a 400", async () => {
     const ref = await createExperiment(deps, ZExperimentCreate.parse(body({ name: `${prefix} export, "quoted"` })));
     const run = await deps.db.run.findFirstOrThrow({ where: { experimentId: ref.id, variant: 0, repetition: 0 } });

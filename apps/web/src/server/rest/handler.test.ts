@@ -428,3 +428,40 @@ describe("JSON nested too deep", () => {
     expect(String(log.mock.calls[0]?.[1])).toContain("Maximum call stack size exceeded");
   });
 });
+
+describe("keys a patch merge would drop", () => {
+  it("a sweep over workload.constructor or .prototype is a 400 naming the field, as workload.foo is", async () => {
+    const { rest } = setup();
+    const sweep = (field: string) => JSON.stringify({ name: "s", base: runBody(), sweep: [{ field, values: [1, 2] }], repetitions: 1 });
+    for (const field of ["workload.constructor", "topology.service.prototype"]) {
+      for (const path of ["/experiments", "/experiments/preview"]) {
+        const res = await json(await rest(post(`${API}${path}`, sweep(field))));
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({
+          error: "invalid_input",
+          issues: [{ path: "sweep.0.field", message: expect.stringContaining(field) }],
+        });
+      }
+    }
+    const foo = await json(await rest(post(`${API}/experiments/preview`, sweep("workload.foo"))));
+    expect(foo.status).toBe(400);
+    expect(JSON.stringify(foo.body)).toContain("workload.foo");
+  });
+
+  it.each(["constructor", "__proto__", "prototype"])("a preset's patch with %s is refused as /experiments refuses it", async (key) => {
+    const { rest, calls } = setup();
+    const patch = `{"workload":{"${key}":{"durationSeconds":5}}}`;
+    const preset = await json(await rest(post(`${API}/presets/replicas-one-host/run`, `{"patch":${patch}}`)));
+    const experiment = await json(await rest(post(`${API}/experiments`, experimentBody({ patch }))));
+    expect(preset).toEqual({
+      status: 400,
+      body: {
+        error: "invalid_input",
+        message: "Input validation failed",
+        issues: [{ path: `patch.workload.${key}`, message: `patch.workload.${key}: this key is not allowed` }],
+      },
+    });
+    expect(experiment.body).toMatchObject({ issues: [{ path: `variants.0.patch.workload.${key}` }] });
+    expect(calls.created).toEqual([]);
+  });
+});
