@@ -465,3 +465,16 @@ describe("keys a patch merge would drop", () => {
     expect(calls.created).toEqual([]);
   });
 });
+
+describe("routes", () => {
+  it("a literal path wins over a templated one: /experiments/preview is not /experiments/{id}", async () => {
+    const { rest } = setup();
+    const options = await rest(new Request(`${API}/experiments/preview`, { method: "OPTIONS" }));
+    expect(options.status).toBe(204);
+    expect(options.headers.get("allow")).toBe("OPTIONS, POST");
+    const get = await rest(new Request(`${API}/experiments/preview`));
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("OPTIONS, POST");
+    expect((await rest(new Request(`${API}/experiments/other`, { method: "OPTIONS" }))).headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+  });
+});
