@@ -194,6 +194,17 @@ describe("REST", () => {
     expect(bad.status).toBe(400);
   });
 
+  it("POST /presets/{name}/run with no body runs the preset as it is (the document says the body is optional)", async () => {
+    const res = await rest(new Request(`${API}/presets/cpu-limit-replicas/run`, { method: "POST" }));
+    expect(res.status).toBe(201);
+    const ref = (await res.json()) as { id: string; runs: number };
+    await deps.db.experiment.update({ where: { id: ref.id }, data: { name: `${prefix} preset as it is` } });
+    const view = await getExperiment(deps, ref.id);
+    expect(view.preset).toBe("cpu-limit-replicas");
+    expect(view.repetitions).toBe(3);
+    expect(ref.runs).toBe(view.variants.length * 3);
+  });
+
   it("a preset's patch with a constructor key is a 400 naming it, and no experiment is stored", async () => {
     const experimentName = `${prefix} constructor`;
     const patch = { workload: { constructor: { durationSeconds: 5 } } };

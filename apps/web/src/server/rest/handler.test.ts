@@ -478,3 +478,44 @@ describe("routes", () => {
     expect((await rest(new Request(`${API}/experiments/other`, { method: "OPTIONS" }))).headers.get("allow")).toBe("GET, HEAD, OPTIONS");
   });
 });
+
+describe("the OpenAPI document says what the handler does", () => {
+  type Op = {
+    parameters?: { in: string; name: string; required?: boolean }[];
+    requestBody?: { required: boolean };
+    responses: Record<string, { content?: Record<string, { schema: { type?: string } }> }>;
+  };
+  const op = (path: string, method: string) => (openApiDocument().paths![path] as Record<string, Op>)[method]!;
+
+  it("an export's JSON is an object, its CSV and HTML text", async () => {
+    for (const path of ["/runs/{id}/export", "/experiments/{id}/export"]) {
+      const content = op(path, "get").responses["200"]!.content!;
+      expect(content["application/json; charset=utf-8"]!.schema.type).toBe("object");
+      expect(content["text/csv; charset=utf-8"]!.schema.type).toBe("string");
+    }
+  });
+
+  it("/compare's ids is required, as the handler refuses its absence", async () => {
+    expect(op("/compare", "get").parameters).toContainEqual(expect.objectContaining({ name: "ids", in: "query", required: true }));
+    const { rest } = setup();
+    expect((await rest(new Request(`${API}/compare`))).status).toBe(400);
+  });
+
+  it("every operation with a parameter documents the 400 of an invalid one, e.g. an id over 64 characters", async () => {
+    const doc = openApiDocument();
+    for (const [path, item] of Object.entries(doc.paths!)) {
+      for (const [method, o] of Object.entries(item as Record<string, Op>)) {
+        if (o.parameters?.length) expect(Object.keys(o.responses), `${method} ${path}`).toContain("400");
+      }
+    }
+    const { rest } = setup();
+    const res = await json(await rest(new Request(`${API}/runs/${"a".repeat(65)}`)));
+    expect(res).toMatchObject({ status: 400, body: { error: "invalid_input", issues: [expect.objectContaining({ path: "id" })] } });
+  });
+
+  it("a preset run's body is optional (none runs the preset as it is); a run's or an experiment's is required", () => {
+    expect(op("/presets/{name}/run", "post").requestBody!.required).toBe(false);
+    expect(op("/runs", "post").requestBody!.required).toBe(true);
+    expect(op("/experiments", "post").requestBody!.required).toBe(true);
+  });
+});

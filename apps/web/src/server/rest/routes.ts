@@ -13,6 +13,8 @@ export type Route = {
   successStatus: number;
   /** The procedure returns a file (rest/file.ts): REST sends its body with its content type. */
   file: boolean;
+  /** The procedure's input parser (a Zod schema), for the OpenAPI document. */
+  input: unknown;
   pattern: RegExp;
 };
 
@@ -55,6 +57,7 @@ export function routesOf(router: AnyRouter): Route[] {
       type,
       successStatus: meta.successStatus ?? 200,
       file: meta.file === true,
+      input: (proc._def as { inputs?: unknown[] }).inputs?.[0],
       ...compile(openapi.path),
     });
   }
