@@ -26,3 +26,8 @@ export function getEnv(): Env {
   parsed = r.data;
   return parsed;
 }
+
+/** The runtime Next.js runs this code in: "nodejs" or "edge" (set by Next.js). */
+export function nextRuntime(): string | undefined {
+  return process.env.NEXT_RUNTIME;
+}

@@ -206,6 +206,17 @@ export function isCrossSiteBrowserRequest(req: Request): boolean {
   }
 }
 
+/**
+ * Set by server/trace.ts on a TRACE request, which reaches the handlers as another method
+ * (Next.js cannot build a fetch Request for TRACE); removed from every other request first.
+ */
+export const ORIGINAL_METHOD_HEADER = "x-scalelab-original-method";
+
+/** The request's method as the client sent it: TRACE for a request server/trace.ts handed on. */
+export function requestMethod(req: Request): string {
+  return req.headers.get(ORIGINAL_METHOD_HEADER) === "TRACE" ? "TRACE" : req.method;
+}
+
 /** What the REST and the tRPC handlers are built from. */
 export type ApiHandlerOptions = {
   router: AnyRouter;

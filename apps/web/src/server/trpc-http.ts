@@ -8,6 +8,7 @@ import {
   checkJsonDepth,
   declaredLength,
   isJsonContentType,
+  requestMethod,
   withBodyLimit,
   type ApiHandlerOptions,
 } from "./http";
@@ -17,11 +18,14 @@ export const TRPC_ENDPOINT = "/api/trpc";
 export type TrpcHandlerOptions = ApiHandlerOptions & { endpoint?: string };
 
 /** An error answered before tRPC runs, in the shape tRPC's own errors have (what the client reads). */
-function trpcError(router: AnyRouter, error: TRPCError): Response {
+function trpcError(router: AnyRouter, error: TRPCError, headers?: HeadersInit): Response {
   const config = router._def._config;
   const shape = getErrorShape({ config, error, type: "unknown", path: undefined, input: undefined, ctx: undefined });
-  return Response.json(transformTRPCResponse(config, { error: shape }), { status: getHTTPStatusCodeFromError(error) });
+  return Response.json(transformTRPCResponse(config, { error: shape }), { status: getHTTPStatusCodeFromError(error), headers });
 }
+
+/** tRPC's methods: GET for queries (and HEAD), POST for mutations; OPTIONS is Next's. */
+const TRPC_ALLOW = "GET, HEAD, OPTIONS, POST";
 
 /**
  * /api/trpc with guards in front of tRPC's fetch adapter.
@@ -34,6 +38,8 @@ function trpcError(router: AnyRouter, error: TRPCError): Response {
  * - A body is at most `maxBodyBytes`: a larger Content-Length is refused unread, and a streamed
  *   body is counted as tRPC reads it and fails with PAYLOAD_TOO_LARGE once past the limit
  *   (what tRPC's Node adapter does with `maxBodySize`, which the fetch adapter lacks).
+ * - Any method but GET, HEAD and POST (TRACE too: server/trace.ts) is a 405 with Allow, in
+ *   tRPC's error shape.
  * - JSON, in a body or in a GET's `input`, nests at most `maxJsonDepth` levels (BAD_REQUEST
  *   naming the limit), counted before tRPC parses it, as /api/v1 does.
  */
@@ -45,6 +51,11 @@ export function createTrpcHandler(opts: TrpcHandlerOptions): (req: Request) => P
   const tooDeep = () => new TRPCError({ code: "BAD_REQUEST", message: new JsonTooDeepError(depth).message });
 
   return async (req) => {
+    const method = requestMethod(req);
+    if (!["GET", "HEAD", "POST"].includes(method)) {
+      const message = `${method} is not allowed here; allowed: ${TRPC_ALLOW} (GET for queries, POST for mutations)`;
+      return trpcError(opts.router, new TRPCError({ code: "METHOD_NOT_SUPPORTED", message }), { allow: TRPC_ALLOW });
+    }
     if (req.method === "POST" && !isJsonContentType(req.headers.get("content-type"))) {
       return trpcError(
         opts.router,

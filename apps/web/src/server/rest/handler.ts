@@ -13,6 +13,7 @@ import {
   isJsonContentType,
   mediaType,
   readBody,
+  requestMethod,
   type ApiHandlerOptions,
 } from "../http";
 import { fromTrpcError, invalidInputError, restError, type TRestError } from "./errors";
@@ -157,19 +158,20 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
   const log = opts.log ?? ((message: string, error: unknown) => console.error(message, error));
 
   return async (req) => {
-    let label = `REST ${req.method} ${req.url}`;
+    const method = requestMethod(req);
+    let label = `REST ${method} ${req.url}`;
     try {
       const url = new URL(req.url);
       const path = url.pathname === base ? "/" : url.pathname.startsWith(`${base}/`) ? url.pathname.slice(base.length) : null;
-      const match = path === null ? ({ kind: "not_found" } as const) : matchRoute(routes, req.method, path);
+      const match = path === null ? ({ kind: "not_found" } as const) : matchRoute(routes, method, path);
 
       if (match.kind === "not_found") {
         return restError(404, { error: "not_found", message: `No endpoint ${url.pathname}; see ${base}/openapi.json` });
       }
       if (match.kind === "method_not_allowed") {
         const allow = match.allow.join(", ");
-        if (req.method === "OPTIONS") return new Response(null, { status: 204, headers: { allow } });
-        return restError(405, { error: "method_not_allowed", message: `${req.method} is not allowed here; allowed: ${allow}` }, { allow });
+        if (method === "OPTIONS") return new Response(null, { status: 204, headers: { allow } });
+        return restError(405, { error: "method_not_allowed", message: `${method} is not allowed here; allowed: ${allow}` }, { allow });
       }
 
       const { route, params } = match;
