@@ -2,7 +2,8 @@ import { getEnv, nextRuntime } from "./env";
 
 /**
  * Runs once when the server starts: a missing or malformed variable stops it with a clear
- * message; then TRACE requests are handed to the API's handlers (server/trace.ts says why).
+ * message; then requests with a method Next.js cannot route (TRACE, QUERY, …) are handed on to the
+ * API's handlers (server/methods.ts says why).
  */
 export async function register() {
   try {
@@ -13,7 +14,7 @@ export async function register() {
     process.exit(1);
   }
   if (nextRuntime() === "nodejs") {
-    const [{ Server }, { handTraceOn }] = await Promise.all([import("node:http"), import("./server/trace")]);
-    handTraceOn(Server.prototype);
+    const [{ Server }, { handOnUnroutableMethods }] = await Promise.all([import("node:http"), import("./server/methods")]);
+    handOnUnroutableMethods(Server.prototype);
   }
 }

@@ -207,14 +207,14 @@ export function isCrossSiteBrowserRequest(req: Request): boolean {
 }
 
 /**
- * Set by server/trace.ts on a TRACE request, which reaches the handlers as another method
- * (Next.js cannot build a fetch Request for TRACE); removed from every other request first.
+ * Set by server/methods.ts on a request whose method Next.js cannot route (TRACE, QUERY, …),
+ * which reaches the handlers as another method; removed from every other request first.
  */
 export const ORIGINAL_METHOD_HEADER = "x-scalelab-original-method";
 
-/** The request's method as the client sent it: TRACE for a request server/trace.ts handed on. */
+/** The request's method as the client sent it, also when server/methods.ts handed it on as another. */
 export function requestMethod(req: Request): string {
-  return req.headers.get(ORIGINAL_METHOD_HEADER) === "TRACE" ? "TRACE" : req.method;
+  return req.headers.get(ORIGINAL_METHOD_HEADER) ?? req.method;
 }
 
 /** What the REST and the tRPC handlers are built from. */

@@ -38,7 +38,7 @@ const TRPC_ALLOW = "GET, HEAD, OPTIONS, POST";
  * - A body is at most `maxBodyBytes`: a larger Content-Length is refused unread, and a streamed
  *   body is counted as tRPC reads it and fails with PAYLOAD_TOO_LARGE once past the limit
  *   (what tRPC's Node adapter does with `maxBodySize`, which the fetch adapter lacks).
- * - Any method but GET, HEAD and POST (TRACE too: server/trace.ts) is a 405 with Allow, in
+ * - Any method but GET, HEAD and POST (TRACE and QUERY too: server/methods.ts) is a 405 with Allow, in
  *   tRPC's error shape.
  * - JSON, in a body or in a GET's `input`, nests at most `maxJsonDepth` levels (BAD_REQUEST
  *   naming the limit), counted before tRPC parses it, as /api/v1 does.

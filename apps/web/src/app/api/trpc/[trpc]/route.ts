@@ -6,6 +6,6 @@ export const dynamic = "force-dynamic";
 
 const handler = createTrpcHandler({ router: appRouter, createContext: () => ({ deps }) });
 
-// PUT, PATCH and DELETE (and TRACE, handed on as PATCH by server/trace.ts) reach the handler too,
+// PUT, PATCH and DELETE (and TRACE, QUERY, …, handed on as PATCH by server/methods.ts) reach the handler too,
 // for a 405 in tRPC's JSON error shape instead of Next.js's empty one.
 export { handler as GET, handler as POST, handler as PUT, handler as PATCH, handler as DELETE };

@@ -10,7 +10,7 @@ export function GET() {
 
 const allow = "GET, HEAD, OPTIONS";
 
-/** Any other method (TRACE too, handed on as PATCH by server/trace.ts): a JSON 405, as elsewhere in /api/v1. */
+/** Any other method (TRACE, QUERY, … too, handed on as PATCH by server/methods.ts): a JSON 405, as elsewhere in /api/v1. */
 function notAllowed(req: Request) {
   const method = requestMethod(req);
   return restError(405, { error: "method_not_allowed", message: `${method} is not allowed here; allowed: ${allow}` }, { allow });

@@ -6,14 +6,14 @@ import { ORIGINAL_METHOD_HEADER } from "./http";
 import { createRestHandler } from "./rest/handler";
 import { appRouter } from "./routers/_app";
 import { fakeDeps } from "./testing";
-import { handTraceOn } from "./trace";
+import { handOnUnroutableMethods } from "./methods";
 import { createTrpcHandler } from "./trpc-http";
 
 const servers: Server[] = [];
 afterEach(() => Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r)))));
 
 /** A server that answers like Next.js does: a fetch Request built from the Node request, then a route handler. */
-async function serve(handTrace: boolean) {
+async function serve(handOn: boolean) {
   const { deps } = fakeDeps();
   const rest = createRestHandler({ router: appRouter, createContext: () => ({ deps }), log: () => {} });
   const trpc = createTrpcHandler({ router: appRouter, createContext: () => ({ deps }), log: () => {} });
@@ -31,7 +31,7 @@ async function serve(handTrace: boolean) {
       res.end(`<html>${String(err)}</html>`);
     }
   });
-  if (handTrace) handTraceOn(server);
+  if (handOn) handOnUnroutableMethods(server);
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as AddressInfo;
@@ -50,11 +50,19 @@ async function serve(handTrace: boolean) {
   return { send, seen };
 }
 
-describe("TRACE", () => {
+describe("methods Next.js cannot route: TRACE, QUERY, PROPFIND", () => {
   it("root cause: a fetch Request cannot carry TRACE, so a framework that builds one fails (Next.js: a 500 page)", async () => {
     expect(() => new Request("http://lab.test/", { method: "TRACE" })).toThrow("'TRACE' HTTP method is unsupported");
     const { send } = await serve(false);
     expect((await send("TRACE", "/api/v1/runs")).status).toBe(500);
+  });
+
+  it.each(["QUERY", "PROPFIND", "PURGE"])("%s on /api/v1 is a JSON 405 with Allow too (Next.js answered an empty 400)", async (method) => {
+    const { send, seen } = await serve(true);
+    const res = await send(method, "/api/v1/runs/abc");
+    expect(res).toMatchObject({ status: 405, allow: "GET, HEAD, OPTIONS" });
+    expect(JSON.parse(res.body)).toMatchObject({ message: `${method} is not allowed here; allowed: GET, HEAD, OPTIONS` });
+    expect(seen).toEqual([{ method: "PATCH", marker: method }]);
   });
 
   it("on /api/v1 is a JSON 405 with the path's Allow, like DELETE; an unknown path is a 404", async () => {
@@ -98,11 +106,12 @@ describe("TRACE", () => {
     }
   });
 
-  it("the marker header is the server's own: a client's is removed, so a GET stays a GET", async () => {
+  it("the marker header is the server's own: a client's is removed, so a GET stays a GET and a PATCH a PATCH", async () => {
     const { send, seen } = await serve(true);
     const res = await send("GET", "/api/v1/host", { [ORIGINAL_METHOD_HEADER]: "TRACE" });
     expect(res.status).toBe(200);
+    expect(JSON.parse((await send("PATCH", "/api/v1/host", { [ORIGINAL_METHOD_HEADER]: "GET" })).body).message).toMatch(/^PATCH /);
     await send("TRACE", "/api/v1/host");
-    expect(seen).toEqual([{ method: "GET" }, { method: "PATCH", marker: "TRACE" }]);
+    expect(seen).toEqual([{ method: "GET" }, { method: "PATCH" }, { method: "PATCH", marker: "TRACE" }]);
   });
 });
