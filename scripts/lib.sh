@@ -196,10 +196,22 @@ start_worker() {
     env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" node --import tsx src/main.ts
 }
 
-# start_web NAME PORT: the built dashboard on 127.0.0.1:PORT, as Next's own binary (it execs node).
+# Where `next build` puts the web (apps/web/src/env.ts nextDistDir): the dashboard's build, and the
+# test suite's own, so that building the one never removes the chunks the other is serving.
+WEB_DIST=.next
+E2E_WEB_DIST=.next-e2e
+
+# build_web DIST LOGFILE: `next build` into apps/web/DIST; on failure the log's tail is shown.
+build_web() {
+  SCALELAB_WEB_DIST_DIR="$1" pnpm --filter @scalelab/web build >"$2" 2>&1 || { tail -40 "$2" >&2; return 1; }
+}
+
+# start_web NAME PORT DIST: the web built into apps/web/DIST on 127.0.0.1:PORT, as Next's own
+# binary (it execs node).
 start_web() {
   start_bg "$1" "$STATE/logs/$1.log" "$ROOT/apps/web" \
-    env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" PORT="$2" node_modules/.bin/next start -p "$2" -H 127.0.0.1
+    env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" PORT="$2" SCALELAB_WEB_DIST_DIR="$3" \
+    node_modules/.bin/next start -p "$2" -H 127.0.0.1
 }
 
 # wait_worker NAME SECONDS: until the worker's log says it started; fails (showing the log) if it

@@ -29,8 +29,10 @@ step "unit: web" pnpm --filter @scalelab/web test $(vitest_json unit-web)
 step "unit: testbed (go)" bash -c "cd '$ROOT/apps/testbed' && go vet ./... && go test -json ./... > '$RESULTS/testbed.go.jsonl' || { grep -h '\"Action\":\"fail\"' '$RESULTS/testbed.go.jsonl' >&2; exit 1; }"
 
 # The test database and Redis index are separate from the dashboard's and wiped every time.
+TEST_DB=scalelab_test
+TEST_REDIS_DB=1
 unset DATABASE_URL REDIS_URL
-control_plane scalelab_test 1 --fresh
+control_plane "$TEST_DB" "$TEST_REDIS_DB" --fresh
 # The test workers label and sweep only their own objects, so a dashboard's lab on the same
 # Docker engine is left alone (and does not count as a leftover below).
 export SCALELAB_INSTANCE=scalelab-test
@@ -40,25 +42,27 @@ step "integration: images" pnpm --filter @scalelab/images test:integration $(vit
 step "integration: worker pipeline" pnpm --filter @scalelab/worker test:integration $(vitest_json integration-worker)
 step "integration: web services" pnpm --filter @scalelab/web test:integration $(vitest_json integration-web)
 
-e2e() {
-  pnpm --filter @scalelab/web build >"$STATE/logs/e2e-web-build.log" 2>&1 || { tail -40 "$STATE/logs/e2e-web-build.log" >&2; return 1; }
+E2E_URL="http://127.0.0.1:$E2E_PORT"
+
+# The e2e web and worker. The web is built into apps/web/.next-e2e, so a dashboard started by
+# scripts/up.sh from this checkout keeps serving its own build (.next) meanwhile.
+e2e_up() {
+  build_web "$E2E_WEB_DIST" "$STATE/logs/e2e-web-build.log" || return 1
   stop_pidfile "$STATE/e2e-worker.pid"; stop_pidfile "$STATE/e2e-web.pid"
   start_worker e2e-worker || return 1
-  start_web e2e-web "$E2E_PORT" || { stop_pidfile "$STATE/e2e-worker.pid"; return 1; }
-  local rc=0
-  if ! wait_worker e2e-worker 60; then
-    rc=1
-  elif wait_http "http://127.0.0.1:$E2E_PORT/api/v1/runs" 90; then
-    SCALELAB_WEB_URL="http://127.0.0.1:$E2E_PORT" PLAYWRIGHT_JSON_OUTPUT_NAME="$RESULTS/e2e.playwright.json" \
-      pnpm --filter @scalelab/web test:e2e --reporter=list,json || rc=1
-  else
-    tail -30 "$STATE/logs/e2e-web.log" >&2; rc=1
-  fi
-  stop_pidfile "$STATE/e2e-web.pid"; stop_pidfile "$STATE/e2e-worker.pid"
-  [ "$rc" = 0 ] || tail -40 "$STATE/logs/e2e-worker.log" >&2
-  return "$rc"
+  start_web e2e-web "$E2E_PORT" "$E2E_WEB_DIST" || return 1
+  wait_worker e2e-worker 60 || return 1
+  wait_http "$E2E_URL/api/v1/runs" 90 || { tail -30 "$STATE/logs/e2e-web.log" >&2; return 1; }
 }
-step "e2e: playwright" e2e
+
+playwright() {
+  e2e_up || return 1
+  SCALELAB_WEB_URL="$E2E_URL" PLAYWRIGHT_JSON_OUTPUT_NAME="$RESULTS/e2e.playwright.json" \
+    pnpm --filter @scalelab/web test:e2e --reporter=list,json || { tail -40 "$STATE/logs/e2e-worker.log" >&2; return 1; }
+}
+step "e2e: playwright" playwright
+
+stop_pidfile "$STATE/e2e-web.pid"; stop_pidfile "$STATE/e2e-worker.pid"
 
 leftovers() {
   local f=(--filter label=scalelab.managed=true --filter "label=scalelab.instance=$SCALELAB_INSTANCE")

@@ -34,7 +34,17 @@ const IO_MODULES = [
 export function scalelab({ root }) {
   return tseslint.config(
     {
-      ignores: ["**/node_modules/**", "**/.next/**", "**/.next-*/**", "**/generated/**", "**/dist/**", ".scalelab/**", "**/*.{js,mjs,cjs}"],
+      // next-env.d.ts: written by `next build`, not to be edited.
+      ignores: [
+        "**/node_modules/**",
+        "**/.next/**",
+        "**/.next-*/**",
+        "**/next-env.d.ts",
+        "**/generated/**",
+        "**/dist/**",
+        ".scalelab/**",
+        "**/*.{js,mjs,cjs}",
+      ],
     },
     ...tseslint.configs.recommended,
     prettier,
