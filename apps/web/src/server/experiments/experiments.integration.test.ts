@@ -6,6 +6,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../errors";
 import { createRestHandler } from "../rest/handler";
+import { OPERATION_EXAMPLES } from "../rest/openapi";
 import { appRouter } from "../routers/_app";
 import type { Deps, RunQueue } from "../runtime";
 import { post } from "../testing";
@@ -203,6 +204,18 @@ describe("REST", () => {
     expect(view.preset).toBe("cpu-limit-replicas");
     expect(view.repetitions).toBe(3);
     expect(ref.runs).toBe(view.variants.length * 3);
+  });
+
+  it("the OpenAPI document's examples of POST /experiments and POST /presets/{name}/run are accepted (201)", async () => {
+    const experiment = OPERATION_EXAMPLES["experiments-create"]!;
+    const preset = OPERATION_EXAMPLES["presets-run"]!;
+    const name = `${prefix} document example`;
+    const created = await rest(post(`${API}/experiments`, JSON.stringify({ ...(experiment.body as object), name })));
+    expect(created.status, await created.clone().text()).toBe(201);
+    const run = await rest(
+      post(`${API}/presets/${preset.path!.name}/run`, JSON.stringify({ ...(preset.body as object), experimentName: `${name} preset` })),
+    );
+    expect(run.status, await run.clone().text()).toBe(201);
   });
 
   it("a preset's patch with a constructor key is a 400 naming it, and no experiment is stored", async () => {

@@ -481,8 +481,8 @@ describe("routes", () => {
 
 describe("the OpenAPI document says what the handler does", () => {
   type Op = {
-    parameters?: { in: string; name: string; required?: boolean }[];
-    requestBody?: { required: boolean };
+    parameters?: { in: string; name: string; required?: boolean; example?: unknown }[];
+    requestBody?: { required: boolean; content?: Record<string, { example?: unknown }> };
     responses: Record<string, { content?: Record<string, { schema: { type?: string } }> }>;
   };
   const op = (path: string, method: string) => (openApiDocument().paths![path] as Record<string, Op>)[method]!;
@@ -501,6 +501,24 @@ describe("the OpenAPI document says what the handler does", () => {
     expect((await rest(new Request(`${API}/compare`))).status).toBe(400);
   });
 
+  it("/compare's ids: the document's pattern of one value holds exactly for the values the handler takes as one id", async () => {
+    const ids = op("/compare", "get").parameters!.find((p) => p.name === "ids") as unknown as { schema: { items: { pattern: string } } };
+    const pattern = new RegExp(ids.schema.items.pattern);
+    const { rest } = setup();
+    // Found by the contract fuzz: `ids=,` was one value for the document and two (empty) ids for the handler.
+    for (const value of [",", "a,b", " ", "", "\ufeff", " , "]) {
+      expect(pattern.test(value), JSON.stringify(value)).toBe(false);
+    }
+    for (const value of ["a", " a ", "run-1"]) {
+      expect(pattern.test(value), JSON.stringify(value)).toBe(true);
+      const res = await rest(new Request(`${API}/compare?ids=${encodeURIComponent(value)}&ids=b`));
+      expect(res.status, JSON.stringify(value)).toBe(404); // taken as ids, unknown to the (empty) database
+    }
+    for (const value of [",", " "]) {
+      expect((await rest(new Request(`${API}/compare?ids=${encodeURIComponent(value)}&ids=b`))).status).toBe(400);
+    }
+  });
+
   it("every operation with a parameter documents the 400 of an invalid one, e.g. an id over 64 characters", async () => {
     const doc = openApiDocument();
     for (const [path, item] of Object.entries(doc.paths!)) {
@@ -511,6 +529,19 @@ describe("the OpenAPI document says what the handler does", () => {
     const { rest } = setup();
     const res = await json(await rest(new Request(`${API}/runs/${"a".repeat(65)}`)));
     expect(res).toMatchObject({ status: 400, body: { error: "invalid_input", issues: [expect.objectContaining({ path: "id" })] } });
+  });
+
+  it("each example in the document is accepted (those that create experiments: experiments.integration.test.ts)", async () => {
+    const { rest } = setup();
+    const exampleOf = (path: string) => op(path, "post").requestBody!.content!["application/json"]!.example;
+    expect(exampleOf("/experiments")).toEqual(exampleOf("/experiments/preview"));
+    for (const path of ["/runs", "/preview", "/experiments/preview"]) {
+      const res = await rest(post(`${API}${path}`, JSON.stringify(exampleOf(path))));
+      expect(res.status, `${path}: ${await res.clone().text()}`).toBeLessThan(300);
+    }
+    expect(op("/presets/{name}/run", "post").parameters).toContainEqual(
+      expect.objectContaining({ name: "name", example: "cpu-limit-replicas" }),
+    );
   });
 
   it("a preset run's body is optional (none runs the preset as it is); a run's or an experiment's is required", () => {

@@ -8,8 +8,8 @@ import { REST_BASE } from "./handler";
 import { routesOf } from "./routes";
 
 type ResponseObject = { description?: string; content?: Record<string, { schema?: unknown }> };
-type Parameter = { in: string; name: string; required?: boolean };
-type RequestBody = { required?: boolean; content?: Record<string, { schema?: { required?: string[] } }> };
+type Parameter = { in: string; name: string; required?: boolean; example?: unknown };
+type RequestBody = { required?: boolean; content?: Record<string, { schema?: { required?: string[] }; example?: unknown }> };
 type Operation = { operationId?: string; parameters?: Parameter[]; requestBody?: RequestBody; responses?: Record<string, ResponseObject> };
 
 /** Answers of handler.ts to any request with a body, before its procedure runs. */
@@ -29,6 +29,37 @@ const FILE_CONTENT = Object.fromEntries(
     { schema: type.startsWith("application/json") ? { type: "object", description: "the exported data" } : { type: "string" } },
   ]),
 );
+
+/** A run as README.md's first example creates it (experiment 3 of the write-ups, one side). */
+const RUN_EXAMPLE = {
+  name: "3 replicas",
+  topology: { balancer: { kind: "nginx", algorithm: "round_robin" }, service: { replicas: 3, cpus: 0.2, memoryMb: 256 } },
+  workload: { endpoint: "cpu", vus: 3, durationSeconds: 20 },
+};
+
+/** README.md's experiment: a sweep of replicas at 0.2 CPU each. */
+const EXPERIMENT_EXAMPLE = {
+  name: "replicas at 0.2 CPU",
+  base: {
+    topology: { service: { replicas: 1, cpus: 0.2 } },
+    workload: { endpoint: "cpu", loadgen: "wrk", connections: 32, durationSeconds: 10 },
+  },
+  sweep: [{ field: "topology.service.replicas", values: [1, 2, 3, 4, 6, 8] }],
+  repetitions: 3,
+};
+
+/**
+ * A valid request of each operation that takes a body or a path name: shown in the document, and
+ * what the contract fuzz's examples phase sends first, so that it reaches the 201s and has real ids
+ * to follow (handler.test.ts checks that each is accepted).
+ */
+export const OPERATION_EXAMPLES: Record<string, { body?: unknown; path?: Record<string, string> }> = {
+  "runs-create": { body: RUN_EXAMPLE },
+  "preview-render": { body: RUN_EXAMPLE },
+  "experiments-create": { body: EXPERIMENT_EXAMPLE },
+  "experiments-preview": { body: EXPERIMENT_EXAMPLE },
+  "presets-run": { body: { repetitions: 1, patch: { workload: { durationSeconds: 5 } } }, path: { name: "cpu-limit-replicas" } },
+};
 
 /** The fields of a procedure's input object, whatever wraps it (`.prefault({})`, `.default()`). */
 function inputShape(input: unknown): Record<string, z.ZodType> {
@@ -53,7 +84,8 @@ let cached: OpenAPIObject | undefined;
  * - a query parameter is required when its schema refuses its absence (`/compare`'s `ids`,
  *   whose preprocessing hides that from the generator);
  * - a body is required only when it has required fields: handler.ts reads no body as `{}`, so
- *   `POST /presets/{name}/run` without one runs the preset as it is.
+ *   `POST /presets/{name}/run` without one runs the preset as it is;
+ * - a valid example of each body (OPERATION_EXAMPLES).
  */
 export function openApiDocument(): OpenAPIObject {
   if (cached) return cached;
@@ -90,7 +122,9 @@ export function openApiDocument(): OpenAPIObject {
         responses["200"] = { description: "The file, as an attachment", content: FILE_CONTENT };
       }
       const shape = (op.operationId && shapes.get(op.operationId)) || {};
+      const example = op.operationId ? OPERATION_EXAMPLES[op.operationId] : undefined;
       for (const param of op.parameters ?? []) {
+        if (param.in === "path" && example?.path?.[param.name]) param.example = example.path[param.name];
         const schema = shape[param.name];
         if (param.in !== "query" || !schema) continue;
         if (schema.safeParse(undefined).success) delete param.required;
@@ -99,6 +133,8 @@ export function openApiDocument(): OpenAPIObject {
       if (op.requestBody) {
         const bodySchema = Object.values(op.requestBody.content ?? {})[0]?.schema;
         op.requestBody.required = (bodySchema?.required?.length ?? 0) > 0;
+        const json = op.requestBody.content?.["application/json"];
+        if (json && example?.body) json.example = example.body;
         for (const [code, description] of Object.entries(BODY_ERRORS)) {
           responses[code] ??= { description, content: { "application/json": {} } };
         }
