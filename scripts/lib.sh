@@ -214,6 +214,23 @@ start_web() {
     node_modules/.bin/next start -p "$2" -H 127.0.0.1
 }
 
+# The contract fuzz (scripts/test.sh): schemathesis, pinned, in a virtual environment of its own.
+SCHEMATHESIS_VERSION=4.32.5
+SCHEMATHESIS_VENV="$STATE/schemathesis"
+
+# ensure_schemathesis: creates the virtual environment when it is missing or holds another
+# version; kept between runs (and pip keeps its own download cache).
+ensure_schemathesis() {
+  local st="$SCHEMATHESIS_VENV/bin/st"
+  [ -x "$st" ] && [ "$("$st" --version 2>/dev/null)" = "st, version $SCHEMATHESIS_VERSION" ] && return 0
+  command -v python3 >/dev/null || apt_install python3 python3-venv
+  python3 -c 'import ensurepip, venv' 2>/dev/null || apt_install python3-venv
+  log "installing schemathesis $SCHEMATHESIS_VERSION into $SCHEMATHESIS_VENV (log: $STATE/logs/schemathesis-install.log)"
+  rm -rf "$SCHEMATHESIS_VENV"
+  { python3 -m venv "$SCHEMATHESIS_VENV" && "$SCHEMATHESIS_VENV/bin/pip" install "schemathesis==$SCHEMATHESIS_VERSION"; } \
+    >"$STATE/logs/schemathesis-install.log" 2>&1 || { tail -20 "$STATE/logs/schemathesis-install.log" >&2; rm -rf "$SCHEMATHESIS_VENV"; return 1; }
+}
+
 # wait_worker NAME SECONDS: until the worker's log says it started; fails (showing the log) if it
 # exits first, e.g. because another worker holds the database.
 wait_worker() {

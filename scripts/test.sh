@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test suite: unit (TS + Go), integration against the real Docker engine, Postgres
-# and Redis, and Playwright in Debian's Chromium. Starts whatever it needs, every time.
+# and Redis, Playwright in Debian's Chromium, and a contract fuzz of the REST API (schemathesis).
+# Starts whatever it needs, every time.
 . "$(dirname "$0")/lib.sh"
 
 E2E_PORT="${E2E_PORT:-3100}"
@@ -44,8 +45,9 @@ step "integration: web services" pnpm --filter @scalelab/web test:integration $(
 
 E2E_URL="http://127.0.0.1:$E2E_PORT"
 
-# The e2e web and worker. The web is built into apps/web/.next-e2e, so a dashboard started by
-# scripts/up.sh from this checkout keeps serving its own build (.next) meanwhile.
+# The e2e web and worker, shared by Playwright and the contract fuzz. The web is built into
+# apps/web/.next-e2e, so a dashboard started by scripts/up.sh from this checkout keeps serving its
+# own build (.next) meanwhile.
 e2e_up() {
   build_web "$E2E_WEB_DIST" "$STATE/logs/e2e-web-build.log" || return 1
   stop_pidfile "$STATE/e2e-worker.pid"; stop_pidfile "$STATE/e2e-web.pid"
@@ -62,7 +64,34 @@ playwright() {
 }
 step "e2e: playwright" playwright
 
-stop_pidfile "$STATE/e2e-web.pid"; stop_pidfile "$STATE/e2e-worker.pid"
+# The contract fuzz: schemathesis with every check on, against the e2e web and the OpenAPI
+# document it serves (settings and every tuned check, with the reason, in
+# apps/web/e2e/schemathesis.toml). The e2e worker is stopped first: the runs and experiments the
+# fuzz creates (hundreds, some an hour long) stay queued with no worker to start them, and are
+# wiped afterwards with the test database and Redis index (which the next start wipes anyway),
+# so no worker ever takes them. Its JUnit report counts in the tally (one test per operation,
+# and one for the stateful phase).
+contract() {
+  local rc=0
+  stop_pidfile "$STATE/e2e-worker.pid"
+  if ! ensure_schemathesis; then
+    rc=1
+  elif ! wait_http "$E2E_URL/api/v1/openapi.json" 5; then
+    log "the e2e web is not up"; rc=1
+  else
+    mkdir -p "$STATE/contract"
+    (cd "$STATE/contract" && "$SCHEMATHESIS_VENV/bin/st" --config-file "$ROOT/apps/web/e2e/schemathesis.toml" \
+      run "$E2E_URL/api/v1/openapi.json" --checks all --no-color \
+      --report junit --report-junit-path "$RESULTS/contract.junit.xml") >"$STATE/logs/contract.log" 2>&1 || rc=1
+    # The summary (operations, phases, test cases, time); on failure every failure with its curl.
+    if [ "$rc" = 0 ]; then sed -n '/ SUMMARY /,$p' "$STATE/logs/contract.log" >&2; else sed -n '/ FAILURES /,$p' "$STATE/logs/contract.log" >&2; fi
+  fi
+  stop_pidfile "$STATE/e2e-web.pid"
+  log "wiping the test database and Redis index (the fuzz's queued runs)"
+  (cd "$ROOT/tooling/lab" && pnpm --silent lab control-plane up --database "$TEST_DB" --redis-db "$TEST_REDIS_DB" --fresh) >/dev/null || rc=1
+  return "$rc"
+}
+step "contract: schemathesis" contract
 
 leftovers() {
   local f=(--filter label=scalelab.managed=true --filter "label=scalelab.instance=$SCALELAB_INSTANCE")
