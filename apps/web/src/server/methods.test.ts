@@ -90,6 +90,13 @@ describe("methods Next.js cannot route: TRACE, QUERY, PROPFIND", () => {
     }
   });
 
+  it("OPTIONS lists only the methods that work, on /api/trpc and /api/v1/openapi.json as on /api/v1", async () => {
+    const { send } = await serve(true);
+    expect(await send("OPTIONS", "/api/trpc/runs.list")).toMatchObject({ status: 204, allow: "GET, HEAD, OPTIONS, POST" });
+    const options = openapiRoute.OPTIONS();
+    expect([options.status, options.headers.get("allow")]).toEqual([204, "GET, HEAD, OPTIONS"]);
+  });
+
   it("on /api/v1/openapi.json (a route of its own) is a JSON 405 too, as POST and DELETE are", async () => {
     const marked = new Request("http://lab.test/api/v1/openapi.json", { method: "PATCH", headers: { [ORIGINAL_METHOD_HEADER]: "TRACE" } });
     for (const [handler, req, method] of [

@@ -24,7 +24,7 @@ function trpcError(router: AnyRouter, error: TRPCError, headers?: HeadersInit): 
   return Response.json(transformTRPCResponse(config, { error: shape }), { status: getHTTPStatusCodeFromError(error), headers });
 }
 
-/** tRPC's methods: GET for queries (and HEAD), POST for mutations; OPTIONS is Next's. */
+/** tRPC's methods: GET for queries (and HEAD), POST for mutations; OPTIONS lists them. */
 const TRPC_ALLOW = "GET, HEAD, OPTIONS, POST";
 
 /**
@@ -39,7 +39,7 @@ const TRPC_ALLOW = "GET, HEAD, OPTIONS, POST";
  *   body is counted as tRPC reads it and fails with PAYLOAD_TOO_LARGE once past the limit
  *   (what tRPC's Node adapter does with `maxBodySize`, which the fetch adapter lacks).
  * - Any method but GET, HEAD and POST (TRACE and QUERY too: server/methods.ts) is a 405 with Allow, in
- *   tRPC's error shape.
+ *   tRPC's error shape; OPTIONS answers that Allow.
  * - JSON, in a body or in a GET's `input`, nests at most `maxJsonDepth` levels (BAD_REQUEST
  *   naming the limit), counted before tRPC parses it, as /api/v1 does.
  */
@@ -52,6 +52,7 @@ export function createTrpcHandler(opts: TrpcHandlerOptions): (req: Request) => P
 
   return async (req) => {
     const method = requestMethod(req);
+    if (method === "OPTIONS") return new Response(null, { status: 204, headers: { allow: TRPC_ALLOW } });
     if (!["GET", "HEAD", "POST"].includes(method)) {
       const message = `${method} is not allowed here; allowed: ${TRPC_ALLOW} (GET for queries, POST for mutations)`;
       return trpcError(opts.router, new TRPCError({ code: "METHOD_NOT_SUPPORTED", message }), { allow: TRPC_ALLOW });

@@ -16,4 +16,9 @@ function notAllowed(req: Request) {
   return restError(405, { error: "method_not_allowed", message: `${method} is not allowed here; allowed: ${allow}` }, { allow });
 }
 
+/** The methods it has; Next.js's own OPTIONS would list the ones above too. */
+export function OPTIONS() {
+  return new Response(null, { status: 204, headers: { allow } });
+}
+
 export { notAllowed as POST, notAllowed as PUT, notAllowed as PATCH, notAllowed as DELETE };
