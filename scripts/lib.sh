@@ -196,10 +196,39 @@ start_worker() {
     env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" node --import tsx src/main.ts
 }
 
-# start_web NAME PORT: the built dashboard on 127.0.0.1:PORT, as Next's own binary (it execs node).
+# Where `next build` puts the web (apps/web/src/env.ts nextDistDir): the dashboard's build, and the
+# test suite's own, so that building the one never removes the chunks the other is serving.
+WEB_DIST=.next
+E2E_WEB_DIST=.next-e2e
+
+# build_web DIST LOGFILE: `next build` into apps/web/DIST; on failure the log's tail is shown.
+build_web() {
+  SCALELAB_WEB_DIST_DIR="$1" pnpm --filter @scalelab/web build >"$2" 2>&1 || { tail -40 "$2" >&2; return 1; }
+}
+
+# start_web NAME PORT DIST: the web built into apps/web/DIST on 127.0.0.1:PORT, as Next's own
+# binary (it execs node).
 start_web() {
   start_bg "$1" "$STATE/logs/$1.log" "$ROOT/apps/web" \
-    env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" PORT="$2" node_modules/.bin/next start -p "$2" -H 127.0.0.1
+    env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" PORT="$2" SCALELAB_WEB_DIST_DIR="$3" \
+    node_modules/.bin/next start -p "$2" -H 127.0.0.1
+}
+
+# The contract fuzz (scripts/test.sh): schemathesis, pinned, in a virtual environment of its own.
+SCHEMATHESIS_VERSION=4.32.5
+SCHEMATHESIS_VENV="$STATE/schemathesis"
+
+# ensure_schemathesis: creates the virtual environment when it is missing or holds another
+# version; kept between runs (and pip keeps its own download cache).
+ensure_schemathesis() {
+  local st="$SCHEMATHESIS_VENV/bin/st"
+  [ -x "$st" ] && [ "$("$st" --version 2>/dev/null)" = "st, version $SCHEMATHESIS_VERSION" ] && return 0
+  command -v python3 >/dev/null || apt_install python3 python3-venv
+  python3 -c 'import ensurepip, venv' 2>/dev/null || apt_install python3-venv
+  log "installing schemathesis $SCHEMATHESIS_VERSION into $SCHEMATHESIS_VENV (log: $STATE/logs/schemathesis-install.log)"
+  rm -rf "$SCHEMATHESIS_VENV"
+  { python3 -m venv "$SCHEMATHESIS_VENV" && "$SCHEMATHESIS_VENV/bin/pip" install "schemathesis==$SCHEMATHESIS_VERSION"; } \
+    >"$STATE/logs/schemathesis-install.log" 2>&1 || { tail -20 "$STATE/logs/schemathesis-install.log" >&2; rm -rf "$SCHEMATHESIS_VENV"; return 1; }
 }
 
 # wait_worker NAME SECONDS: until the worker's log says it started; fails (showing the log) if it

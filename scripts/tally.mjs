@@ -19,6 +19,14 @@ for (const f of readdirSync(dir)) {
     passed += s.expected + s.flaky;
     failed += s.unexpected;
     skipped += s.skipped;
+  } else if (f.endsWith(".junit.xml")) {
+    // JUnit XML (schemathesis): the counts of the root element, <testsuites> or a single <testsuite>.
+    const root = /<testsuites?\b([^>]*)>/.exec(text)?.[1] ?? "";
+    const count = (name) => Number(new RegExp(`\\b${name}="(\\d+)"`).exec(root)?.[1] ?? 0);
+    const [tests, failures, errors, skips] = ["tests", "failures", "errors", "skipped"].map(count);
+    passed += tests - failures - errors - skips;
+    failed += failures + errors;
+    skipped += skips;
   } else if (f.endsWith(".go.jsonl")) {
     for (const line of text.split("\n")) {
       if (!line.startsWith("{")) continue;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test suite: unit (TS + Go), integration against the real Docker engine, Postgres
-# and Redis, and Playwright in Debian's Chromium. Starts whatever it needs, every time.
+# and Redis, Playwright in Debian's Chromium, and a contract fuzz of the REST API (schemathesis).
+# Starts whatever it needs, every time.
 . "$(dirname "$0")/lib.sh"
 
 E2E_PORT="${E2E_PORT:-3100}"
@@ -29,8 +30,10 @@ step "unit: web" pnpm --filter @scalelab/web test $(vitest_json unit-web)
 step "unit: testbed (go)" bash -c "cd '$ROOT/apps/testbed' && go vet ./... && go test -json ./... > '$RESULTS/testbed.go.jsonl' || { grep -h '\"Action\":\"fail\"' '$RESULTS/testbed.go.jsonl' >&2; exit 1; }"
 
 # The test database and Redis index are separate from the dashboard's and wiped every time.
+TEST_DB=scalelab_test
+TEST_REDIS_DB=1
 unset DATABASE_URL REDIS_URL
-control_plane scalelab_test 1 --fresh
+control_plane "$TEST_DB" "$TEST_REDIS_DB" --fresh
 # The test workers label and sweep only their own objects, so a dashboard's lab on the same
 # Docker engine is left alone (and does not count as a leftover below).
 export SCALELAB_INSTANCE=scalelab-test
@@ -40,25 +43,55 @@ step "integration: images" pnpm --filter @scalelab/images test:integration $(vit
 step "integration: worker pipeline" pnpm --filter @scalelab/worker test:integration $(vitest_json integration-worker)
 step "integration: web services" pnpm --filter @scalelab/web test:integration $(vitest_json integration-web)
 
-e2e() {
-  pnpm --filter @scalelab/web build >"$STATE/logs/e2e-web-build.log" 2>&1 || { tail -40 "$STATE/logs/e2e-web-build.log" >&2; return 1; }
+E2E_URL="http://127.0.0.1:$E2E_PORT"
+
+# The e2e web and worker, shared by Playwright and the contract fuzz. The web is built into
+# apps/web/.next-e2e, so a dashboard started by scripts/up.sh from this checkout keeps serving its
+# own build (.next) meanwhile.
+e2e_up() {
+  build_web "$E2E_WEB_DIST" "$STATE/logs/e2e-web-build.log" || return 1
   stop_pidfile "$STATE/e2e-worker.pid"; stop_pidfile "$STATE/e2e-web.pid"
   start_worker e2e-worker || return 1
-  start_web e2e-web "$E2E_PORT" || { stop_pidfile "$STATE/e2e-worker.pid"; return 1; }
+  start_web e2e-web "$E2E_PORT" "$E2E_WEB_DIST" || return 1
+  wait_worker e2e-worker 60 || return 1
+  wait_http "$E2E_URL/api/v1/runs" 90 || { tail -30 "$STATE/logs/e2e-web.log" >&2; return 1; }
+}
+
+playwright() {
+  e2e_up || return 1
+  SCALELAB_WEB_URL="$E2E_URL" PLAYWRIGHT_JSON_OUTPUT_NAME="$RESULTS/e2e.playwright.json" \
+    pnpm --filter @scalelab/web test:e2e --reporter=list,json || { tail -40 "$STATE/logs/e2e-worker.log" >&2; return 1; }
+}
+step "e2e: playwright" playwright
+
+# The contract fuzz: schemathesis with every check on, against the e2e web and the OpenAPI
+# document it serves (settings and every tuned check, with the reason, in
+# apps/web/e2e/schemathesis.toml). The e2e worker is stopped first: the runs and experiments the
+# fuzz creates (hundreds, some an hour long) stay queued with no worker to start them, and are
+# wiped afterwards with the test database and Redis index (which the next start wipes anyway),
+# so no worker ever takes them. Its JUnit report counts in the tally (one test per operation,
+# and one for the stateful phase).
+contract() {
   local rc=0
-  if ! wait_worker e2e-worker 60; then
+  stop_pidfile "$STATE/e2e-worker.pid"
+  if ! ensure_schemathesis; then
     rc=1
-  elif wait_http "http://127.0.0.1:$E2E_PORT/api/v1/runs" 90; then
-    SCALELAB_WEB_URL="http://127.0.0.1:$E2E_PORT" PLAYWRIGHT_JSON_OUTPUT_NAME="$RESULTS/e2e.playwright.json" \
-      pnpm --filter @scalelab/web test:e2e --reporter=list,json || rc=1
+  elif ! wait_http "$E2E_URL/api/v1/openapi.json" 5; then
+    log "the e2e web is not up"; rc=1
   else
-    tail -30 "$STATE/logs/e2e-web.log" >&2; rc=1
+    mkdir -p "$STATE/contract"
+    (cd "$STATE/contract" && "$SCHEMATHESIS_VENV/bin/st" --config-file "$ROOT/apps/web/e2e/schemathesis.toml" \
+      run "$E2E_URL/api/v1/openapi.json" --checks all --no-color \
+      --report junit --report-junit-path "$RESULTS/contract.junit.xml") >"$STATE/logs/contract.log" 2>&1 || rc=1
+    # The summary (operations, phases, test cases, time); on failure every failure with its curl.
+    if [ "$rc" = 0 ]; then sed -n '/ SUMMARY /,$p' "$STATE/logs/contract.log" >&2; else sed -n '/ FAILURES /,$p' "$STATE/logs/contract.log" >&2; fi
   fi
-  stop_pidfile "$STATE/e2e-web.pid"; stop_pidfile "$STATE/e2e-worker.pid"
-  [ "$rc" = 0 ] || tail -40 "$STATE/logs/e2e-worker.log" >&2
+  stop_pidfile "$STATE/e2e-web.pid"
+  log "wiping the test database and Redis index (the fuzz's queued runs)"
+  (cd "$ROOT/tooling/lab" && pnpm --silent lab control-plane up --database "$TEST_DB" --redis-db "$TEST_REDIS_DB" --fresh) >/dev/null || rc=1
   return "$rc"
 }
-step "e2e: playwright" e2e
+step "contract: schemathesis" contract
 
 leftovers() {
   local f=(--filter label=scalelab.managed=true --filter "label=scalelab.instance=$SCALELAB_INSTANCE")

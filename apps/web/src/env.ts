@@ -26,3 +26,27 @@ export function getEnv(): Env {
   parsed = r.data;
   return parsed;
 }
+
+/**
+ * Where `next build` writes the build and `next start` reads it: `.next` unless
+ * SCALELAB_WEB_DIST_DIR says `.next-e2e`, the test suite's own build (scripts/test.sh), so that
+ * building it never replaces the chunks of a dashboard started from the same checkout. Only
+ * these two names: git, eslint, prettier and turbo ignore both, and tsconfig.json lists the
+ * types Next.js generates in each (else `next build` would rewrite tsconfig.json).
+ * Read by next.config.ts.
+ */
+export const NEXT_DIST_DIRS = [".next", ".next-e2e"] as const;
+
+export function nextDistDir(): (typeof NEXT_DIST_DIRS)[number] {
+  const r = z
+    .enum(NEXT_DIST_DIRS, { error: `SCALELAB_WEB_DIST_DIR must be one of: ${NEXT_DIST_DIRS.join(", ")}` })
+    .default(".next")
+    .safeParse(process.env.SCALELAB_WEB_DIST_DIR || undefined);
+  if (!r.success) throw new Error(`scalelab web: invalid environment\n  - ${r.error.issues[0]!.message}`);
+  return r.data;
+}
+
+/** The runtime Next.js runs this code in: "nodejs" or "edge" (set by Next.js). */
+export function nextRuntime(): string | undefined {
+  return process.env.NEXT_RUNTIME;
+}

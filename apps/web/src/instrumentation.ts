@@ -1,12 +1,20 @@
-import { getEnv } from "./env";
+import { getEnv, nextRuntime } from "./env";
 
-/** Runs once when the server starts: a missing or malformed variable stops it with a clear message. */
-export function register() {
+/**
+ * Runs once when the server starts: a missing or malformed variable stops it with a clear
+ * message; then requests with a method Next.js cannot route (TRACE, QUERY, …) are handed on to the
+ * API's handlers (server/methods.ts says why).
+ */
+export async function register() {
   try {
     getEnv();
   } catch (err) {
     console.error(err instanceof Error ? err.message : err);
     // Next.js would otherwise keep serving, answering every request with a 500.
     process.exit(1);
+  }
+  if (nextRuntime() === "nodejs") {
+    const [{ Server }, { handOnUnroutableMethods }] = await Promise.all([import("node:http"), import("./server/methods")]);
+    handOnUnroutableMethods(Server.prototype);
   }
 }

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { BodyTooLargeError, isCrossSiteBrowserRequest, isJsonContentType, mediaType, readBody, withBodyLimit } from "./http";
+import {
+  BodyTooLargeError,
+  JsonDepthGauge,
+  JsonTooDeepError,
+  checkJsonDepth,
+  isCrossSiteBrowserRequest,
+  isJsonContentType,
+  mediaType,
+  readBody,
+  withBodyLimit,
+} from "./http";
 
 const URL_ = "http://lab.test/api/v1/runs";
 
@@ -92,5 +102,40 @@ describe("isCrossSiteBrowserRequest", () => {
     expect(isCrossSiteBrowserRequest(req({ "sec-fetch-site": "same-site", origin: "http://other.lab.test" }))).toBe(true);
     expect(isCrossSiteBrowserRequest(req({ origin: "https://evil.example" }))).toBe(true);
     expect(isCrossSiteBrowserRequest(req({ origin: "null" }))).toBe(true);
+  });
+});
+
+describe("JSON depth", () => {
+  const nested = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
+  const objects = (levels: number) => '{"a":'.repeat(levels) + "1" + "}".repeat(levels);
+
+  it("accepts JSON nested up to the limit and refuses one level more, naming the limit", () => {
+    expect(() => checkJsonDepth(nested(32), 32)).not.toThrow();
+    expect(() => checkJsonDepth(objects(32), 32)).not.toThrow();
+    expect(() => checkJsonDepth(nested(33), 32)).toThrow(JsonTooDeepError);
+    expect(() => checkJsonDepth(objects(10_000), 32)).toThrow("more than 32 levels deep");
+  });
+
+  it("counts siblings as one level and skips brackets inside strings, escaped quotes included", () => {
+    expect(() => checkJsonDepth(`[${"[],".repeat(1000)}[]]`, 2)).not.toThrow();
+    expect(() => checkJsonDepth(JSON.stringify({ a: "[[[[[[", b: '"{{{{{{\\"', c: ['"[[[['] }), 2)).not.toThrow();
+    expect(() => checkJsonDepth(JSON.stringify({ a: "\\", b: [[[1]]] }), 3)).toThrow(JsonTooDeepError);
+  });
+
+  it("reads UTF-8 bytes as well as text, across chunk boundaries, and 10,000 levels without recursion", () => {
+    const bytes = new TextEncoder().encode(`{"é": "\\\"[[[", "x": ${nested(3)}}`);
+    expect(() => checkJsonDepth(bytes, 4)).not.toThrow();
+    expect(() => checkJsonDepth(bytes, 3)).toThrow(JsonTooDeepError);
+    const gauge = new JsonDepthGauge(4);
+    for (const b of bytes) gauge.feed(new Uint8Array([b]));
+    expect(() => new JsonDepthGauge(1_000_000).feed(nested(100_000))).not.toThrow();
+  });
+
+  it("withBodyLimit errors a body nested too deep as soon as the gauge passes the limit", async () => {
+    const tooDeep = new Error("too deep");
+    const req = withBodyLimit(post(nested(50)), 1024, () => new Error("too large"), { limit: 32, error: () => tooDeep });
+    await expect(req.text()).rejects.toBe(tooDeep);
+    const ok = withBodyLimit(post(nested(32)), 1024, () => new Error("too large"), { limit: 32, error: () => tooDeep });
+    expect(await ok.text()).toBe(nested(32));
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_BODY_BYTES } from "./http";
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./http";
 import { appRouter } from "./routers/_app";
 import { fakeDeps, JSON_TYPE, post, runBody } from "./testing";
 import { createTrpcHandler } from "./trpc-http";
@@ -91,5 +91,35 @@ describe("/api/trpc body size", () => {
     const base = JSON.stringify(runBody(2));
     const res = await trpc(post(`${TRPC}/runs.create`, base + " ".repeat(MAX_BODY_BYTES - base.length)));
     expect(res.status).toBe(200);
+  });
+});
+
+describe("/api/trpc JSON depth", () => {
+  const deep = (levels: number) => '{"a":'.repeat(levels) + "1" + "}".repeat(levels);
+  const tooDeep = {
+    data: { code: "BAD_REQUEST", httpStatus: 400 },
+    message: expect.stringContaining(`more than ${MAX_JSON_DEPTH} levels`),
+  };
+
+  it.each([
+    ["experiments.create", `{"name":"x","base":${deep(10_000)}}`],
+    ["experiments.preview", `{"name":"x","base":{},"variants":[{"name":"a","patch":${deep(10_000)}}]}`],
+    ["presets.run", `{"name":"hot-key","patch":${deep(10_000)}}`],
+  ])("a %s body nested 10,000 levels is a 400 naming the limit", async (procedure, body) => {
+    const { trpc, calls } = setup();
+    const res = await trpc(post(`${TRPC}/${procedure}`, body));
+    expect(res.status).toBe(400);
+    expect(await errorOf(res)).toMatchObject(tooDeep);
+    expect(calls.created).toEqual([]);
+  });
+
+  it("so is a GET query's input, and a batch's", async () => {
+    const { trpc } = setup();
+    const input = encodeURIComponent(`{"topology":${deep(2_000)}}`);
+    const res = await trpc(new Request(`${TRPC}/preview.render?input=${input}`));
+    expect(res.status).toBe(400);
+    expect(await errorOf(res)).toMatchObject(tooDeep);
+    const batch = await trpc(new Request(`${TRPC}/preview.render?batch=1&input=${encodeURIComponent(`{"0":${deep(40)}}`)}`));
+    expect(batch.status).toBe(400);
   });
 });

@@ -1,21 +1,34 @@
 import { getErrorShape, TRPCError, transformTRPCResponse, type AnyRouter } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
-import { MAX_BODY_BYTES, declaredLength, isJsonContentType, withBodyLimit, type ApiHandlerOptions } from "./http";
+import {
+  JsonTooDeepError,
+  MAX_BODY_BYTES,
+  MAX_JSON_DEPTH,
+  checkJsonDepth,
+  declaredLength,
+  isJsonContentType,
+  requestMethod,
+  withBodyLimit,
+  type ApiHandlerOptions,
+} from "./http";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
 export type TrpcHandlerOptions = ApiHandlerOptions & { endpoint?: string };
 
 /** An error answered before tRPC runs, in the shape tRPC's own errors have (what the client reads). */
-function trpcError(router: AnyRouter, error: TRPCError): Response {
+function trpcError(router: AnyRouter, error: TRPCError, headers?: HeadersInit): Response {
   const config = router._def._config;
   const shape = getErrorShape({ config, error, type: "unknown", path: undefined, input: undefined, ctx: undefined });
-  return Response.json(transformTRPCResponse(config, { error: shape }), { status: getHTTPStatusCodeFromError(error) });
+  return Response.json(transformTRPCResponse(config, { error: shape }), { status: getHTTPStatusCodeFromError(error), headers });
 }
 
+/** tRPC's methods: GET for queries (and HEAD), POST for mutations; OPTIONS lists them. */
+const TRPC_ALLOW = "GET, HEAD, OPTIONS, POST";
+
 /**
- * /api/trpc with two guards in front of tRPC's fetch adapter.
+ * /api/trpc with guards in front of tRPC's fetch adapter.
  *
  * - A POST must be `application/json`. tRPC v11 itself refuses text/plain and a missing type
  *   (415), but accepts multipart/form-data, which an HTML form on any site can POST without a
@@ -25,18 +38,38 @@ function trpcError(router: AnyRouter, error: TRPCError): Response {
  * - A body is at most `maxBodyBytes`: a larger Content-Length is refused unread, and a streamed
  *   body is counted as tRPC reads it and fails with PAYLOAD_TOO_LARGE once past the limit
  *   (what tRPC's Node adapter does with `maxBodySize`, which the fetch adapter lacks).
+ * - Any method but GET, HEAD and POST (TRACE and QUERY too: server/methods.ts) is a 405 with Allow, in
+ *   tRPC's error shape; OPTIONS answers that Allow.
+ * - JSON, in a body or in a GET's `input`, nests at most `maxJsonDepth` levels (BAD_REQUEST
+ *   naming the limit), counted before tRPC parses it, as /api/v1 does.
  */
 export function createTrpcHandler(opts: TrpcHandlerOptions): (req: Request) => Promise<Response> {
   const limit = opts.maxBodyBytes ?? MAX_BODY_BYTES;
   const log = opts.log ?? ((message: string, error: unknown) => console.error(message, error));
   const tooLarge = () => new TRPCError({ code: "PAYLOAD_TOO_LARGE", message: `The request body must be at most ${limit} bytes` });
+  const depth = opts.maxJsonDepth ?? MAX_JSON_DEPTH;
+  const tooDeep = () => new TRPCError({ code: "BAD_REQUEST", message: new JsonTooDeepError(depth).message });
 
   return async (req) => {
+    const method = requestMethod(req);
+    if (method === "OPTIONS") return new Response(null, { status: 204, headers: { allow: TRPC_ALLOW } });
+    if (!["GET", "HEAD", "POST"].includes(method)) {
+      const message = `${method} is not allowed here; allowed: ${TRPC_ALLOW} (GET for queries, POST for mutations)`;
+      return trpcError(opts.router, new TRPCError({ code: "METHOD_NOT_SUPPORTED", message }), { allow: TRPC_ALLOW });
+    }
     if (req.method === "POST" && !isJsonContentType(req.headers.get("content-type"))) {
       return trpcError(
         opts.router,
         new TRPCError({ code: "UNSUPPORTED_MEDIA_TYPE", message: "tRPC requests must be sent as content-type: application/json" }),
       );
+    }
+    if (req.method === "GET" || req.method === "HEAD") {
+      try {
+        checkJsonDepth(new URL(req.url).searchParams.get("input") ?? "", depth);
+      } catch (err) {
+        if (err instanceof JsonTooDeepError) return trpcError(opts.router, tooDeep());
+        throw err;
+      }
     }
     const declared = declaredLength(req);
     if (declared !== null && declared > limit) {
@@ -45,7 +78,7 @@ export function createTrpcHandler(opts: TrpcHandlerOptions): (req: Request) => P
     }
     return fetchRequestHandler({
       endpoint: opts.endpoint ?? TRPC_ENDPOINT,
-      req: withBodyLimit(req, limit, tooLarge),
+      req: withBodyLimit(req, limit, tooLarge, { limit: depth, error: tooDeep }),
       router: opts.router,
       createContext: opts.createContext,
       onError: ({ error, path }) => {

@@ -133,7 +133,8 @@ export function patchOf(field: string, value: unknown): Record<string, unknown> 
     .reduce<unknown>((inner, key) => ({ [key]: inner }), value) as Record<string, unknown>;
 }
 
-function forbiddenKey(value: unknown, at: string): string | undefined {
+/** The path below `at` of the first `__proto__`, `constructor` or `prototype` key in a patch, if any. */
+export function forbiddenKey(value: unknown, at: string): string | undefined {
   if (Array.isArray(value)) return value.map((v, i) => forbiddenKey(v, `${at}.${i}`)).find(Boolean);
   if (!isPlainObject(value)) return undefined;
   for (const [k, v] of Object.entries(value)) {
@@ -186,6 +187,12 @@ export function expandExperiment(e: TExperimentCreate): TExpansion {
   const issues: FieldIssue[] = [];
   const bad = forbiddenKey(e.base, "base") ?? e.variants?.map((v, i) => forbiddenKey(v.patch, `variants.${i}.patch`)).find(Boolean);
   if (bad) return { ok: false, issues: [{ path: bad, message: `${bad}: this key is not allowed` }] };
+  // applyPatch drops these keys, so a sweep over one would make identical variants.
+  const axis = e.sweep?.findIndex((a) => a.field.split(".").some((k) => FORBIDDEN_KEYS.has(k))) ?? -1;
+  if (axis >= 0) {
+    const path = `sweep.${axis}.field`;
+    return { ok: false, issues: [{ path, message: `${path}: ${e.sweep![axis]!.field} is not a field of the run definition` }] };
+  }
 
   const defs: TVariantDef[] = e.variants ?? [{ name: "base", patch: {} }];
   const combos = grid(e.sweep ?? []);

@@ -6,6 +6,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../errors";
 import { createRestHandler } from "../rest/handler";
+import { OPERATION_EXAMPLES } from "../rest/openapi";
 import { appRouter } from "../routers/_app";
 import type { Deps, RunQueue } from "../runtime";
 import { post } from "../testing";
@@ -192,6 +193,38 @@ describe("REST", () => {
     expect((await rest(post(`${API}/presets/nope/run`, "{}"))).status).toBe(404);
     const bad = await rest(post(`${API}/presets/hot-key/run`, JSON.stringify({ repetitions: 0 })));
     expect(bad.status).toBe(400);
+  });
+
+  it("POST /presets/{name}/run with no body runs the preset as it is (the document says the body is optional)", async () => {
+    const res = await rest(new Request(`${API}/presets/cpu-limit-replicas/run`, { method: "POST" }));
+    expect(res.status).toBe(201);
+    const ref = (await res.json()) as { id: string; runs: number };
+    await deps.db.experiment.update({ where: { id: ref.id }, data: { name: `${prefix} preset as it is` } });
+    const view = await getExperiment(deps, ref.id);
+    expect(view.preset).toBe("cpu-limit-replicas");
+    expect(view.repetitions).toBe(3);
+    expect(ref.runs).toBe(view.variants.length * 3);
+  });
+
+  it("the OpenAPI document's examples of POST /experiments and POST /presets/{name}/run are accepted (201)", async () => {
+    const experiment = OPERATION_EXAMPLES["experiments-create"]!;
+    const preset = OPERATION_EXAMPLES["presets-run"]!;
+    const name = `${prefix} document example`;
+    const created = await rest(post(`${API}/experiments`, JSON.stringify({ ...(experiment.body as object), name })));
+    expect(created.status, await created.clone().text()).toBe(201);
+    const run = await rest(
+      post(`${API}/presets/${preset.path!.name}/run`, JSON.stringify({ ...(preset.body as object), experimentName: `${name} preset` })),
+    );
+    expect(run.status, await run.clone().text()).toBe(201);
+  });
+
+  it("a preset's patch with a constructor key is a 400 naming it, and no experiment is stored", async () => {
+    const experimentName = `${prefix} constructor`;
+    const patch = { workload: { constructor: { durationSeconds: 5 } } };
+    const res = await rest(post(`${API}/presets/cpu-limit-replicas/run`, JSON.stringify({ experimentName, patch })));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ issues: [{ path: "patch.workload.constructor" }] });
+    expect(await storedExperiments(experimentName)).toBe(0);
   });
 
   it("GET /experiments/{id}/export: the runs as CSV, everything as JSON, a self-contained HTML report; a bad format is a 400", async () => {

@@ -1,6 +1,7 @@
 import {
   EXPERIMENT_LIMITS,
   applyPatch,
+  forbiddenKey,
   jsonObject,
   expandExperiment,
   estimateSeconds,
@@ -10,7 +11,7 @@ import { METRIC_KEYS } from "@scalelab/scenarios/analysis";
 import { PRESETS, presetByName } from "@scalelab/scenarios/experiments";
 import { int, text } from "@scalelab/scenarios/contract";
 import { z } from "zod";
-import { AppError } from "../errors";
+import { AppError, invalidInput } from "../errors";
 import type { Deps } from "../runtime";
 import { createExperiment } from "./service";
 import type { TExperimentRef } from "./types";
@@ -81,6 +82,9 @@ export async function listPresets(_deps: Deps) {
 export async function runPreset(deps: Deps, input: z.infer<typeof ZPresetRunInput>): Promise<TExperimentRef> {
   const preset = presetByName(input.name);
   if (!preset) throw new AppError("not_found", `preset ${input.name} not found: one of ${PRESETS.map((p) => p.name).join(", ")}`);
+  // applyPatch would drop these keys and run the preset without them; /experiments refuses them.
+  const bad = input.patch && forbiddenKey(input.patch, "patch");
+  if (bad) throw invalidInput([{ path: bad, message: `${bad}: this key is not allowed` }]);
   const changed = input.patch !== undefined || input.repetitions !== undefined || input.settleSeconds !== undefined;
   const def = ZExperimentCreate.parse({
     ...preset.experiment,

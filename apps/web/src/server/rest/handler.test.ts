@@ -3,7 +3,7 @@ import { ZRunCreate } from "@scalelab/scenarios/contract";
 import { createOpenApiFetchHandler, type OpenApiMeta } from "trpc-to-openapi";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { MAX_BODY_BYTES } from "../http";
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../http";
 import { appRouter } from "../routers/_app";
 import { coercedSchemas, fakeDeps, JSON_TYPE, NOT_NUMBERS, post, runBody } from "../testing";
 import { createTrpcHandler } from "../trpc-http";
@@ -382,5 +382,171 @@ describe("the OpenAPI document", () => {
     expect(create.responses["415"]!.content!["application/json"]!.schema).toMatchObject({
       properties: { error: {}, message: {}, issues: {} },
     });
+  });
+});
+
+/** JSON text nesting `levels` objects: `{"a":{"a":…1…}}`. */
+const deep = (levels: number) => '{"a":'.repeat(levels) + "1" + "}".repeat(levels);
+
+const experimentBody = (over: Record<string, string> = {}) =>
+  `{"name":"deep","base":${over.base ?? JSON.stringify(runBody())},"variants":[{"name":"a","patch":${over.patch ?? "{}"}}]}`;
+
+describe("JSON nested too deep", () => {
+  const tooDeep = { error: "invalid_json", message: expect.stringContaining(`more than ${MAX_JSON_DEPTH} levels deep`) };
+
+  it.each([
+    ["POST /experiments base", "/experiments", experimentBody({ base: deep(10_000) })],
+    ["POST /experiments variants[].patch", "/experiments", experimentBody({ patch: deep(10_000) })],
+    ["POST /experiments/preview base", "/experiments/preview", experimentBody({ base: deep(10_000) })],
+    ["POST /presets/{name}/run patch", "/presets/replicas-one-host/run", `{"patch":${deep(10_000)}}`],
+    ["POST /runs", "/runs", `{"name":${deep(10_000)}}`],
+    ["POST /preview", "/preview", `{"topology":${deep(10_000)}}`],
+    ["POST /runs/{id}/cancel", "/runs/abc/cancel", `[${"[".repeat(5000)}${"]".repeat(5000)}]`],
+  ])("%s: 10,000 levels are a 400 naming the limit, and nothing runs", async (_, path, body) => {
+    const { rest, calls, log } = setup();
+    const res = await json(await rest(post(`${API}${path}`, body)));
+    expect(res).toEqual({ status: 400, body: tooDeep });
+    expect(calls.created).toEqual([]);
+    expect(calls.findUnique).toEqual([]);
+    expect(log).not.toHaveBeenCalled();
+  });
+
+  it("the limit itself is read: a patch nested up to it reaches the experiment's own checks", async () => {
+    const { rest } = setup();
+    // experimentBody adds 3 levels ({ variants: [ { patch: … } ] }) around the patch.
+    const res = await json(await rest(post(`${API}/experiments/preview`, experimentBody({ patch: deep(MAX_JSON_DEPTH - 3) }))));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: "invalid_input", issues: [expect.objectContaining({ path: "variants.0.patch.a" })] });
+  });
+
+  it("root cause: without the limit the recursive key check of an experiment overflows the stack (a 500)", async () => {
+    const { deps } = fakeDeps();
+    const log = vi.fn();
+    const rest = createRestHandler({ router: appRouter, createContext: () => ({ deps }), log, maxJsonDepth: Infinity });
+    const res = await rest(post(`${API}/experiments/preview`, experimentBody({ base: deep(10_000) })));
+    expect(res.status).toBe(500);
+    expect(String(log.mock.calls[0]?.[1])).toContain("Maximum call stack size exceeded");
+  });
+});
+
+describe("keys a patch merge would drop", () => {
+  it("a sweep over workload.constructor or .prototype is a 400 naming the field, as workload.foo is", async () => {
+    const { rest } = setup();
+    const sweep = (field: string) => JSON.stringify({ name: "s", base: runBody(), sweep: [{ field, values: [1, 2] }], repetitions: 1 });
+    for (const field of ["workload.constructor", "topology.service.prototype"]) {
+      for (const path of ["/experiments", "/experiments/preview"]) {
+        const res = await json(await rest(post(`${API}${path}`, sweep(field))));
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({
+          error: "invalid_input",
+          issues: [{ path: "sweep.0.field", message: expect.stringContaining(field) }],
+        });
+      }
+    }
+    const foo = await json(await rest(post(`${API}/experiments/preview`, sweep("workload.foo"))));
+    expect(foo.status).toBe(400);
+    expect(JSON.stringify(foo.body)).toContain("workload.foo");
+  });
+
+  it.each(["constructor", "__proto__", "prototype"])("a preset's patch with %s is refused as /experiments refuses it", async (key) => {
+    const { rest, calls } = setup();
+    const patch = `{"workload":{"${key}":{"durationSeconds":5}}}`;
+    const preset = await json(await rest(post(`${API}/presets/replicas-one-host/run`, `{"patch":${patch}}`)));
+    const experiment = await json(await rest(post(`${API}/experiments`, experimentBody({ patch }))));
+    expect(preset).toEqual({
+      status: 400,
+      body: {
+        error: "invalid_input",
+        message: "Input validation failed",
+        issues: [{ path: `patch.workload.${key}`, message: `patch.workload.${key}: this key is not allowed` }],
+      },
+    });
+    expect(experiment.body).toMatchObject({ issues: [{ path: `variants.0.patch.workload.${key}` }] });
+    expect(calls.created).toEqual([]);
+  });
+});
+
+describe("routes", () => {
+  it("a literal path wins over a templated one: /experiments/preview is not /experiments/{id}", async () => {
+    const { rest } = setup();
+    const options = await rest(new Request(`${API}/experiments/preview`, { method: "OPTIONS" }));
+    expect(options.status).toBe(204);
+    expect(options.headers.get("allow")).toBe("OPTIONS, POST");
+    const get = await rest(new Request(`${API}/experiments/preview`));
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("OPTIONS, POST");
+    expect((await rest(new Request(`${API}/experiments/other`, { method: "OPTIONS" }))).headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+  });
+});
+
+describe("the OpenAPI document says what the handler does", () => {
+  type Op = {
+    parameters?: { in: string; name: string; required?: boolean; example?: unknown }[];
+    requestBody?: { required: boolean; content?: Record<string, { example?: unknown }> };
+    responses: Record<string, { content?: Record<string, { schema: { type?: string } }> }>;
+  };
+  const op = (path: string, method: string) => (openApiDocument().paths![path] as Record<string, Op>)[method]!;
+
+  it("an export's JSON is an object, its CSV and HTML text", async () => {
+    for (const path of ["/runs/{id}/export", "/experiments/{id}/export"]) {
+      const content = op(path, "get").responses["200"]!.content!;
+      expect(content["application/json; charset=utf-8"]!.schema.type).toBe("object");
+      expect(content["text/csv; charset=utf-8"]!.schema.type).toBe("string");
+    }
+  });
+
+  it("/compare's ids is required, as the handler refuses its absence", async () => {
+    expect(op("/compare", "get").parameters).toContainEqual(expect.objectContaining({ name: "ids", in: "query", required: true }));
+    const { rest } = setup();
+    expect((await rest(new Request(`${API}/compare`))).status).toBe(400);
+  });
+
+  it("/compare's ids: the document's pattern of one value holds exactly for the values the handler takes as one id", async () => {
+    const ids = op("/compare", "get").parameters!.find((p) => p.name === "ids") as unknown as { schema: { items: { pattern: string } } };
+    const pattern = new RegExp(ids.schema.items.pattern);
+    const { rest } = setup();
+    // Found by the contract fuzz: `ids=,` was one value for the document and two (empty) ids for the handler.
+    for (const value of [",", "a,b", " ", "", "\ufeff", " , "]) {
+      expect(pattern.test(value), JSON.stringify(value)).toBe(false);
+    }
+    for (const value of ["a", " a ", "run-1"]) {
+      expect(pattern.test(value), JSON.stringify(value)).toBe(true);
+      const res = await rest(new Request(`${API}/compare?ids=${encodeURIComponent(value)}&ids=b`));
+      expect(res.status, JSON.stringify(value)).toBe(404); // taken as ids, unknown to the (empty) database
+    }
+    for (const value of [",", " "]) {
+      expect((await rest(new Request(`${API}/compare?ids=${encodeURIComponent(value)}&ids=b`))).status).toBe(400);
+    }
+  });
+
+  it("every operation with a parameter documents the 400 of an invalid one, e.g. an id over 64 characters", async () => {
+    const doc = openApiDocument();
+    for (const [path, item] of Object.entries(doc.paths!)) {
+      for (const [method, o] of Object.entries(item as Record<string, Op>)) {
+        if (o.parameters?.length) expect(Object.keys(o.responses), `${method} ${path}`).toContain("400");
+      }
+    }
+    const { rest } = setup();
+    const res = await json(await rest(new Request(`${API}/runs/${"a".repeat(65)}`)));
+    expect(res).toMatchObject({ status: 400, body: { error: "invalid_input", issues: [expect.objectContaining({ path: "id" })] } });
+  });
+
+  it("each example in the document is accepted (those that create experiments: experiments.integration.test.ts)", async () => {
+    const { rest } = setup();
+    const exampleOf = (path: string) => op(path, "post").requestBody!.content!["application/json"]!.example;
+    expect(exampleOf("/experiments")).toEqual(exampleOf("/experiments/preview"));
+    for (const path of ["/runs", "/preview", "/experiments/preview"]) {
+      const res = await rest(post(`${API}${path}`, JSON.stringify(exampleOf(path))));
+      expect(res.status, `${path}: ${await res.clone().text()}`).toBeLessThan(300);
+    }
+    expect(op("/presets/{name}/run", "post").parameters).toContainEqual(
+      expect.objectContaining({ name: "name", example: "cpu-limit-replicas" }),
+    );
+  });
+
+  it("a preset run's body is optional (none runs the preset as it is); a run's or an experiment's is required", () => {
+    expect(op("/presets/{name}/run", "post").requestBody!.required).toBe(false);
+    expect(op("/runs", "post").requestBody!.required).toBe(true);
+    expect(op("/experiments", "post").requestBody!.required).toBe(true);
   });
 });

@@ -4,12 +4,16 @@ import { deps } from "../runtime";
 import type { FieldIssue } from "../errors";
 import {
   BodyTooLargeError,
+  JsonTooDeepError,
   MAX_BODY_BYTES,
+  MAX_JSON_DEPTH,
+  checkJsonDepth,
   declaredLength,
   isCrossSiteBrowserRequest,
   isJsonContentType,
   mediaType,
   readBody,
+  requestMethod,
   type ApiHandlerOptions,
 } from "../http";
 import { fromTrpcError, invalidInputError, restError, type TRestError } from "./errors";
@@ -45,8 +49,10 @@ const unsupported = (message: string) => new Refusal(415, { error: "unsupported_
  *   only when it is not a browser's cross-site request (Sec-Fetch-Site / Origin): a no-cors
  *   `fetch()` from another site can send exactly that.
  * - More than `limit` bytes is a 413, decided by Content-Length before reading, or while reading.
+ * - JSON nested more than `depth` levels is a 400 naming the limit, decided on the text before
+ *   it is parsed, so no recursive code (a key check, a merge, a schema) ever walks it.
  */
-async function readJsonInput(req: Request, limit: number): Promise<unknown> {
+async function readJsonInput(req: Request, limit: number, depth: number): Promise<unknown> {
   const contentType = req.headers.get("content-type");
   const type = mediaType(contentType);
   if (type === null) {
@@ -68,6 +74,12 @@ async function readJsonInput(req: Request, limit: number): Promise<unknown> {
       : err;
   });
   if (bytes.byteLength === 0) return undefined;
+  try {
+    checkJsonDepth(bytes, depth);
+  } catch (err) {
+    if (err instanceof JsonTooDeepError) throw new Refusal(400, { error: "invalid_json", message: err.message });
+    throw err;
+  }
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -109,10 +121,16 @@ function pathInput(raw: Record<string, string>): Record<string, string> {
   return out;
 }
 
-async function inputOf(req: Request, url: URL, route: Route, params: Record<string, string>, limit: number): Promise<unknown> {
+async function inputOf(
+  req: Request,
+  url: URL,
+  route: Route,
+  params: Record<string, string>,
+  limits: { bytes: number; depth: number },
+): Promise<unknown> {
   const fromPath = pathInput(params);
   if (route.method === "GET") return { ...queryInput(url.searchParams), ...fromPath };
-  const body = await readJsonInput(req, limit);
+  const body = await readJsonInput(req, limits.bytes, limits.depth);
   if (body === undefined) return { ...fromPath };
   if (!isPlainObject(body)) {
     throw new Refusal(400, invalidInputError([{ path: "", message: "the body must be a JSON object" }]));
@@ -136,28 +154,29 @@ async function inputOf(req: Request, url: URL, route: Route, params: Record<stri
 export function createRestHandler(opts: RestHandlerOptions): (req: Request) => Promise<Response> {
   const routes = routesOf(opts.router);
   const base = opts.base ?? REST_BASE;
-  const limit = opts.maxBodyBytes ?? MAX_BODY_BYTES;
+  const limits = { bytes: opts.maxBodyBytes ?? MAX_BODY_BYTES, depth: opts.maxJsonDepth ?? MAX_JSON_DEPTH };
   const log = opts.log ?? ((message: string, error: unknown) => console.error(message, error));
 
   return async (req) => {
-    let label = `REST ${req.method} ${req.url}`;
+    const method = requestMethod(req);
+    let label = `REST ${method} ${req.url}`;
     try {
       const url = new URL(req.url);
       const path = url.pathname === base ? "/" : url.pathname.startsWith(`${base}/`) ? url.pathname.slice(base.length) : null;
-      const match = path === null ? ({ kind: "not_found" } as const) : matchRoute(routes, req.method, path);
+      const match = path === null ? ({ kind: "not_found" } as const) : matchRoute(routes, method, path);
 
       if (match.kind === "not_found") {
         return restError(404, { error: "not_found", message: `No endpoint ${url.pathname}; see ${base}/openapi.json` });
       }
       if (match.kind === "method_not_allowed") {
         const allow = match.allow.join(", ");
-        if (req.method === "OPTIONS") return new Response(null, { status: 204, headers: { allow } });
-        return restError(405, { error: "method_not_allowed", message: `${req.method} is not allowed here; allowed: ${allow}` }, { allow });
+        if (method === "OPTIONS") return new Response(null, { status: 204, headers: { allow } });
+        return restError(405, { error: "method_not_allowed", message: `${method} is not allowed here; allowed: ${allow}` }, { allow });
       }
 
       const { route, params } = match;
       label = `REST ${route.method} ${route.template} (${route.procedure})`;
-      const input = await inputOf(req, url, route, params, limit);
+      const input = await inputOf(req, url, route, params, limits);
       const data: unknown = await callTRPCProcedure({
         router: opts.router,
         path: route.procedure,

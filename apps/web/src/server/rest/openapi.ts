@@ -1,6 +1,6 @@
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { z } from "zod";
-import { MAX_BODY_BYTES } from "../http";
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../http";
 import { appRouter } from "../routers/_app";
 import { ZRestError } from "./errors";
 import { FILE_TYPES } from "./file";
@@ -8,23 +8,84 @@ import { REST_BASE } from "./handler";
 import { routesOf } from "./routes";
 
 type ResponseObject = { description?: string; content?: Record<string, { schema?: unknown }> };
-type Operation = { operationId?: string; requestBody?: unknown; responses?: Record<string, ResponseObject> };
+type Parameter = { in: string; name: string; required?: boolean; example?: unknown };
+type RequestBody = { required?: boolean; content?: Record<string, { schema?: { required?: string[] }; example?: unknown }> };
+type Operation = { operationId?: string; parameters?: Parameter[]; requestBody?: RequestBody; responses?: Record<string, ResponseObject> };
 
 /** Answers of handler.ts to any request with a body, before its procedure runs. */
 const BODY_ERRORS: Record<string, string> = {
+  "400": `The request body is not valid JSON, nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep, or its input is invalid`,
   "413": `The request body is larger than ${MAX_BODY_BYTES} bytes`,
   "415": "The request body is not application/json",
 };
 
-const FILE_CONTENT = Object.fromEntries(FILE_TYPES.map((type) => [type, { schema: { type: "string" } }]));
+/** What any operation with parameters answers to one the input schema refuses (e.g. an id over 64 characters). */
+const INVALID_INPUT = "Invalid input: the issues name each field at fault";
+
+/** A file's body: text for CSV and HTML; the JSON export is a JSON object. */
+const FILE_CONTENT = Object.fromEntries(
+  FILE_TYPES.map((type) => [
+    type,
+    { schema: type.startsWith("application/json") ? { type: "object", description: "the exported data" } : { type: "string" } },
+  ]),
+);
+
+/** A run as README.md's first example creates it (experiment 3 of the write-ups, one side). */
+const RUN_EXAMPLE = {
+  name: "3 replicas",
+  topology: { balancer: { kind: "nginx", algorithm: "round_robin" }, service: { replicas: 3, cpus: 0.2, memoryMb: 256 } },
+  workload: { endpoint: "cpu", vus: 3, durationSeconds: 20 },
+};
+
+/** README.md's experiment: a sweep of replicas at 0.2 CPU each. */
+const EXPERIMENT_EXAMPLE = {
+  name: "replicas at 0.2 CPU",
+  base: {
+    topology: { service: { replicas: 1, cpus: 0.2 } },
+    workload: { endpoint: "cpu", loadgen: "wrk", connections: 32, durationSeconds: 10 },
+  },
+  sweep: [{ field: "topology.service.replicas", values: [1, 2, 3, 4, 6, 8] }],
+  repetitions: 3,
+};
+
+/**
+ * A valid request of each operation that takes a body or a path name: shown in the document, and
+ * what the contract fuzz's examples phase sends first, so that it reaches the 201s and has real ids
+ * to follow (handler.test.ts checks that each is accepted).
+ */
+export const OPERATION_EXAMPLES: Record<string, { body?: unknown; path?: Record<string, string> }> = {
+  "runs-create": { body: RUN_EXAMPLE },
+  "preview-render": { body: RUN_EXAMPLE },
+  "experiments-create": { body: EXPERIMENT_EXAMPLE },
+  "experiments-preview": { body: EXPERIMENT_EXAMPLE },
+  "presets-run": { body: { repetitions: 1, patch: { workload: { durationSeconds: 5 } } }, path: { name: "cpu-limit-replicas" } },
+};
+
+/** The fields of a procedure's input object, whatever wraps it (`.prefault({})`, `.default()`). */
+function inputShape(input: unknown): Record<string, z.ZodType> {
+  let schema = input;
+  while (schema instanceof z.ZodType && !(schema instanceof z.ZodObject) && "innerType" in schema._zod.def) {
+    schema = schema._zod.def.innerType;
+  }
+  return schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {};
+}
 
 let cached: OpenAPIObject | undefined;
 
 /**
  * The OpenAPI document of /api/v1, generated from the tRPC procedures, then corrected where the
- * REST layer differs from trpc-to-openapi's defaults: success statuses other than 200, the
- * error body (handler.ts answers every error in the ZRestError shape), and the 413 and 415
- * answers to a body that is too large or not JSON.
+ * REST layer differs from trpc-to-openapi's defaults, so that the document and the behaviour
+ * agree (the test suite's schemathesis step checks it):
+ *
+ * - success statuses other than 200, and files (the JSON export is an object, CSV and HTML text);
+ * - the error body (handler.ts answers every error in the ZRestError shape);
+ * - the 400, 413 and 415 answers to a body that is not JSON, too deep, too large or not JSON at
+ *   all, and the 400 of any operation whose parameters the input schema can refuse;
+ * - a query parameter is required when its schema refuses its absence (`/compare`'s `ids`,
+ *   whose preprocessing hides that from the generator);
+ * - a body is required only when it has required fields: handler.ts reads no body as `{}`, so
+ *   `POST /presets/{name}/run` without one runs the preset as it is;
+ * - a valid example of each body (OPERATION_EXAMPLES).
  */
 export function openApiDocument(): OpenAPIObject {
   if (cached) return cached;
@@ -38,10 +99,12 @@ export function openApiDocument(): OpenAPIObject {
 
   const successStatus = new Map<string, number>();
   const files = new Set<string>();
+  const shapes = new Map<string, Record<string, z.ZodType>>();
   for (const route of routesOf(appRouter)) {
     const id = route.procedure.replace(/\./g, "-");
     if (route.successStatus !== 200) successStatus.set(id, route.successStatus);
     if (route.file) files.add(id);
+    shapes.set(id, inputShape(route.input));
   }
   const { $schema: _, ...errorSchema } = z.toJSONSchema(ZRestError);
 
@@ -58,11 +121,25 @@ export function openApiDocument(): OpenAPIObject {
         // The file itself, not the procedure's JSON wrapper (rest/file.ts).
         responses["200"] = { description: "The file, as an attachment", content: FILE_CONTENT };
       }
+      const shape = (op.operationId && shapes.get(op.operationId)) || {};
+      const example = op.operationId ? OPERATION_EXAMPLES[op.operationId] : undefined;
+      for (const param of op.parameters ?? []) {
+        if (param.in === "path" && example?.path?.[param.name]) param.example = example.path[param.name];
+        const schema = shape[param.name];
+        if (param.in !== "query" || !schema) continue;
+        if (schema.safeParse(undefined).success) delete param.required;
+        else param.required = true;
+      }
       if (op.requestBody) {
+        const bodySchema = Object.values(op.requestBody.content ?? {})[0]?.schema;
+        op.requestBody.required = (bodySchema?.required?.length ?? 0) > 0;
+        const json = op.requestBody.content?.["application/json"];
+        if (json && example?.body) json.example = example.body;
         for (const [code, description] of Object.entries(BODY_ERRORS)) {
           responses[code] ??= { description, content: { "application/json": {} } };
         }
       }
+      if ((op.parameters?.length ?? 0) > 0) responses["400"] ??= { description: INVALID_INPUT, content: { "application/json": {} } };
       for (const [code, response] of Object.entries(responses)) {
         if (Number(code) >= 400 && response.content?.["application/json"]) {
           response.content["application/json"].schema = errorSchema;

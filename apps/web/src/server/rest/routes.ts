@@ -13,6 +13,8 @@ export type Route = {
   successStatus: number;
   /** The procedure returns a file (rest/file.ts): REST sends its body with its content type. */
   file: boolean;
+  /** The procedure's input parser (a Zod schema), for the OpenAPI document. */
+  input: unknown;
   pattern: RegExp;
 };
 
@@ -55,33 +57,54 @@ export function routesOf(router: AnyRouter): Route[] {
       type,
       successStatus: meta.successStatus ?? 200,
       file: meta.file === true,
+      input: (proc._def as { inputs?: unknown[] }).inputs?.[0],
       ...compile(openapi.path),
     });
   }
   return routes;
 }
 
+/** 1 for each literal segment of a template, 0 for a parameter: `/experiments/{id}` is [1, 0]. */
+const literalness = (template: string) =>
+  normalize(template)
+    .split("/")
+    .slice(1)
+    .map((part) => (/^\{[^}]+\}$/.test(part) ? 0 : 1));
+
+/** Whether template a is more specific than b: a literal segment wins over a parameter at the first place they differ. */
+function moreSpecific(a: string, b: string): boolean {
+  const [x, y] = [literalness(a), literalness(b)];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! > y[i]!;
+  return false;
+}
+
 /**
- * The route of a method and a path (below the API's base). A path that exists with other
- * methods is `method_not_allowed` with the methods it has; HEAD is answered as GET.
- * Path parameters are returned as they appear in the URL, still percent-encoded.
+ * The route of a method and a path (below the API's base). As OpenAPI says, a literal path wins
+ * over a templated one: `/experiments/preview` is that path only, never `/experiments/{id}` with
+ * id "preview". A path that exists with other methods is `method_not_allowed` with the methods it
+ * has; HEAD is answered as GET. Path parameters are returned as they appear in the URL, still
+ * percent-encoded.
  */
 export function matchRoute(routes: readonly Route[], method: string, path: string): RouteMatch {
   const wanted = method === "HEAD" ? "GET" : method;
   const at = normalize(path);
+  let template: string | null = null;
+  for (const route of routes) {
+    if (route.pattern.test(at) && (template === null || moreSpecific(route.template, template))) template = normalize(route.template);
+  }
+  if (template === null) return { kind: "not_found" };
   const allow = new Set<string>();
   for (const route of routes) {
-    const m = route.pattern.exec(at);
-    if (!m) continue;
+    if (normalize(route.template) !== template) continue;
     if (route.method !== wanted) {
       allow.add(route.method);
       continue;
     }
+    const m = route.pattern.exec(at)!;
     const params: Record<string, string> = {};
     route.params.forEach((name, i) => (params[name] = m[i + 1]!));
     return { kind: "found", route, params };
   }
-  if (allow.size === 0) return { kind: "not_found" };
   if (allow.has("GET")) allow.add("HEAD");
   return { kind: "method_not_allowed", allow: [...allow, "OPTIONS"].sort() };
 }

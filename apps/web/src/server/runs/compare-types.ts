@@ -4,11 +4,23 @@ import { ZRunView } from "./types";
 
 const between = { error: "ids must name between 2 and 8 runs" };
 
+/**
+ * A run id of `ids`, after splitting at commas. The pattern (true of every id once split and
+ * trimmed) is what the OpenAPI document says of one value: no comma, since a comma separates
+ * ids, and not blank.
+ */
+const ZComparedId = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[^,]*[^,\s\ufeff][^,]*$/, { error: "an id of ids must not be blank" });
+
 /** `ids` as an array, or in a query string as `?ids=a,b` or `?ids=a&ids=b`. */
 export const ZCompareInput = z.object({
   ids: z.preprocess(
     (v) => (typeof v === "string" ? v.split(",") : Array.isArray(v) ? v.flatMap((x) => (typeof x === "string" ? x.split(",") : [x])) : v),
-    z.array(z.string().trim().min(1).max(64)).min(2, between).max(8, between),
+    z.array(ZComparedId).min(2, between).max(8, between),
   ),
 });
 

@@ -1,3 +1,5 @@
+import { requestMethod } from "~/server/http";
+import { restError } from "~/server/rest/errors";
 import { openApiDocument } from "~/server/rest/openapi";
 
 export const dynamic = "force-dynamic";
@@ -5,3 +7,18 @@ export const dynamic = "force-dynamic";
 export function GET() {
   return Response.json(openApiDocument());
 }
+
+const allow = "GET, HEAD, OPTIONS";
+
+/** Any other method (TRACE, QUERY, … too, handed on as PATCH by server/methods.ts): a JSON 405, as elsewhere in /api/v1. */
+function notAllowed(req: Request) {
+  const method = requestMethod(req);
+  return restError(405, { error: "method_not_allowed", message: `${method} is not allowed here; allowed: ${allow}` }, { allow });
+}
+
+/** The methods it has; Next.js's own OPTIONS would list the ones above too. */
+export function OPTIONS() {
+  return new Response(null, { status: 204, headers: { allow } });
+}
+
+export { notAllowed as POST, notAllowed as PUT, notAllowed as PATCH, notAllowed as DELETE };
