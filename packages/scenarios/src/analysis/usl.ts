@@ -1,3 +1,4 @@
+import { USL_MIN_POINTS } from "../experiments/experiments";
 /**
  * Gunther's Universal Scalability Law, X(N) = λN / (1 + σ(N − 1) + κN(N − 1)), fitted to measured
  * throughput X at concurrency (or replicas, or load) N: σ is contention (serialised work), κ
@@ -32,7 +33,7 @@ export function uslPeakN({ sigma, kappa }: Pick<TUslParams, "sigma" | "kappa">):
   return kappa > 0 && sigma < 1 ? Math.sqrt((1 - sigma) / kappa) : null;
 }
 
-const MIN_DISTINCT_N = 4;
+const MIN_DISTINCT_N = USL_MIN_POINTS;
 
 /** Starting (σ, κ) for the solver; λ starts from the smallest N's throughput per unit of N. */
 const STARTS: readonly (readonly [number, number])[] = [

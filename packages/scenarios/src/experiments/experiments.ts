@@ -10,6 +10,11 @@ import { ZRunCreate, TRunCreate } from "../contract/run";
  * (A, B, C, A, B, C, …) so that a slow drift of the machine does not land on one variant.
  */
 
+/** Sweeps over these knobs are fitted with the USL: N is how many of something serve or load. */
+export const SCALE_FIELDS = ["topology.service.replicas", "workload.vus", "workload.connections", "topology.service.threads"] as const;
+/** The fewest distinct N the USL is fitted to: 3 parameters leave nothing to check the fit against with fewer. */
+export const USL_MIN_POINTS = 4;
+
 export const EXPERIMENT_LIMITS = {
   runs: { max: 200 },
   repetitions: { min: 1, max: 20 },
