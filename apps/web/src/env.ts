@@ -7,6 +7,23 @@ const ZEnv = z.object({
   REDIS_URL: z
     .string({ error: "REDIS_URL is required (redis://host:6379)" })
     .regex(/^rediss?:\/\//, { error: "REDIS_URL must be a redis:// URL" }),
+  /** Host names served besides localhost, 127.0.0.1 and ::1, comma-separated (e.g. `lab.example.org`). */
+  SCALELAB_ALLOWED_HOSTS: z
+    .string()
+    .default("")
+    .transform((s) =>
+      s
+        .split(",")
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    )
+    .pipe(
+      z.array(
+        z.string().regex(/^[a-z0-9.-]{1,253}$|^[0-9a-f:]{2,39}$/, {
+          error: "SCALELAB_ALLOWED_HOSTS must be host names or IP addresses, comma-separated (no ports, no schemes)",
+        }),
+      ),
+    ),
 });
 export type Env = z.infer<typeof ZEnv>;
 
@@ -18,7 +35,11 @@ let parsed: Env | undefined;
  */
 export function getEnv(): Env {
   if (parsed) return parsed;
-  const r = ZEnv.safeParse({ DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL });
+  const r = ZEnv.safeParse({
+    DATABASE_URL: process.env.DATABASE_URL,
+    REDIS_URL: process.env.REDIS_URL,
+    SCALELAB_ALLOWED_HOSTS: process.env.SCALELAB_ALLOWED_HOSTS,
+  });
   if (!r.success) {
     const lines = r.error.issues.map((i) => `  - ${i.message}`).join("\n");
     throw new Error(`scalelab web: invalid environment\n${lines}`);

@@ -3,7 +3,8 @@ import { getEnv, nextRuntime } from "./env";
 /**
  * Runs once when the server starts: a missing or malformed variable stops it with a clear
  * message; then requests with a method Next.js cannot route (TRACE, QUERY, …) are handed on to the
- * API's handlers (server/methods.ts says why).
+ * API's handlers (server/methods.ts says why), and a request for a Host name the lab does not serve
+ * is refused (server/hosts.ts).
  */
 export async function register() {
   try {
@@ -14,7 +15,13 @@ export async function register() {
     process.exit(1);
   }
   if (nextRuntime() === "nodejs") {
-    const [{ Server }, { handOnUnroutableMethods }] = await Promise.all([import("node:http"), import("./server/methods")]);
+    const [{ Server }, { handOnUnroutableMethods }, { refuseForeignHosts }] = await Promise.all([
+      import("node:http"),
+      import("./server/methods"),
+      import("./server/hosts"),
+    ]);
     handOnUnroutableMethods(Server.prototype);
+    // Installed last, so it runs first: a foreign Host is refused before anything else.
+    refuseForeignHosts(Server.prototype, getEnv().SCALELAB_ALLOWED_HOSTS);
   }
 }
