@@ -1,3 +1,4 @@
+import { ZHostFacts } from "@scalelab/scenarios/contract";
 import { createDb, Db } from "@scalelab/db";
 import { ensureImages } from "@scalelab/images";
 import { Queue, Worker } from "bullmq";
@@ -70,7 +71,7 @@ export async function start(opts: StartOptions): Promise<WorkerHandle> {
     await reach("Redis", () => Promise.all([connect(pub), connect(sub), queue.waitUntilReady()]));
     await reach(`Docker at ${env.SCALELAB_DOCKER_SOCKET}`, () => docker.ping());
     const host = await provisioner.hostFacts();
-    await pub.set(HOST_KEY, JSON.stringify(host));
+    await pub.set(HOST_KEY, JSON.stringify(ZHostFacts.parse(host)));
     log.info("host", host);
     await markInterrupted(db, pub, queue, log);
     await sweep({ provisioner, db, instance, current: () => current, log });

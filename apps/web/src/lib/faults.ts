@@ -1,3 +1,4 @@
+import { SERVICE_ROLE } from "@scalelab/scenarios/components";
 import {
   ERROR_KINDS,
   FAULT_PARAMS,
@@ -55,7 +56,7 @@ export function errorKindsText(errors: TErrorCounts | undefined): string {
     .join(", ");
 }
 
-const REPLICA_ROLE = "app";
+const REPLICA_ROLE = SERVICE_ROLE;
 
 /** Actions that only undo an earlier fault: their effect is the return, never a shift. */
 const UNDOING = new Set<FaultAction>(Object.values(UNDO).flat());

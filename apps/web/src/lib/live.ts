@@ -1,5 +1,5 @@
 import { imbalanceIndex } from "@scalelab/scenarios/analysis";
-import { replicaHost } from "@scalelab/scenarios/components";
+import { LOADGEN_ROLE, replicaHost } from "@scalelab/scenarios/components";
 import { BALANCER_KEY, NO_ANSWER_KEY } from "@scalelab/scenarios/contract";
 import { ERROR_KINDS, type ErrorKind } from "@scalelab/scenarios/contract";
 import type { TFigureSample } from "@scalelab/scenarios/messages";
@@ -180,6 +180,6 @@ export function cpuByContainer(seconds: readonly TContainerSeconds[], over: "lat
 
 /** The load generator's CPU use so far, by the same rule the worker stores with the finished run. */
 export function liveLoadgenUse(seconds: readonly TContainerSeconds[], loadgenCpus: number): TLoadgenUse | undefined {
-  const readings = seconds.flatMap((s) => s.containers.filter((c) => c.role === "loadgen").map((c) => c.cpuPct));
+  const readings = seconds.flatMap((s) => s.containers.filter((c) => c.role === LOADGEN_ROLE).map((c) => c.cpuPct));
   return loadgenUse(readings, loadgenCpus);
 }

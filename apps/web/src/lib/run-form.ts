@@ -1,8 +1,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import type { FaultableRole } from "@scalelab/scenarios/contract";
 import { fieldInfo, type FieldInfo } from "@scalelab/scenarios/contract";
-import { FORM_SECTIONS, type FormFieldSpec, type FormSectionSpec } from "@scalelab/scenarios/components";
-import { faultableRoles } from "@scalelab/scenarios/plan";
+import { FORM_SECTIONS, faultableRoles, type FormFieldSpec, type FormSectionSpec } from "@scalelab/scenarios/components";
 import {
   balancerSettings,
   ZBalancer,

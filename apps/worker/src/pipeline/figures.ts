@@ -1,5 +1,5 @@
 import { Agent, get } from "node:http";
-import { componentFigures } from "@scalelab/scenarios/components";
+import { CONSUMER_ROLE, SERVICE_ROLE, componentFigures } from "@scalelab/scenarios/components";
 import { StatsReading } from "@scalelab/scenarios/components";
 import { FIGURE_DEFS, total, ZTestbedStats } from "@scalelab/scenarios/components";
 import { parseHaproxyCsv, HaproxyStats } from "@scalelab/scenarios/components";
@@ -114,12 +114,12 @@ export async function followFigures(ctx: RunContext, plan: RunPlan, started: Sta
   const totals = () => {
     const now = [...latest.values()];
     const grew = (role: string, pick: (s: StatsReading["stats"]) => number) => total(now, role, pick) - total(baseline, role, pick);
-    const sentAtStart = total(baseline, "app", (s) => s.downstream.sent);
+    const sentAtStart = total(baseline, SERVICE_ROLE, (s) => s.downstream.sent);
     return {
-      produced: grew("app", (s) => s.downstream.sent),
-      consumed: grew("consumer", (s) => s.consumed),
-      backlogAtStart: Math.max(0, sentAtStart - total(baseline, "consumer", (s) => s.consumed)),
-      logDropped: grew("app", (s) => s.log.dropped),
+      produced: grew(SERVICE_ROLE, (s) => s.downstream.sent),
+      consumed: grew(CONSUMER_ROLE, (s) => s.consumed),
+      backlogAtStart: Math.max(0, sentAtStart - total(baseline, CONSUMER_ROLE, (s) => s.consumed)),
+      logDropped: grew(SERVICE_ROLE, (s) => s.log.dropped),
     };
   };
 

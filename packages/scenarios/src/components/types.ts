@@ -23,7 +23,8 @@ export const LAB_IMAGES = [
 ] as const;
 export type LabImage = (typeof LAB_IMAGES)[number];
 
-export type PlannedFile = { path: string; content: string };
+/** A file written into a container before it starts; `title` names it in previews (its file name when absent). */
+export type PlannedFile = { path: string; content: string; title?: string };
 
 /**
  * How the pipeline knows a container is ready, after the testcontainers wait strategies. A
@@ -82,6 +83,8 @@ export type PlannedContainer = {
   labels: Record<string, string>;
   /** Written into the container before it starts. */
   files: PlannedFile[];
+  /** Its host name is read by others (X-Backend, Cassandra's seed): a network-fault proxy in front of it leaves the name to it. */
+  keepsHostname?: true;
   /**
    * Ports it takes the run's incoming connections on (the service's, the store's, the broker's);
    * a network fault puts its proxy on these. Absent: no proxy can stand in front of it (a consumer

@@ -19,11 +19,7 @@ export const LIMITS = {
   logFlushMs: { min: 0, max: 10_000 },
   brokerMemoryMb: { min: 384, max: 65536 },
   storeMemoryMb: { min: 128, max: 65536 },
-  /** Below 1 GB (a 512 MB heap) one Cassandra node stalls under a light read load. */
-  cassandraMemoryMb: { min: 1024, max: 65536 },
   poolSize: { min: 1, max: 1000 },
-  /** Postgres connections of all replicas' pools together (its max_connections). */
-  postgresConnections: { max: 1000 },
   products: { min: 1, max: 10_000 },
   vus: { min: 1, max: 1000 },
   arrivalRate: { min: 1, max: 100_000 },

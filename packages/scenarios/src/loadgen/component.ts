@@ -60,7 +60,7 @@ export function planLoadgens({ run, container }: PlanContext): PlannedContainer[
           timeoutMs: w.requestTimeoutMs,
           scriptPath: WRK_SCRIPT_PATH,
         }),
-        files: [{ path: WRK_SCRIPT_PATH, content: renderWrkScript({ method: ENDPOINT_METHODS[w.endpoint] }) }],
+        files: [{ path: WRK_SCRIPT_PATH, title: "wrk script", content: renderWrkScript({ method: ENDPOINT_METHODS[w.endpoint] }) }],
       });
     }
     return container({
@@ -70,7 +70,7 @@ export function planLoadgens({ run, container }: PlanContext): PlannedContainer[
       image: "k6",
       env: { ...K6_ENV },
       cmd: ["run", "--no-color", "--quiet", K6_SCRIPT_PATH],
-      files: [{ path: K6_SCRIPT_PATH, content: renderK6Script(part, target) }, ...k6ExtraFiles(w)],
+      files: [{ path: K6_SCRIPT_PATH, title: "k6 script", content: renderK6Script(part, target) }, ...k6ExtraFiles(w)],
     });
   });
 }

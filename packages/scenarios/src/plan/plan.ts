@@ -118,19 +118,6 @@ export const tiers = (plan: RunPlan): PlannedContainer[][] => {
 
 export type PreviewFile = { title: string; container: string; path: string; content: string };
 
-const FILE_TITLES: [RegExp, string][] = [
-  [/nginx\.conf$/, "nginx.conf"],
-  [/haproxy\.cfg$/, "haproxy.cfg"],
-  [/load\.js$/, "k6 script"],
-  [/load\.lua$/, "wrk script"],
-  [/config\.ru$/, "config.ru"],
-  [/puma\.rb$/, "puma.rb"],
-  [/server\.properties$/, "server.properties"],
-  [/cassandra\.yaml$/, "cassandra.yaml"],
-  [/schema\.(sql|cql)$/, "schema"],
-  [/toxiproxy\.json$/, "toxiproxy.json"],
-];
-
 /**
  * Every file the run writes into its containers (configs, scripts, the store's schema), for
  * previews. Identical files of one role (the replicas', the load generators') are shown once; a
@@ -141,7 +128,7 @@ export function previewFiles(plan: RunPlan): PreviewFile[] {
   const all = [...plan.containers, ...plan.loadgens].flatMap((c) =>
     c.files.map((f) => ({
       role: c.role,
-      title: FILE_TITLES.find(([re]) => re.test(f.path))?.[1] ?? f.path.split("/").at(-1)!,
+      title: f.title ?? f.path.split("/").at(-1)!,
       container: c.name,
       path: f.path,
       content: f.content,

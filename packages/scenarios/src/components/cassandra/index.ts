@@ -1,10 +1,9 @@
 import { STORE_HOST, STORE_ROLE } from "../../names";
 import { jvmHeapMb } from "../jvm";
 import { ComponentModule } from "../types";
-import { CASSANDRA_STORE } from "./config";
+import { CASSANDRA_MEMORY_MB, CASSANDRA_STORE } from "./config";
 import { storeKindForm } from "../storage";
 import { renderSetup, SCHEMA_PATH, STORE_DB, storeRoles } from "../storage";
-import { LIMITS } from "../../contract/fields";
 
 export const CASSANDRA_PORT = 9042;
 export const CASSANDRA_YAML_PATH = "/opt/cassandra/conf/cassandra.yaml";
@@ -56,11 +55,11 @@ export const cassandra: ComponentModule = {
   form: storeKindForm(CASSANDRA_STORE.kind, CASSANDRA_STORE.label),
   roles: (run) => storeRoles(run.topology.storage, "cassandra", false),
   rules: ({ topology: t }) =>
-    t.storage.kind === "cassandra" && t.storage.memoryMb < LIMITS.cassandraMemoryMb.min
+    t.storage.kind === "cassandra" && t.storage.memoryMb < CASSANDRA_MEMORY_MB.min
       ? [
           {
             path: ["topology", "storage", "memoryMb"],
-            message: `storage.memoryMb must be between ${LIMITS.cassandraMemoryMb.min} and ${LIMITS.cassandraMemoryMb.max} for cassandra`,
+            message: `storage.memoryMb must be between ${CASSANDRA_MEMORY_MB.min} and ${CASSANDRA_MEMORY_MB.max} for cassandra`,
           },
         ]
       : [],
@@ -82,9 +81,11 @@ export const cassandra: ComponentModule = {
         env: { CASSANDRA_HEAP_MB: String(jvmHeapMb(s.memoryMb)) },
         cpus: s.cpus,
         memoryMb: s.memoryMb,
+        // Its seed is its own host name.
+        keepsHostname: true,
         files: [
           { path: CASSANDRA_YAML_PATH, content: renderCassandraYaml() },
-          { path: `${SCHEMA_PATH}.cql`, content: renderSetup(setup, seed, "--") },
+          { path: `${SCHEMA_PATH}.cql`, title: "schema", content: renderSetup(setup, seed, "--") },
         ],
         // No `ports`: a network-fault proxy cannot stand in front of it (its hostname must be its
         // seed's name, and the driver connects to the node's own address after discovery).

@@ -103,8 +103,8 @@ const isTarget = (run: Pick<TRunCreate, "faults">, t: TFaultTarget) =>
 export const dialHost = (run: Pick<TRunCreate, "faults">, target: TFaultTarget, hostname: string): string =>
   isTarget(run, target) ? proxyHost(hostname) : hostname;
 
-/** Roles whose host name is read (X-Backend; Cassandra's seed): they keep it behind a proxy. */
-const KEEPS_HOSTNAME = (c: PlannedContainer) => c.role === SERVICE_ROLE || c.component === "cassandra";
+/** Containers whose host name is read (X-Backend; Cassandra's seed): they keep it behind a proxy. */
+const KEEPS_HOSTNAME = (c: PlannedContainer) => c.role === SERVICE_ROLE || c.keepsHostname === true;
 
 /**
  * Puts a proxy in front of each target of the run's network faults: returns the containers with

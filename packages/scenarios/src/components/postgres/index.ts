@@ -1,9 +1,8 @@
 import { STORE_HOST, STORE_ROLE } from "../../names";
 import { ComponentModule } from "../types";
-import { POSTGRES_STORE } from "./config";
+import { POSTGRES_CONNECTIONS, POSTGRES_STORE } from "./config";
 import { storeKindForm } from "../storage";
 import { renderSetup, SCHEMA_PATH, STORE_DB, STORE_PASSWORD, STORE_USER, storeRoles } from "../storage";
-import { LIMITS } from "../../contract/fields";
 
 export const POSTGRES_PORT = 5432;
 
@@ -23,12 +22,12 @@ export const postgres: ComponentModule = {
   form: storeKindForm(POSTGRES_STORE.kind, POSTGRES_STORE.label),
   roles: (run) => storeRoles(run.topology.storage, "postgres"),
   rules: ({ topology: t }) => {
-    if (t.storage.kind !== "postgres" || t.storage.poolSize * t.service.replicas <= LIMITS.postgresConnections.max) return [];
-    const most = Math.floor(LIMITS.postgresConnections.max / t.service.replicas);
+    if (t.storage.kind !== "postgres" || t.storage.poolSize * t.service.replicas <= POSTGRES_CONNECTIONS.max) return [];
+    const most = Math.floor(POSTGRES_CONNECTIONS.max / t.service.replicas);
     return [
       {
         path: ["topology", "storage", "poolSize"],
-        message: `storage.poolSize must be between 1 and ${most} with ${t.service.replicas} replica(s): Postgres takes at most ${LIMITS.postgresConnections.max} connections from the replicas' pools together`,
+        message: `storage.poolSize must be between 1 and ${most} with ${t.service.replicas} replica(s): Postgres takes at most ${POSTGRES_CONNECTIONS.max} connections from the replicas' pools together`,
       },
     ];
   },
@@ -51,7 +50,7 @@ export const postgres: ComponentModule = {
         cmd: ["postgres", "-c", `max_connections=${maxConnections}`],
         cpus: s.cpus,
         memoryMb: s.memoryMb,
-        files: [{ path: `${SCHEMA_PATH}.sql`, content: renderSetup(setup, undefined, "--") }],
+        files: [{ path: `${SCHEMA_PATH}.sql`, title: "schema", content: renderSetup(setup, undefined, "--") }],
         ports: [POSTGRES_PORT],
         tier: 0,
         ready: [
