@@ -16,6 +16,7 @@ export * from "./storage/config";
 export * from "./service/testbed-stats";
 export * from "./service/grpc";
 export * from "./service/hotkey";
+export * from "./cache/config";
 export * from "./haproxy/stats";
 export * from "./fault-proxy";
 export * from "./storage";

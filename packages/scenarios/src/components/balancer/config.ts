@@ -48,7 +48,7 @@ const algorithmMessage = `balancer.algorithm must be one of: ${BALANCER_KINDS.fi
  * when not given (`balancerSettings` fills the defaults), so that `none` can refuse them.
  */
 export const ZBalancer = strict("balancer", {
-  kind: oneOf("balancer.kind", BALANCER_KINDS).default("nginx"),
+  kind: oneOf("balancer.kind", BALANCER_KINDS).default(BALANCERS[0].kind),
   /** Omitted = the kind's default: round_robin (nginx), roundrobin (haproxy). */
   algorithm: z.enum(BALANCER_ALGORITHMS, { error: algorithmMessage }).optional(),
   /** CPU limit of the balancer container; omitted = unlimited. */
@@ -66,7 +66,7 @@ export const ZBalancer = strict("balancer", {
         ctx.addIssue({
           code: "custom",
           path: [key],
-          message: `balancer.${key} applies only with a balancer (kind nginx or haproxy), not with kind none`,
+          message: `balancer.${key} applies only with a balancer (kind ${BALANCERS.map((k) => k.kind).join(" or ")}), not with kind none`,
         });
       }
     }

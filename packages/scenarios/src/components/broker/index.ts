@@ -3,7 +3,7 @@ import { SERVICE_ROLE } from "../../names";
 import { growth } from "../figures";
 import { ComponentModule } from "../types";
 import { when } from "../form";
-import { BrokerKind, TBroker, ZBroker } from "./config";
+import { BROKER_KINDS, BrokerKind, TBroker, ZBroker } from "./config";
 
 /** The run's broker with its defaults, when its downstream work goes through one (async). */
 export function brokerOf(run: TRunCreate): TBroker | undefined {
@@ -56,10 +56,10 @@ export const broker: ComponentModule = {
     {
       key: "broker",
       label: "Broker",
-      // Runs stored before the broker's kind was recorded ran Kafka with 512 MB.
+      // Runs stored before the broker's kind was recorded ran the first kind (Kafka) with 512 MB.
       show: ({ topology: t }) =>
         t.downstream.mode === "async"
-          ? `${t.broker?.kind ?? "kafka"}, ${t.broker?.cpus ?? "unlimited"} CPU, ${t.broker?.memoryMb ?? 512} MB`
+          ? `${t.broker?.kind ?? BROKER_KINDS[0]}, ${t.broker?.cpus ?? "unlimited"} CPU, ${t.broker?.memoryMb ?? 512} MB`
           : "none",
     },
   ],

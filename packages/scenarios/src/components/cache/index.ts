@@ -1,6 +1,8 @@
 import { TRunDefinition as TRunCreate } from "../../contract/definition";
 import { CACHE_ROLE, SERVICE_ROLE } from "../../names";
-import { HOT_KEY, HOT_KEY_STACK, hotKeyStore, STORE_HOSTS, STORE_PORTS, HotKeyStoreKind } from "../service/hotkey";
+import { HOT_KEY_STACK } from "../service/hotkey";
+import { HOT_KEY, HotKeyStoreKind, STORE_HOSTS, STORE_PORTS } from "./config";
+import { hotKeyStore } from "./stores";
 import { ComponentModule } from "../types";
 
 /**

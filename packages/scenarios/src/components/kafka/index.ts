@@ -5,9 +5,9 @@ import { ComponentModule } from "../types";
 import { jvmHeapMb } from "../jvm";
 import { KAFKA_BROKER } from "./config";
 
-export const BROKER_ROLE = "kafka";
-export const BROKER_HOST = "kafka";
-export const BROKER_PORT = 29092;
+export const KAFKA_ROLE = "kafka";
+export const KAFKA_HOST = "kafka";
+export const KAFKA_PORT = 29092;
 export const KAFKA_TOPIC = "events";
 export const CONSUMER_GROUP = "consumers";
 export const SERVER_PROPERTIES_PATH = "/opt/kafka/config/server.properties";
@@ -26,8 +26,8 @@ export function renderServerProperties(opts: { partitions: number }): string {
     "process.roles=broker,controller",
     "node.id=1",
     "controller.quorum.voters=1@localhost:9093",
-    `listeners=INTERNAL://:${BROKER_PORT},CONTROLLER://:9093`,
-    `advertised.listeners=INTERNAL://${BROKER_HOST}:${BROKER_PORT}`,
+    `listeners=INTERNAL://:${KAFKA_PORT},CONTROLLER://:9093`,
+    `advertised.listeners=INTERNAL://${KAFKA_HOST}:${KAFKA_PORT}`,
     "listener.security.protocol.map=INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT",
     "inter.broker.listener.name=INTERNAL",
     "controller.listener.names=CONTROLLER",
@@ -57,7 +57,7 @@ export function kafkaClientEnv(run: TRunCreate): Record<string, string> {
   if (!brokerOfKind(run, "kafka")) return {};
   return {
     TESTBED_BROKER: "kafka",
-    TESTBED_KAFKA_BROKERS: `${BROKER_HOST}:${BROKER_PORT}`,
+    TESTBED_KAFKA_BROKERS: `${KAFKA_HOST}:${KAFKA_PORT}`,
     TESTBED_KAFKA_TOPIC: KAFKA_TOPIC,
     TESTBED_KAFKA_PARTITIONS: String(brokerPartitions(run)),
     TESTBED_KAFKA_GROUP: CONSUMER_GROUP,
@@ -70,14 +70,14 @@ export const kafka: ComponentModule = {
   images: (run) => (brokerOfKind(run, "kafka") ? ["kafka"] : []),
   roles: (run) => {
     const b = brokerOfKind(run, "kafka");
-    return b ? [{ role: BROKER_ROLE, count: 1, incoming: true, path: "topology.broker", cpus: b.cpus, memoryMb: b.memoryMb }] : [];
+    return b ? [{ role: KAFKA_ROLE, count: 1, incoming: true, path: "topology.broker", cpus: b.cpus, memoryMb: b.memoryMb }] : [];
   },
   presentation: {
-    [BROKER_ROLE]: { one: "broker", many: "brokers", name: "Broker (Kafka)", column: 3, row: 1, color: "#ae3ec9", label: "title" },
+    [KAFKA_ROLE]: { one: "broker", many: "brokers", name: "Broker (Kafka)", column: 3, row: 1, color: "#ae3ec9", label: "title" },
   },
   edges: [
-    { from: SERVICE_ROLE, to: BROKER_ROLE, kind: "async" },
-    { from: BROKER_ROLE, to: CONSUMER_ROLE, kind: "async" },
+    { from: SERVICE_ROLE, to: KAFKA_ROLE, kind: "async" },
+    { from: KAFKA_ROLE, to: CONSUMER_ROLE, kind: "async" },
   ],
   clientEnv: kafkaClientEnv,
   form: { options: [{ path: "topology.broker.kind", value: KAFKA_BROKER.kind, label: KAFKA_BROKER.label }] },
@@ -87,20 +87,20 @@ export const kafka: ComponentModule = {
     return [
       container({
         index: 0,
-        role: BROKER_ROLE,
+        role: KAFKA_ROLE,
         component: "kafka",
         title: "the Kafka broker",
         image: "kafka",
-        hostname: BROKER_HOST,
+        hostname: KAFKA_HOST,
         env: { KAFKA_HEAP_MB: String(jvmHeapMb(b.memoryMb)) },
         cpus: b.cpus,
         memoryMb: b.memoryMb,
         files: [{ path: SERVER_PROPERTIES_PATH, content: renderServerProperties({ partitions: brokerPartitions(run) }) }],
-        ports: [BROKER_PORT],
+        ports: [KAFKA_PORT],
         tier: 0,
         ready: [
           { kind: "log", pattern: "Kafka Server started" },
-          { kind: "tcp", port: BROKER_PORT },
+          { kind: "tcp", port: KAFKA_PORT },
         ],
       }),
     ];

@@ -1,6 +1,8 @@
 import { HotKeyKind, SERVICE_KINDS } from "./config";
 import { describe, expect, it } from "vitest";
-import { HOT_KEY, HOT_VALUE, hotKeyServer, hotKeyStore, PUMA_THREADS } from "./hotkey";
+import { hotKeyServer, PUMA_THREADS } from "./hotkey";
+import { HOT_KEY, HOT_VALUE } from "../cache/config";
+import { hotKeyStore } from "../cache/stores";
 
 const KINDS = SERVICE_KINDS.filter((k): k is HotKeyKind => k !== "testbed");
 const file = (kind: HotKeyKind, suffix: string, workers = 1) => {

@@ -1,6 +1,7 @@
 import { APP_PORT, HEALTH_PATH } from "../../names";
 import { PlannedFile, Probe } from "../types";
 import { HotKeyKind } from "./config";
+import { HOT_KEY, HOT_VALUE, HotKeyStoreKind, STORE_HOSTS, STORE_PORTS } from "../cache/config";
 import { NGINX_CONF_PATH, nginxMain } from "../nginx/nginx-conf";
 
 /**
@@ -9,9 +10,6 @@ import { NGINX_CONF_PATH, nginxMain } from "../nginx/nginx-conf";
  * constants below and a bounded worker count; nothing a user types reaches it.
  */
 
-export const HOT_KEY = "hot";
-/** 100 bytes of [a-z0-9-]: safe unquoted in nginx, Lua, Ruby, RESP and memcached's protocol. */
-export const HOT_VALUE = "scalelab-hot-value-".padEnd(100, "0123456789abcdef");
 export const HOT_KEY_PATH = "/key";
 
 /**
@@ -26,18 +24,10 @@ export type HotKeyWorkers = number | "auto";
  */
 export const PUMA_THREADS = 5;
 
-export type HotKeyStoreKind = "redis" | "memcached";
-export const STORE_HOSTS: Record<HotKeyStoreKind, string> = { redis: "redis", memcached: "memcached" };
-export const STORE_PORTS: Record<HotKeyStoreKind, number> = { redis: 6379, memcached: 11211 };
-
 /** nginx_static serves this file, written by the run like the config. */
 const STATIC_ROOT = "/srv/hotkey";
 /** The ruby image's CMD is `puma -C <RUBY_DIR>/puma.rb`. */
 const RUBY_DIR = "/srv/hotkey";
-const REDIS_AOF_DIR = "/var/lib/redis";
-const REDIS_AOF = "seed.aof";
-const MEMCACHED_SEED = "/etc/memcached/seed.txt";
-
 /** A server container as the plan needs it; hostname, aliases, CPU and memory come from the topology. */
 export type HotKeyServer = {
   image: "hotkey-nginx" | "ruby";
@@ -48,17 +38,6 @@ export type HotKeyServer = {
   /** The store container the server reads from; it must be ready first. */
   needs: HotKeyStoreKind | null;
   /** GET /key last: a server that cannot reach its store is not ready. */
-  ready: Probe[];
-};
-
-/** The store container, seeded by a file it loads at start (no exec into it). */
-export type HotKeyStore = {
-  image: "redis" | "memcached";
-  hostname: string;
-  port: number;
-  cmd: string[];
-  files: PlannedFile[];
-  /** Passes only once the key is in the store. */
   ready: Probe[];
 };
 
@@ -117,55 +96,6 @@ export function hotKeyServer(kind: HotKeyKind, { workers }: { workers: HotKeyWor
   }
 }
 
-/**
- * The store with HOT_KEY = HOT_VALUE in it before anything reads it.
- * - redis (the lab's redis image): started with append-only persistence on an AOF file the run
- *   writes (one SET in RESP). Redis 7 adopts a lone AOF as the base of its multi-part AOF and loads
- *   it before it serves, so "Ready to accept connections" means seeded. Only reads follow: the
- *   AOF costs nothing during the load.
- * - memcached (keeps nothing across starts): the image's entrypoint sends the run's seed file in
- *   memcached's text protocol once the server listens and prints "memcached seeded".
- */
-export function hotKeyStore(kind: HotKeyStoreKind): HotKeyStore {
-  const base = { hostname: STORE_HOSTS[kind], port: STORE_PORTS[kind] };
-  switch (kind) {
-    case "redis":
-      return {
-        ...base,
-        image: "redis",
-        cmd: [
-          "redis-server",
-          "--bind",
-          "0.0.0.0",
-          "--protected-mode",
-          "no",
-          "--save",
-          "",
-          "--dir",
-          REDIS_AOF_DIR,
-          "--appendonly",
-          "yes",
-          "--appendfilename",
-          REDIS_AOF,
-          "--appendfsync",
-          "no",
-        ],
-        files: [{ path: `${REDIS_AOF_DIR}/${REDIS_AOF}`, content: resp(["SET", HOT_KEY, HOT_VALUE]) }],
-        ready: [{ kind: "log", pattern: "Ready to accept connections" }],
-      };
-    case "memcached":
-      return {
-        ...base,
-        image: "memcached",
-        cmd: ["-m", "64", "-c", "4096"],
-        files: [{ path: MEMCACHED_SEED, content: `set ${HOT_KEY} 0 0 ${HOT_VALUE.length}\r\n${HOT_VALUE}\r\nquit\r\n` }],
-        ready: [{ kind: "log", pattern: "^memcached seeded$" }],
-      };
-    default:
-      throw new Error(`unknown hot-key store ${JSON.stringify(kind)}`);
-  }
-}
-
 function checkWorkers(workers: HotKeyWorkers): HotKeyWorkers {
   const { min, max } = HOT_KEY_WORKERS;
   if (workers === "auto") return workers;
@@ -173,9 +103,6 @@ function checkWorkers(workers: HotKeyWorkers): HotKeyWorkers {
     throw new Error(`workers must be a whole number between ${min} and ${max}`);
   return workers;
 }
-
-/** A Redis command in RESP, the format of an AOF. */
-const resp = (args: string[]) => `*${args.length}\r\n${args.map((a) => `$${a.length}\r\n${a}\r\n`).join("")}`;
 
 /**
  * Idle store connections each nginx worker keeps (Lua's pool, the memcached upstream's keepalive).

@@ -1,0 +1,10 @@
+/**
+ * The hot key's store (experiment 7): which kinds there are, where they listen, and the key they
+ * serve. The servers of ../service/hotkey.ts read it from here.
+ */
+export const HOT_KEY = "hot";
+/** 100 bytes of [a-z0-9-]: safe unquoted in nginx, Lua, Ruby, RESP and memcached's protocol. */
+export const HOT_VALUE = "scalelab-hot-value-".padEnd(100, "0123456789abcdef");
+export type HotKeyStoreKind = "redis" | "memcached";
+export const STORE_HOSTS: Record<HotKeyStoreKind, string> = { redis: "redis", memcached: "memcached" };
+export const STORE_PORTS: Record<HotKeyStoreKind, number> = { redis: 6379, memcached: 11211 };
