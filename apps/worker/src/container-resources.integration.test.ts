@@ -80,6 +80,9 @@ describe("per-container resources", () => {
     });
     const [target] = await ctx.docker.listContainers({ filters: { label: [`${LABELS.run}=${id}`, `${LABELS.role}=app`] } });
     expect(target).toBeDefined();
+    // The run's containers reach only each other: its network has no route out.
+    const network = await ctx.docker.getNetwork(`sl-run-${id}`).inspect();
+    expect(network).toMatchObject({ Internal: true, Labels: { [LABELS.run]: id } });
     const name = target!.Names[0]!.replace(/^\//, "");
     const container = ctx.docker.getContainer(target!.Id);
     const second = () => (Date.now() - loadStart.getTime()) / 1000;

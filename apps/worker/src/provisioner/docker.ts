@@ -25,7 +25,9 @@ export class DockerProvisioner implements Provisioner {
   constructor(private readonly docker: Docker) {}
 
   async createNetwork(spec: { name: string; labels: Record<string, string> }): Promise<void> {
-    await this.docker.createNetwork({ Name: spec.name, Driver: "bridge", CheckDuplicate: true, Labels: spec.labels });
+    // Internal: the run's containers reach each other and the worker reaches them by address, but
+    // nothing of a run (a user's image, a script) reaches anything else.
+    await this.docker.createNetwork({ Name: spec.name, Driver: "bridge", Internal: true, CheckDuplicate: true, Labels: spec.labels });
   }
 
   async startContainer(spec: PlannedContainer, network: string): Promise<StartedContainer> {
