@@ -1,4 +1,4 @@
-import { faultableRoles } from "@scalelab/scenarios/plan";
+import { faultableRoles } from "@scalelab/scenarios/components";
 import { ZFault, type TFaultRecord } from "@scalelab/scenarios/contract";
 import { ZRunCreate } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { faultIssues, faultSchedule, ZFault, FaultableRole, TFaultInput } from "./faults";
-import { faultableRoles } from "../plan/plan";
+import { faultableRoles } from "../components/registry";
 import { ZRunCreate, TRunCreateInput } from "./run";
 
 const roles: Record<string, FaultableRole> = {

@@ -2,7 +2,6 @@ import { TRunDefinition as TRunCreate } from "../contract/definition";
 import { APP_PORT, BALANCER_ROLE, GRPC_PORT, LABELS, LB_PORT, RUN_ID_PATTERN, SERVICE_ROLE } from "../names";
 import { planLoadgens } from "../loadgen/component";
 import { clientEnv, COMPONENTS } from "../components/registry";
-export { faultableRoles } from "../components/registry";
 import { faultProxyImages, planFaultProxies, FaultProxy } from "../components/fault-proxy";
 import { planNetnsHolders } from "../components/netns";
 import { ContainerSpec, LabImage, PlanContext, PlannedContainer } from "../components/types";
