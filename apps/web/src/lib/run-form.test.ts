@@ -34,6 +34,7 @@ const form = (patch: Patch = {}): RunFormValues => {
       downstream: { ...t.downstream, ...topology.downstream },
       broker: { ...t.broker, ...topology.broker },
       storage: { ...t.storage, ...topology.storage },
+      cache: { ...t.cache, ...topology.cache },
     },
     workload: { ...DEFAULT_FORM.workload, ...workload },
     faults: [],

@@ -6,6 +6,7 @@ import {
   balancerSettings,
   ZBalancer,
   ZBroker,
+  ZCache,
   ZDownstream,
   ZRunCreate,
   ZService,
@@ -43,6 +44,7 @@ export const DEFAULT_FORM: RunFormValues = {
     downstream: ZDownstream.parse({}),
     broker: ZBroker.parse({}),
     storage: ZStorage.parse({}),
+    cache: ZCache.parse({}),
   },
   workload: {
     endpoint: "cpu",

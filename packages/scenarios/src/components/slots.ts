@@ -1,5 +1,6 @@
 import { ZBalancer } from "./balancer/config";
 import { ZBroker } from "./broker/config";
+import { ZCache } from "./cache/config";
 import { ZDownstream } from "./downstream/config";
 import { ZService } from "./service/config";
 import { ZStorage } from "./storage/config";
@@ -14,4 +15,6 @@ export const TOPOLOGY_SLOTS = {
   downstream: ZDownstream.prefault({}),
   broker: ZBroker.optional(),
   storage: ZStorage.prefault({}),
+  /** A cache beside a user's image (the testbed's key endpoint and experiment 7's servers bring their own). */
+  cache: ZCache.optional(),
 };

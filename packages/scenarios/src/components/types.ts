@@ -94,6 +94,11 @@ export type PlannedContainer = {
   /** Start order: a tier starts once every container of the earlier tiers is ready. */
   tier: number;
   ready: Probe[];
+  /**
+   * A user's image (untrusted): it runs unprivileged with every capability Docker would add dropped
+   * but those a server needs, no host mounts, and a limit on its processes.
+   */
+  untrusted?: true;
   /** A figures endpoint polled every second during the load: the testbed's JSON or HAProxy's CSV. */
   stats?: { port: number; path: string; format?: "testbed" | "haproxy" };
 };
@@ -141,7 +146,8 @@ export type PlanContext = {
 
 export type ContainerSpec = Omit<PlannedContainer, "name" | "labels" | "nanoCpus" | "image" | "aliases" | "files" | "env"> & {
   index: number;
-  image: LabImage;
+  /** A lab image, or a user's image by its reference (`{ user: "myapp:1.2" }`, validated by the contract). */
+  image: LabImage | { user: string };
   aliases?: string[];
   files?: PlannedFile[];
   env?: Record<string, string>;

@@ -18,3 +18,4 @@ export * from "../components/service/config";
 export * from "../components/downstream/config";
 export * from "../components/broker/config";
 export * from "../components/storage/config";
+export * from "../components/cache/config";

@@ -162,7 +162,10 @@ describe("cross-component rules", () => {
 
   it("refuses a broker without async work", () => {
     expect(issuesOf({ topology: { service: {}, broker: { kind: "kafka" } }, workload: { endpoint: "cpu", vus: 1 } })).toEqual([
-      { path: "topology.broker", message: "topology.broker applies only with topology.downstream.mode async" },
+      {
+        path: "topology.broker",
+        message: "topology.broker applies only with topology.downstream.mode async (or beside a service of kind image)",
+      },
     ]);
   });
 

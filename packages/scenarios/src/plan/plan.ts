@@ -91,8 +91,8 @@ function planContext(runId: string, instance: string | undefined, run: TRunCreat
     images,
     clientEnv: (...slots) => clientEnv(run, slots),
     container: ({ index, image, aliases, files, env, memoryMb, ...spec }: ContainerSpec): PlannedContainer => {
-      const tag = images[image];
-      if (!tag) throw new Error(`no image given for ${image}`);
+      const tag = typeof image === "string" ? images[image] : image.user;
+      if (!tag) throw new Error(`no image given for ${String(image)}`);
       return {
         ...spec,
         name: `sl-${short}-${spec.role}-${index}`,

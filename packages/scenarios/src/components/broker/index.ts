@@ -5,9 +5,14 @@ import { ComponentModule } from "../types";
 import { when } from "../form";
 import { BROKER_KINDS, BrokerKind, TBroker, ZBroker } from "./config";
 
-/** The run's broker with its defaults, when its downstream work goes through one (async). */
+/**
+ * The run's broker with its defaults: when the testbed's downstream work goes through one (async),
+ * or beside a user's image that asks for one (its address comes in KAFKA_BROKERS or AMQP_URL).
+ */
 export function brokerOf(run: TRunCreate): TBroker | undefined {
-  return run.topology.downstream.mode === "async" ? (run.topology.broker ?? ZBroker.parse({})) : undefined;
+  const t = run.topology;
+  if (t.service.kind === "image") return t.broker;
+  return t.downstream.mode === "async" ? (t.broker ?? ZBroker.parse({})) : undefined;
 }
 
 /** The run's broker when it is of `kind`. */
@@ -32,8 +37,13 @@ export const broker: ComponentModule = {
     { key: "broker.lag", label: "Consumer lag (events)", unit: "", kind: "gauge", chart: "broker" },
   ],
   rules: ({ topology: t }) =>
-    t.broker && t.downstream.mode !== "async"
-      ? [{ path: ["topology", "broker"], message: "topology.broker applies only with topology.downstream.mode async" }]
+    t.broker && t.downstream.mode !== "async" && t.service.kind !== "image"
+      ? [
+          {
+            path: ["topology", "broker"],
+            message: "topology.broker applies only with topology.downstream.mode async (or beside a service of kind image)",
+          },
+        ]
       : [],
   form: {
     sections: [

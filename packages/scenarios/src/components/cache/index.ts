@@ -12,6 +12,7 @@ import { ComponentModule } from "../types";
 export function cacheKind(run: TRunCreate): HotKeyStoreKind | null {
   const kind = run.topology.service.kind;
   if (kind === "testbed") return run.workload.endpoint === "key" ? "redis" : null;
+  if (kind === "image") return run.topology.cache?.kind === "redis" ? "redis" : null;
   return HOT_KEY_STACK[kind].needs;
 }
 

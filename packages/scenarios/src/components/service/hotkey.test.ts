@@ -1,10 +1,10 @@
-import { HotKeyKind, SERVICE_KINDS } from "./config";
+import { HOT_KEY_KINDS, HotKeyKind } from "./config";
 import { describe, expect, it } from "vitest";
 import { hotKeyServer, PUMA_THREADS } from "./hotkey";
 import { HOT_KEY, HOT_VALUE } from "../cache/config";
 import { hotKeyStore } from "../cache/stores";
 
-const KINDS = SERVICE_KINDS.filter((k): k is HotKeyKind => k !== "testbed");
+const KINDS = HOT_KEY_KINDS;
 const file = (kind: HotKeyKind, suffix: string, workers = 1) => {
   const f = hotKeyServer(kind, { workers }).files.find((x) => x.path.endsWith(suffix));
   if (!f) throw new Error(`${kind} has no ${suffix}`);

@@ -2,10 +2,10 @@ import { APP_PORT, GRPC_PORT, HEALTH_PATH, SERVICE_ALIAS, SERVICE_ROLE, STATS_PA
 import { growth, total } from "../figures";
 import { runtimeThreads } from "./runtime";
 import { HOT_KEY_STACK, hotKeyServer } from "./hotkey";
-import { HotKeyKind } from "./config";
+import { HotKeyKind, imageService } from "./config";
 import { ComponentModule, PlanContext, PlannedContainer, RunIssue } from "../types";
 import { TRunDefinition as TRunCreate } from "../../contract/definition";
-import { ENDPOINTS } from "../../contract/workload";
+import { customWorkload, ENDPOINTS } from "../../contract/workload";
 import { ComponentForm, unless, when } from "../form";
 
 /** The testbed's runtime knobs mean nothing for experiment 7's servers: say so instead of showing their defaults. */
@@ -21,8 +21,40 @@ function serviceRules(run: TRunCreate): RunIssue[] {
       message: `workload.protocol grpc needs service.kind testbed: the ${t.service.kind} server speaks HTTP only`,
     });
   }
+  const custom = customWorkload(w);
+  if (t.service.kind === "image") {
+    if (!custom) {
+      issues.push({
+        path: ["workload", "request"],
+        message:
+          "service.kind image needs workload.request, workload.requests or workload.script: the built-in endpoints are the testbed's (e.g. workload.request {method: GET, path: /})",
+      });
+    }
+    if (t.downstream.mode !== "none") {
+      issues.push({
+        path: ["topology", "downstream"],
+        message:
+          "topology.downstream is the testbed's hand-off: with service.kind image give topology.broker, and the service gets its address",
+      });
+    }
+    for (const name of Object.keys(t.service.env ?? {})) {
+      if (name === "PORT" || name.startsWith("SCALELAB_")) {
+        issues.push({
+          path: ["topology", "service", "env", name],
+          message: `service.env.${name} is set by the lab (PORT is service.port; SCALELAB_* name the run and the replica)`,
+        });
+      }
+    }
+    return issues;
+  }
+  if (t.cache && t.cache.kind !== "none") {
+    issues.push({
+      path: ["topology", "cache"],
+      message: `topology.cache applies only to service.kind image (the ${t.service.kind} server brings the store it needs)`,
+    });
+  }
   if (t.service.kind !== "testbed") {
-    if (w.endpoint !== "key") {
+    if (!custom && w.endpoint !== "key") {
       issues.push({
         path: ["workload", "endpoint"],
         message: `workload.endpoint must be key with service.kind ${t.service.kind}: it serves only the hot key (service.kind testbed serves every endpoint: ${ENDPOINTS.join(", ")})`,
@@ -40,6 +72,7 @@ function serviceRules(run: TRunCreate): RunIssue[] {
 
 const SERVICE = "topology.service";
 const TESTBED = when(`${SERVICE}.kind`, "testbed");
+const IMAGE = when(`${SERVICE}.kind`, "image");
 
 /** The run form's Service section. The first fields keep the short ids the end-to-end tests have used from the start. */
 const serviceForm: ComponentForm = {
@@ -63,8 +96,34 @@ const serviceForm: ComponentForm = {
             rack_trivial: "Rack on Puma — a constant (no Redis)",
             rails: "Rails on Puma — a page with the hot key from Redis",
             memcached: "nginx memcached_pass — the hot key from memcached",
+            image: "your image — a Docker image on the lab's engine (built or uploaded)",
           },
           deps: ["workload.endpoint", "workload.protocol"],
+        },
+        {
+          path: `${SERVICE}.image`,
+          id: "image",
+          label: "Image",
+          wide: true,
+          placeholder: "myapp:1.2",
+          hint: "An image on the lab's engine: docker build -t myapp:1.2, or upload its build context.",
+          when: IMAGE,
+        },
+        {
+          path: `${SERVICE}.port`,
+          id: "servicePort",
+          label: "Port",
+          placeholder: "8080",
+          hint: "Where it serves HTTP. Empty = 8080.",
+          when: IMAGE,
+        },
+        {
+          path: `${SERVICE}.healthPath`,
+          id: "healthPath",
+          label: "Health path",
+          placeholder: "/",
+          hint: "A 2xx answer to GET here means a replica is ready. Empty = /.",
+          when: IMAGE,
         },
         { path: `${SERVICE}.replicas`, id: "replicas", label: "Replicas", deps: ["topology.storage.poolSize"] },
         { path: `${SERVICE}.cpus`, id: "cpus", label: "CPU per replica", placeholder: "unlimited", hint: "Empty = no limit." },
@@ -75,6 +134,7 @@ const serviceForm: ComponentForm = {
           label: "Threads",
           placeholder: "per CPU",
           hint: "GOMAXPROCS, nginx workers or Puma threads. Empty = one per CPU of the limit, rounded up (per host CPU without one).",
+          when: unless(`${SERVICE}.kind`, "image"),
         },
         {
           path: `${SERVICE}.cpuIterations`,
@@ -167,10 +227,11 @@ export const service: ComponentModule = {
         (sv.logging === "none" ? "none" : `${sv.logging}, each flush + ${sv.logFlushMs} ms modelled (slow disk or remote sink)`),
     },
   ],
-  images: (run) => [run.topology.service.kind === "testbed" ? "testbed" : HOT_KEY_STACK[run.topology.service.kind].image],
+  images: ({ topology: { service: s } }) => (s.kind === "image" ? [] : [s.kind === "testbed" ? "testbed" : HOT_KEY_STACK[s.kind].image]),
   plan: (ctx) => {
     const { run, container } = ctx;
     const s = run.topology.service;
+    if (s.kind === "image") return planImageReplicas(ctx);
     if (s.kind !== "testbed") return planHotKeyReplicas(ctx, s.kind);
     return Array.from({ length: s.replicas }, (_, i) =>
       container({
@@ -243,6 +304,36 @@ function planHotKeyReplicas({ run, container }: PlanContext, kind: HotKeyKind): 
       ports: [APP_PORT],
       tier: 1,
       ready: server.ready,
+    }),
+  );
+}
+
+/**
+ * Replicas of a user's image: the same names, aliases, limits and tier as the testbed's; its own
+ * port, health path, command and environment, beside the lab's (PORT, the replica's name and the
+ * run's dependencies); run as untrusted (./types.ts PlannedContainer.untrusted).
+ */
+function planImageReplicas({ run, container }: PlanContext): PlannedContainer[] {
+  const s = run.topology.service;
+  const image = imageService(s);
+  if (!image) throw new Error("service.kind image needs service.image");
+  return Array.from({ length: s.replicas }, (_, i) =>
+    container({
+      index: i,
+      role: SERVICE_ROLE,
+      component: "service",
+      title: `replica ${replicaHost(i)} (${image.image})`,
+      image: { user: image.image },
+      hostname: replicaHost(i),
+      aliases: [replicaHost(i), SERVICE_ALIAS],
+      env: { ...image.env, PORT: String(image.port), SCALELAB_REPLICA: replicaHost(i) },
+      ...(image.command && { cmd: image.command }),
+      cpus: s.cpus,
+      memoryMb: s.memoryMb,
+      ports: [image.port],
+      tier: 1,
+      ready: [{ kind: "http", port: image.port, path: image.healthPath }],
+      untrusted: true,
     }),
   );
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CASSANDRA_STORE } from "../cassandra/config";
 import { POSTGRES_STORE } from "../postgres/config";
-import { int, LIMITS, num, oneOf, strict } from "../../contract/fields";
+import { int, LIMITS, num, oneOf, sized, strict } from "../../contract/fields";
 
 /** The store kinds, each from its own folder. */
 export const STORES = [POSTGRES_STORE, CASSANDRA_STORE] as const;
@@ -17,6 +17,15 @@ export const ZStorage = strict("storage", {
   poolSize: int("storage.poolSize", LIMITS.poolSize).default(10),
   /** Rows seeded into `products` before the load. */
   products: int("storage.products", LIMITS.products).default(100),
+  /**
+   * An SQL (Postgres) or CQL (Cassandra) script run once the store is up and before the service
+   * starts (at most 1 MB): the user's schema and seed data. Its error fails the run and is shown.
+   */
+  init: sized("storage.init", LIMITS.initBytes.max).optional(),
+}).superRefine((s, ctx) => {
+  if (s.init !== undefined && s.kind === "none") {
+    ctx.addIssue({ code: "custom", path: ["init"], message: "storage.init needs a store: set storage.kind to postgres or cassandra" });
+  }
 });
 
 export type TStorage = z.infer<typeof ZStorage>;
