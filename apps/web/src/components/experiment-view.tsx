@@ -75,6 +75,11 @@ function Usl({ view }: { view: TExperimentView }) {
             <dt>R²</dt>
             <dd data-testid="usl-r2">{usl.r2 === null ? "—" : usl.r2.toFixed(3)}</dd>
           </dl>
+          {view.uslNote && (
+            <p className="muted" data-testid="usl-note">
+              Caveat: {view.uslNote}.
+            </p>
+          )}
         </>
       ) : (
         <div className="muted" data-testid="usl-note">

@@ -140,9 +140,28 @@ function PresetCard({ preset }: { preset: TPresetView }) {
           )}
         </div>
 
-        <QuickRun preset={preset} load={durations} />
+        {preset.needs ? <YourServiceRun preset={preset} /> : <QuickRun preset={preset} load={durations} />}
       </div>
     </section>
+  );
+}
+
+/** A preset for the user's own service starts from the run form, where the image and its request are chosen. */
+function YourServiceRun({ preset }: { preset: TPresetView }) {
+  return (
+    <div
+      style={{ border: "1px solid var(--border)", borderRadius: "var(--radius)", background: "var(--bg)", padding: "12px 14px" }}
+      data-testid="preset-quick"
+    >
+      <h3>Run it on your image</h3>
+      <p className="muted" style={{ marginTop: 0 }}>
+        It needs {preset.needs}. Choose them in the run form (Server: your image), then press “How does it scale?”; or POST them as the
+        preset run&apos;s <code>patch</code> to <code>/api/v1/presets/{preset.name}/run</code>.
+      </p>
+      <Link className="button primary" href="/runs/new?kind=image" data-testid="preset-open-form">
+        Open the run form
+      </Link>
+    </div>
   );
 }
 

@@ -87,8 +87,10 @@ describe("planPresetRun", () => {
     expect(many).toMatchObject({ ok: true, runs: 80 });
   });
 
-  it("plans every preset as it is", () => {
-    for (const p of PRESETS) expect(planPresetRun(preset(p.name), { repetitions: "", duration: "" }).ok, p.name).toBe(true);
+  it("plans every preset of the write-ups as it is (the one for the user's service starts from the run form)", () => {
+    for (const p of PRESETS.filter((x) => !x.template)) {
+      expect(planPresetRun(preset(p.name), { repetitions: "", duration: "" }).ok, p.name).toBe(true);
+    }
   });
 });
 

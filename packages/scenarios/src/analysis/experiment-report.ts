@@ -5,6 +5,7 @@ import { z } from "zod";
 import { benchstatText, compareSamples, describe, variationWarning } from "./experiment-stats";
 import { TSweepAxis } from "../experiments/experiments";
 import { fitUsl, uslCurve } from "./usl";
+import { USL_MIN_POINTS } from "../experiments/experiments";
 
 /**
  * An experiment's statistics from its runs' whole-run figures (never from averaged per-second
@@ -181,6 +182,10 @@ function uslOf(input: ExperimentStatisticsInput): Pick<ExperimentStatistics, "us
       points: fit.points,
       curve: uslCurve(fit, nMax, 60),
     },
-    uslNote: null,
+    uslNote: fit.untested ? uslUntestedNote(new Set(points.map((p) => p.n)).size) : null,
   };
 }
+
+/** Said beside a fit to 3 N values with repetitions: it is a fit, not a test of the law. */
+export const uslUntestedNote = (distinct: number): string =>
+  `fitted to ${distinct} values of N with repetitions: a curve with 3 parameters passes near ${distinct} means whatever the law, so it is not tested by them; sweep ${USL_MIN_POINTS} or more values to test it`;

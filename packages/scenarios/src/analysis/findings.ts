@@ -279,8 +279,8 @@ export function experimentFindings(stats: ExperimentStatistics, variants: readon
       level: "info",
       message:
         u.peakN !== null
-          ? `The Universal Scalability Law fits the sweep (R² ${u.r2?.toFixed(3) ?? "—"}): throughput peaks at N ≈ ${u.peakN.toFixed(1)} (${Math.round(u.peakX ?? 0)} req/s); contention σ = ${u.sigma.toFixed(4)}, coherency κ = ${u.kappa.toExponential(2)}.`
-          : `The Universal Scalability Law fits the sweep (R² ${u.r2?.toFixed(3) ?? "—"}) with no coherency cost (κ = 0): throughput does not turn down within the model${u.ceilingX !== null ? `, it levels off towards λ/σ ≈ ${Math.round(u.ceilingX)} req/s (contention σ = ${u.sigma.toFixed(4)})` : " and grows almost linearly"}.`,
+          ? `The Universal Scalability Law fits the sweep (R² ${u.r2?.toFixed(3) ?? "—"}): throughput peaks at N ≈ ${u.peakN.toFixed(1)} (${Math.round(u.peakX ?? 0)} req/s); contention σ = ${u.sigma.toFixed(4)}, coherency κ = ${u.kappa.toExponential(2)}.${stats.uslNote ? ` Caveat: ${stats.uslNote}.` : ""}`
+          : `The Universal Scalability Law fits the sweep (R² ${u.r2?.toFixed(3) ?? "—"}) with no coherency cost (κ = 0): throughput does not turn down within the model${u.ceilingX !== null ? `, it levels off towards λ/σ ≈ ${Math.round(u.ceilingX)} req/s (contention σ = ${u.sigma.toFixed(4)})` : " and grows almost linearly"}.${stats.uslNote ? ` Caveat: ${stats.uslNote}.` : ""}`,
       evidence: { sigma: u.sigma, kappa: u.kappa, lambda: u.lambda, peakN: u.peakN, ceilingX: u.ceilingX, r2: u.r2 },
     });
   }

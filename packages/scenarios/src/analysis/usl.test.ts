@@ -126,16 +126,21 @@ describe("fitUsl", () => {
     expectClose(fit.peakN, Math.sqrt(0.98 / 0.0005), 1e-9);
   });
 
-  it("refuses fewer than 4 distinct N, however many repetitions", () => {
+  it("refuses fewer than 4 distinct N without repetitions, and fewer than 3 with them", () => {
     expect(fitUsl(series([1, 2, 4], [100, 190, 350]))).toEqual({
       ok: false,
-      reason: "the USL needs at least 4 distinct points (N values); got 3",
+      reason: "the USL needs at least 4 distinct points (N values), or 3 with repetitions; got 3 without repetitions",
     });
-    expect(fitUsl(series([1, 1, 2, 2, 4, 4], [100, 101, 190, 191, 350, 352]))).toMatchObject({
-      ok: false,
-      reason: expect.stringContaining("got 3"),
-    });
+    expect(fitUsl(series([1, 1, 2, 2], [100, 101, 190, 191]))).toMatchObject({ ok: false, reason: expect.stringContaining("got 2") });
     expect(fitUsl([])).toMatchObject({ ok: false, reason: expect.stringContaining("got 0") });
+  });
+
+  it("fits 3 distinct N with repetitions, marked untested (the curve passes near the 3 means)", () => {
+    const fit = fitUsl(series([1, 1, 2, 2, 4, 4], [100, 101, 190, 191, 350, 352]));
+    expect(fit).toMatchObject({ ok: true, untested: true });
+    if (!fit.ok) throw new Error(fit.reason);
+    expect(fit.lambda).toBeGreaterThan(90);
+    expect(fitUsl(series([1, 2, 3, 4], [100, 190, 270, 350]))).toMatchObject({ ok: true, untested: false });
   });
 
   it("refuses x ≤ 0, N < 1 and values that are not finite", () => {

@@ -1,4 +1,4 @@
-import { USL_MIN_POINTS } from "../experiments/experiments";
+import { USL_FIT_MIN_N, USL_MIN_POINTS } from "../experiments/experiments";
 /**
  * Gunther's Universal Scalability Law, X(N) = λN / (1 + σ(N − 1) + κN(N − 1)), fitted to measured
  * throughput X at concurrency (or replicas, or load) N: σ is contention (serialised work), κ
@@ -20,6 +20,8 @@ export type TUslFit =
       /** 1 − SSE/SST over the measured x; null when every x is the same (nothing to explain). */
       r2: number | null;
       points: TUslPoint[];
+      /** Fewer distinct N than USL_MIN_POINTS (3, with repetitions): the curve is fitted, not tested. */
+      untested: boolean;
     }
   | { ok: false; reason: string };
 
@@ -45,15 +47,19 @@ const STARTS: readonly (readonly [number, number])[] = [
 /**
  * Least-squares fit of the USL with σ ≥ 0, κ ≥ 0, λ > 0 (Levenberg-Marquardt from a few starts,
  * the best kept). Repetitions at the same N are all used. Refused, with a reason, for fewer than
- * 4 distinct N (3 parameters leave nothing to check the fit against) and for a point that is not
- * finite, has N < 1 or x ≤ 0.
+ * 4 distinct N (3 parameters leave nothing to check the fit against) unless 3 have repetitions
+ * (then fitted and marked `untested`), and for a point that is not finite, has N < 1 or x ≤ 0.
  */
 export function fitUsl(points: readonly TUslPoint[]): TUslFit {
   const bad = points.find((p) => !Number.isFinite(p.n) || !Number.isFinite(p.x) || p.n < 1 || p.x <= 0);
   if (bad) return { ok: false, reason: `the USL needs finite points with N ≥ 1 and throughput x > 0; got N=${bad.n}, x=${bad.x}` };
   const distinct = new Set(points.map((p) => p.n)).size;
-  if (distinct < MIN_DISTINCT_N) {
-    return { ok: false, reason: `the USL needs at least ${MIN_DISTINCT_N} distinct points (N values); got ${distinct}` };
+  const repeated = points.length > distinct;
+  if (distinct < MIN_DISTINCT_N && !(distinct >= USL_FIT_MIN_N && repeated)) {
+    return {
+      ok: false,
+      reason: `the USL needs at least ${MIN_DISTINCT_N} distinct points (N values), or ${USL_FIT_MIN_N} with repetitions; got ${distinct}${repeated ? "" : " without repetitions"}`,
+    };
   }
 
   const ns = points.map((p) => p.n);
@@ -117,6 +123,7 @@ export function fitUsl(points: readonly TUslPoint[]): TUslFit {
     peakX: peakN === null ? null : uslThroughput(best.params, peakN),
     r2: sst > 0 ? 1 - best.sse / sst : null,
     points: points.map((p) => ({ n: p.n, x: p.x })),
+    untested: distinct < MIN_DISTINCT_N,
   };
 }
 

@@ -12,8 +12,14 @@ import { ZRunCreate, TRunCreate } from "../contract/run";
 
 /** Sweeps over these knobs are fitted with the USL: N is how many of something serve or load. */
 export const SCALE_FIELDS = ["topology.service.replicas", "workload.vus", "workload.connections", "topology.service.threads"] as const;
-/** The fewest distinct N the USL is fitted to: 3 parameters leave nothing to check the fit against with fewer. */
+/** The fewest distinct N that test a USL fit: 3 parameters leave nothing to check the curve against with fewer. */
 export const USL_MIN_POINTS = 4;
+/**
+ * The fewest distinct N the USL is fitted to at all: 3, when they have repetitions (more
+ * observations than parameters). Such a fit passes near the 3 means and is reported with a caveat
+ * ("How does my service scale?" sweeps 1, 2 and 4 replicas).
+ */
+export const USL_FIT_MIN_N = 3;
 
 export const EXPERIMENT_LIMITS = {
   runs: { max: 200 },

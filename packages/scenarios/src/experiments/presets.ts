@@ -28,7 +28,16 @@ export type TPreset = {
   source: string;
   reference: TPresetReference[];
   experiment: TExperimentCreateInput;
+  /**
+   * A preset applied to the user's own service: its base lacks what only the user can give (the
+   * image and its request or script). `needs` names those fields for the messages and the UI;
+   * `example` is a patch that completes the base, for the list's run count and estimate only.
+   */
+  template?: { needs: string; example: Record<string, unknown> };
 };
+
+/** The "How does my service scale?" preset: a replica sweep of the user's image. */
+export const SCALE_MY_SERVICE = "scale-my-service";
 
 export const PRESETS: readonly TPreset[] = [
   {
@@ -234,6 +243,34 @@ export const PRESETS: readonly TPreset[] = [
         name: kind,
         patch: { topology: { service: { kind } } },
       })),
+      repetitions: 3,
+    },
+  },
+  {
+    name: SCALE_MY_SERVICE,
+    title: "How does my service scale?",
+    shows:
+      "Your own image behind nginx at 1, 2 and 4 replicas with a CPU limit each: whether replicas add throughput, where it levels off, and why (the write-ups' method on your service).",
+    expected:
+      "A service that scales near-linearly gives about 2× and 4× the req/s of one replica; a shared bottleneck (a store, a lock, the host's cores) shows as a curve that levels off (USL contention σ) or turns down (coherency κ), and the findings name it.",
+    scaled:
+      "0.25 CPU per replica, so 4 replicas take 1 of this host's 2 cores and the load generator and balancer keep the rest; 32 k6 VUs for 20 s per run. Give your image and its request or k6 script; change the CPU, VUs or the replica counts (values) as you like.",
+    source: "your service",
+    reference: [],
+    template: {
+      needs: "topology.service.image and workload.request, workload.requests or workload.script",
+      example: { topology: { service: { image: "myapp:1" } }, workload: { request: { path: "/" } } },
+    },
+    experiment: {
+      name: "How does my service scale?",
+      base: {
+        topology: {
+          balancer: { kind: "nginx", algorithm: "round_robin" },
+          service: { kind: "image", replicas: 1, cpus: 0.25, memoryMb: 256 },
+        },
+        workload: { loadgen: "k6", vus: 32, durationSeconds: 20 },
+      },
+      sweep: [{ field: "topology.service.replicas", values: [1, 2, 4] }],
       repetitions: 3,
     },
   },

@@ -226,7 +226,7 @@ ${metrics
     .join("\n");
 
   const usl = input.usl
-    ? `${uslChartSvg(input.usl)}<p>σ (contention) ${fmt(input.usl.sigma, 4)} · κ (coherency) ${input.usl.kappa.toExponential(2)} · λ ${fmt(input.usl.lambda)} req/s · N* ${input.usl.peakN !== null ? fmt(input.usl.peakN, 1) : `none (no coherency cost${input.usl.ceilingX !== null ? `; levels off at λ/σ ≈ ${fmt(input.usl.ceilingX)} req/s` : ""})`} · R² ${fmt(input.usl.r2, 3)}</p>`
+    ? `${uslChartSvg(input.usl)}<p>σ (contention) ${fmt(input.usl.sigma, 4)} · κ (coherency) ${input.usl.kappa.toExponential(2)} · λ ${fmt(input.usl.lambda)} req/s · N* ${input.usl.peakN !== null ? fmt(input.usl.peakN, 1) : `none (no coherency cost${input.usl.ceilingX !== null ? `; levels off at λ/σ ≈ ${fmt(input.usl.ceilingX)} req/s` : ""})`} · R² ${fmt(input.usl.r2, 3)}</p>${input.uslNote ? `<p class="sub">Caveat: ${e(input.uslNote)}.</p>` : ""}`
     : input.uslNote
       ? `<p class="sub">No USL fit: ${e(input.uslNote)}</p>`
       : "";

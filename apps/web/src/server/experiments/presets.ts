@@ -31,6 +31,10 @@ export const ZPresetView = z.object({
   scaled: z.string().describe("how the write-up's setup was scaled to this machine"),
   source: z.string(),
   reference: z.array(ZPresetReference).describe("the write-up's own figures, beside the variant they belong to"),
+  needs: z
+    .string()
+    .optional()
+    .describe("a preset for the user's own service: the fields the run's patch must give (its runs and estimate assume they are given)"),
   experiment: ZExperimentCreate,
   runs: z.number().int(),
   estimatedSeconds: z.number().int(),
@@ -50,11 +54,17 @@ export const ZPresetRunInput = z.strictObject(
     patch: jsonObject("patch").optional(),
     repetitions: int("repetitions", repetitions).optional(),
     settleSeconds: int("settleSeconds", settleSeconds).optional(),
+    /** The values of the preset's sweep (a preset with one sweep axis), e.g. replicas [1, 2, 3, 4]. */
+    values: z
+      .array(z.number({ error: "values must be numbers" }), { error: "values must be an array of numbers" })
+      .min(1, { error: `values must have between 1 and ${EXPERIMENT_LIMITS.values.max} entries` })
+      .max(EXPERIMENT_LIMITS.values.max, { error: `values must have between 1 and ${EXPERIMENT_LIMITS.values.max} entries` })
+      .optional(),
   },
   {
     error: (iss) =>
       iss.code === "unrecognized_keys"
-        ? `unknown field ${iss.keys.join(", ")}: a preset run takes experimentName, patch, repetitions and settleSeconds`
+        ? `unknown field ${iss.keys.join(", ")}: a preset run takes experimentName, patch, repetitions, settleSeconds and values`
         : undefined,
   },
 );
@@ -62,7 +72,8 @@ export const ZPresetRunInput = z.strictObject(
 export async function listPresets(_deps: Deps) {
   return PRESETS.map((p) => {
     const experiment = ZExperimentCreate.parse(p.experiment);
-    const out = expandExperiment(experiment);
+    // A preset for the user's service is counted and estimated with its example completing the base.
+    const out = expandExperiment(p.template ? { ...experiment, base: applyPatch(experiment.base, p.template.example) } : experiment);
     if (!out.ok) throw new Error(`preset ${p.name} is invalid: ${out.issues.map((i) => i.message).join("; ")}`);
     return {
       name: p.name,
@@ -72,6 +83,7 @@ export async function listPresets(_deps: Deps) {
       scaled: p.scaled,
       source: p.source,
       reference: p.reference,
+      ...(p.template && { needs: p.template.needs }),
       experiment,
       runs: out.runs,
       estimatedSeconds: estimateSeconds(out.variants, experiment.repetitions, experiment.settleSeconds),
@@ -85,13 +97,22 @@ export async function runPreset(deps: Deps, input: z.infer<typeof ZPresetRunInpu
   // applyPatch would drop these keys and run the preset without them; /experiments refuses them.
   const bad = input.patch && forbiddenKey(input.patch, "patch");
   if (bad) throw invalidInput([{ path: bad, message: `${bad}: this key is not allowed` }]);
-  const changed = input.patch !== undefined || input.repetitions !== undefined || input.settleSeconds !== undefined;
+  const sweep = preset.experiment.sweep;
+  if (input.values !== undefined && sweep?.length !== 1) {
+    throw invalidInput([
+      { path: "values", message: `values applies to a preset with one sweep axis; ${preset.name} has ${sweep?.length ?? 0}` },
+    ]);
+  }
+  const changed =
+    !preset.template &&
+    (input.patch !== undefined || input.repetitions !== undefined || input.settleSeconds !== undefined || input.values !== undefined);
   const def = ZExperimentCreate.parse({
     ...preset.experiment,
     name: input.experimentName ?? (changed ? `${preset.experiment.name} (modified)` : preset.experiment.name),
     base: input.patch ? applyPatch(preset.experiment.base, input.patch) : preset.experiment.base,
     ...(input.repetitions !== undefined && { repetitions: input.repetitions }),
     ...(input.settleSeconds !== undefined && { settleSeconds: input.settleSeconds }),
+    ...(input.values !== undefined && sweep && { sweep: [{ ...sweep[0]!, values: input.values }] }),
   });
   return createExperiment(deps, def, { preset: preset.name });
 }
