@@ -10,6 +10,11 @@ import { contextHash, readTree } from "./hash";
 import type { EnsureOptions } from "./types";
 
 export const BASE_REPO = "scalelab/base";
+/**
+ * A stable name of the current base, for users' Dockerfiles (`FROM scalelab/base:bookworm`: Debian
+ * 12 with the host's apt mirror, where no registry can be reached); moved to each new base.
+ */
+export const BASE_ALIAS = `${BASE_REPO}:bookworm`;
 const UPSTREAM = "debian:bookworm-slim";
 const SUITE = "bookworm";
 const VARIANT = "minbase";
@@ -30,6 +35,12 @@ export function baseSourcesList(mirrors: DebianMirrors, suite = SUITE): string {
  * The registry is only tried when neither base exists yet.
  */
 export async function ensureBase(docker: Docker, opts: EnsureOptions = {}): Promise<string> {
+  const tag = await ensureBaseImage(docker, opts);
+  await docker.getImage(tag).tag({ repo: BASE_REPO, tag: BASE_ALIAS.slice(BASE_REPO.length + 1) });
+  return tag;
+}
+
+async function ensureBaseImage(docker: Docker, opts: EnsureOptions): Promise<string> {
   const emit = (phase: "cached" | "bootstrapping" | "building" | "done", message: string) =>
     opts.onProgress?.({ image: "base", phase, message });
 

@@ -19,6 +19,7 @@ import type { BuildableImage, EnsureOptions, ImageProgress } from "./types";
 
 export type { BuildableImage, EnsureOptions, ImageName, ImageProgress } from "./types";
 export { K6_VERSION, TOXIPROXY_VERSION } from "./toolchain";
+export { BASE_ALIAS } from "./base";
 export { CASSANDRA_VERSION, KAFKA_VERSION } from "./maven";
 
 export type LabImages = { testbed: string; nginx: string; k6: string; k6Version: string };
