@@ -134,15 +134,21 @@ describe("outside interference", () => {
     );
   });
 
-  it("a die nothing sent is a crash, with the container's last output", () => {
+  it("a die nothing sent is a crash (or an exit on its own with code 0), with the container's last output", () => {
     const r = started();
     const [note] = messages(r, [ev("app-1", "die", 7.5, { exitCode: 2, oomKilled: false })]);
     expect(note).toEqual({
       message:
-        "replica app-1 exited on its own at 7.5 s of the load, not stopped by the run nor from outside: a crash (exit code 2, not OOM-killed)",
+        "replica app-1 crashed on its own at 7.5 s of the load, not stopped by the run nor from outside (exit code 2, not OOM-killed)",
       lastOutput: true,
     });
     expect(r.entries()).toMatchObject([{ action: "crash", at: 7.5, exitCode: 2, oomKilled: false }]);
+    expect(messages(r, [ev("app-0", "die", 9, { exitCode: 0, oomKilled: false })])[0]!.message).toMatch(
+      /^replica app-0 exited on its own at 9 s/,
+    );
+    expect(interferencePhrase(r.entries()[1]!)).toBe(
+      "replica app-0 exited on its own (exit code 0) and was down from 9 s to the end of the load",
+    );
   });
 
   it("an OOM kill is said when it comes, and the death it causes completes the same entry", () => {
@@ -193,7 +199,7 @@ describe("outside interference", () => {
   it("before the load, times say so", () => {
     const r = new InterferenceReader(containers);
     r.push(ev("app-0", "start", -20));
-    expect(r.push(ev("app-0", "die", -3, { exitCode: 1 }))?.message).toMatch(/^replica app-0 exited on its own before the load started/);
+    expect(r.push(ev("app-0", "die", -3, { exitCode: 1 }))?.message).toMatch(/^replica app-0 crashed on its own before the load started/);
     r.begin(T0);
     expect(r.push(ev("app-0", "start", 2))?.message).toBe(
       "replica app-0 was started again from outside the run at 2 s of the load, 5 s after it went down",

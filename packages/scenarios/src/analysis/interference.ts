@@ -199,7 +199,7 @@ export class InterferenceReader {
         return { message: `${c.title} was killed for lack of memory ${when} (${exit})`, lastOutput: true };
       default:
         return {
-          message: `${c.title} exited on its own ${when}, not stopped by the run nor from outside: a crash (${exit})`,
+          message: `${c.title} ${e.exitCode === 0 ? "exited" : "crashed"} on its own ${when}, not stopped by the run nor from outside (${exit})`,
           lastOutput: true,
         };
     }
@@ -272,7 +272,7 @@ export function interferencePhrase(i: TInterference): string {
     case "kill":
       return `${i.title} was killed from outside${exit}${span}`;
     case "crash":
-      return `${i.title} crashed${exit} and was down${span}`;
+      return `${i.title} ${i.exitCode === 0 ? "exited on its own" : "crashed"}${exit} and was down${span}`;
     case "oom":
       return i.exitCode === undefined
         ? `a process of ${i.title} was killed for lack of memory at ${whole(i.at)} s`
