@@ -251,6 +251,7 @@ export class InterferenceReader {
   }
 }
 
+/** Whole seconds; a span is the difference of its shown ends, so "for 5 s (from 4 s to 9 s)" always adds up. */
 const whole = (s: number) => Math.round(s);
 
 /** Whether the incident touched the measured load (`durationSeconds` when known). */
@@ -263,7 +264,7 @@ export function affectsLoad(i: TInterference, durationSeconds?: number): boolean
 export function interferencePhrase(i: TInterference): string {
   const span =
     i.until !== undefined
-      ? ` for ${whole(i.until - Math.max(0, i.at))} s (from ${i.at < 0 ? "before the load" : `${whole(i.at)} s`} to ${whole(i.until)} s)`
+      ? ` for ${whole(i.until) - whole(Math.max(0, i.at))} s (from ${i.at < 0 ? "before the load" : `${whole(i.at)} s`} to ${whole(i.until)} s)`
       : ` from ${i.at < 0 ? "before the load" : `${whole(i.at)} s`} to the end of the load`;
   const exit = i.exitCode !== undefined ? ` (exit code ${i.exitCode})` : "";
   switch (i.action) {
