@@ -20,6 +20,8 @@ async function run(body: TRunCreateInput) {
   expect(row.status, timeline).toBe("succeeded");
   expect(await ctx.lab.leftovers(id)).toEqual([]);
   const summary = ZRunSummary.parse(row.summary);
+  // The timeline's own actions are never taken for outside interference.
+  expect(summary.interference, timeline).toBeUndefined();
   const faults = ZFaultRecord.array().parse(row.faults);
   const samples = await ctx.lab.db.runSample.findMany({ where: { runId: id }, orderBy: { t: "asc" } });
   const answered = (t: number, backend: string) =>
@@ -137,7 +139,15 @@ describe("container faults on the run's timeline", () => {
     expect(events.map((e) => `${e.level} ${e.message}`)).toContainEqual(
       expect.stringMatching(/^warn fault stop app-1 @5s failed at 5\.\d{3} s \(\+\d+ ms\): .*no such container.*; the run goes on$/i),
     );
-    expect(ZRunSummary.parse(row.summary).requests).toBeGreaterThan(50);
+    const summary = ZRunSummary.parse(row.summary);
+    expect(summary.requests).toBeGreaterThan(50);
+    // The removal behind the worker's back is outside interference: a SIGKILL the run did not send.
+    expect(summary.interference).toMatchObject([{ title: "replica app-1", action: "kill", signal: 9 }]);
+    expect(events.map((e) => `${e.level} ${e.message}`)).toContainEqual(
+      expect.stringMatching(
+        /^warn replica app-1 was killed from outside the run \(signal 9\) at \d+(\.\d)? s of the load \(exit code 137, not OOM-killed\)$/,
+      ),
+    );
     expect(await ctx.lab.leftovers(id)).toEqual([]);
   });
 });

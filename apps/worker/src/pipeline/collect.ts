@@ -2,7 +2,7 @@ import { faultEffects, runImbalance } from "@scalelab/scenarios/analysis";
 import { TErrorCounts } from "@scalelab/scenarios/contract";
 import { brokerSummary, poolSummary } from "@scalelab/scenarios/components";
 import { RunPlan } from "@scalelab/scenarios/plan";
-import { THostFacts, TRunSummary } from "@scalelab/scenarios/contract";
+import { THostFacts, TInterference, TRunSummary } from "@scalelab/scenarios/contract";
 import { LOADGEN_SATURATION, loadgenUse, roleUse, round } from "@scalelab/scenarios/analysis";
 import { RunContext } from "./context";
 import { LoadResult } from "./load";
@@ -10,8 +10,17 @@ import { LoadResult } from "./load";
 /** A run with this share of failed requests or more says so on its timeline. */
 const ERROR_WARNING = 0.01;
 
-/** Stores the whole-run summary and the facts of the host it was measured on, and flags a doubtful result. */
-export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, host: THostFacts): Promise<TRunSummary> {
+/**
+ * Stores the whole-run summary (with what happened to its containers from outside, `interference`)
+ * and the facts of the host it was measured on, and flags a doubtful result.
+ */
+export async function collect(
+  ctx: RunContext,
+  plan: RunPlan,
+  load: LoadResult,
+  host: THostFacts,
+  interference: TInterference[],
+): Promise<TRunSummary> {
   const { deps, runId, report, run } = ctx;
   const seconds = run.workload.durationSeconds;
   const totals = load.totals;
@@ -67,6 +76,7 @@ export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, 
     ...(broker && { broker }),
     ...(imbalance && { imbalance }),
     ...(faults && { faults }),
+    ...(interference.length > 0 && { interference }),
   };
   await deps.db.run.update({ where: { id: runId }, data: { summary, host } });
 

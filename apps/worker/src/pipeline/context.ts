@@ -62,7 +62,12 @@ export { deadline, RunStopped, sleep } from "./timing";
 /** A container that stopped, described with its exit code and the end of its output. */
 export async function describeExit(deps: PipelineDeps, id: string, what: string, network: string): Promise<string> {
   const state = await deps.provisioner.inspect(id, network);
-  const logs = await deps.provisioner.logs(id, 15).catch(() => "");
   const why = state.oomKilled ? " (killed: out of memory)" : state.error ? ` (${state.error})` : "";
-  return `${what} exited with code ${state.exitCode}${why}${logs ? `; last output:\n${logs}` : ""}`;
+  return `${what} exited with code ${state.exitCode}${why}${await lastOutput(deps, id)}`;
+}
+
+/** `; last output:` and the container's last lines, or "" when it has none (or they cannot be read). */
+export async function lastOutput(deps: PipelineDeps, id: string): Promise<string> {
+  const logs = await deps.provisioner.logs(id, 15).catch(() => "");
+  return logs ? `; last output:\n${logs}` : "";
 }

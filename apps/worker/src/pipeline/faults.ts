@@ -3,6 +3,7 @@ import { RunPlan } from "@scalelab/scenarios/plan";
 import { errorMessage } from "../log";
 import { ContainerAction, StartedContainer } from "../provisioner/types";
 import { RunContext } from "./context";
+import { OwnActions } from "./interference";
 import { applyNetworkFault, clearNetworkFaults } from "./toxiproxy";
 
 export type FaultRunner = {
@@ -18,7 +19,7 @@ export type FaultRunner = {
  * same target run one after another in schedule order. Each is recorded with its actual time and
  * how long the engine took; one that fails is an event with the engine's reason and the run goes on.
  */
-export function scheduleFaults(ctx: RunContext, plan: RunPlan, containers: StartedContainer[]): FaultRunner {
+export function scheduleFaults(ctx: RunContext, plan: RunPlan, containers: StartedContainer[], own: OwnActions): FaultRunner {
   const faults = ctx.run.faults;
   const timers: NodeJS.Timeout[] = [];
   const chains = new Map<string, Promise<void>>();
@@ -57,7 +58,7 @@ export function scheduleFaults(ctx: RunContext, plan: RunPlan, containers: Start
       const atMs = called - startMs;
       let error: string | undefined;
       try {
-        await apply(ctx, plan, containers, f);
+        await apply(ctx, plan, containers, f, own);
       } catch (err) {
         error = errorMessage(err);
       }
@@ -86,7 +87,7 @@ export function scheduleFaults(ctx: RunContext, plan: RunPlan, containers: Start
   };
 }
 
-async function apply(ctx: RunContext, plan: RunPlan, containers: StartedContainer[], f: TFault): Promise<void> {
+async function apply(ctx: RunContext, plan: RunPlan, containers: StartedContainer[], f: TFault, own: OwnActions): Promise<void> {
   const { provisioner } = ctx.deps;
   if (f.action === "clear" || isNetworkFault(f.action)) {
     const proxy = plan.faultProxies.find((p) => p.target.role === f.target.role && p.target.index === f.target.index);
@@ -101,5 +102,11 @@ async function apply(ctx: RunContext, plan: RunPlan, containers: StartedContaine
   }
   const target = containers.find((c) => c.role === f.target.role && c.name.endsWith(`-${f.target.role}-${f.target.index}`));
   if (!target) throw new Error(`the run has no container ${f.target.role}-${f.target.index}`);
-  await provisioner.act(target.id, f.action satisfies ContainerAction);
+  // The engine's events of this action are the run's own, not outside interference.
+  const done = own(target.name, f.action);
+  try {
+    await provisioner.act(target.id, f.action satisfies ContainerAction);
+  } finally {
+    done();
+  }
 }

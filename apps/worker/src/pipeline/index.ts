@@ -6,6 +6,7 @@ import { z } from "zod";
 import { errorMessage } from "../log";
 import { watchCancel } from "./cancel";
 import { collect } from "./collect";
+import { InterferenceWatch, watchInterference } from "./interference";
 import { RunStopped, PipelineDeps, RunContext } from "./context";
 import { runLoad } from "./load";
 import { prepareImages } from "./prepare-images";
@@ -51,6 +52,7 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
   shutdown.addEventListener("abort", onShutdown, { once: true });
   if (shutdown.aborted) onShutdown();
   let unwatch: (() => Promise<void>) | undefined;
+  let interference: InterferenceWatch | undefined;
   let outcome: Exclude<Outcome, { status: "skipped" }> = { status: "failed", error: "the pipeline ended without an outcome", detail: null };
   let endStep: TRunStep = "queued";
   try {
@@ -84,6 +86,8 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
     const images = imagesSettled.value;
     const plan = buildPlan({ runId, instance: deps.instance, run: ctx.run, images });
 
+    // From before the first container starts: whatever happens to them that the run does not do is on its timeline.
+    interference = watchInterference(ctx, plan);
     await report.enter("provisioning");
     const { started, last } = await provision(ctx, plan);
 
@@ -94,10 +98,10 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
     await warmup(ctx, topology.entryUrl);
 
     await report.enter("running");
-    const load = await runLoad(ctx, plan, topology.containers);
+    const load = await runLoad(ctx, plan, topology.containers, interference);
 
     await report.enter("collecting");
-    await collect(ctx, plan, load, { ...host, k6Version: K6_VERSION });
+    await collect(ctx, plan, load, { ...host, k6Version: K6_VERSION }, interference.entries());
     // A stop that came after the load (while following the broker's drain) keeps the summary.
     const late = ctl.signal.aborted && ctl.signal.reason instanceof RunStopped ? ctl.signal.reason : undefined;
     outcome = late
@@ -114,6 +118,8 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
   } finally {
     shutdown.removeEventListener("abort", onShutdown);
     await unwatch?.();
+    // Teardown's removals are the run's own: stop following the engine's events first.
+    await interference?.stop();
     const noted = (err: unknown) => log.error("could not record the run's state", { runId, error: errorMessage(err) });
     await report.enter("tearing_down").catch(noted);
     try {

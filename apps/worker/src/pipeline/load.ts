@@ -13,6 +13,7 @@ import { followContainerStats } from "./container-stats";
 import { describeExit, sleep, RunContext } from "./context";
 import { scheduleFaults } from "./faults";
 import { followFigures, FigureFollower } from "./figures";
+import { InterferenceWatch } from "./interference";
 
 export type LoadResult = {
   /** The load generators' whole-run figures, merged over the instances; undefined if none reported them. */
@@ -31,11 +32,16 @@ type Generator = { container: StartedContainer; title: string; updates: AsyncIte
  * until every generator reports the end; then, while a broker still holds work, keeps recording
  * the figures for the drain window so a backlog is shown, not hidden.
  */
-export async function runLoad(ctx: RunContext, plan: RunPlan, containers: StartedContainer[]): Promise<LoadResult> {
+export async function runLoad(
+  ctx: RunContext,
+  plan: RunPlan,
+  containers: StartedContainer[],
+  interference: InterferenceWatch,
+): Promise<LoadResult> {
   const { deps, report, runId, signal } = ctx;
   const network = plan.network.name;
   const figures = await followFigures(ctx, plan, containers);
-  const faults = scheduleFaults(ctx, plan, containers);
+  const faults = scheduleFaults(ctx, plan, containers, interference.own);
   const started = await Promise.all(plan.loadgens.map((spec) => deps.provisioner.startContainer(spec, network)));
   const stats = followContainerStats({
     provisioner: deps.provisioner,
@@ -73,6 +79,7 @@ export async function runLoad(ctx: RunContext, plan: RunPlan, containers: Starte
             if (update.type === "start" && !loadStarted) {
               loadStarted = true;
               faults.begin(update.at.getTime());
+              interference.begin(update.at.getTime());
               stats.begin(update.at.getTime());
               figures.begin(update.at.getTime());
               await deps.db.run.update({ where: { id: runId }, data: { loadStartedAt: update.at } });

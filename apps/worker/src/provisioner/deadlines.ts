@@ -2,7 +2,7 @@ import { deadline } from "../pipeline/context";
 import { STOP_GRACE_SECONDS, Provisioner } from "./types";
 
 /**
- * The provisioner with a deadline on every call but the stats and output streams (which end on
+ * The provisioner with a deadline on every call but the stats, output and event streams (which end on
  * their own signal): a Docker engine that stops answering fails the step instead of hanging the worker.
  * Removal gets three times as long, since a teardown must finish whenever it can.
  */
@@ -16,6 +16,7 @@ export function withDeadlines(p: Provisioner, ms: number): Provisioner {
     logs: (id, lines) => d("logs", p.logs(id, lines)),
     stats: (id, signal) => p.stats(id, signal),
     followOutput: (id, signal) => p.followOutput(id, signal),
+    containerEvents: (labels, actions, since, signal) => p.containerEvents(labels, actions, since, signal),
     waitExit: (id, timeoutMs) => d("wait", p.waitExit(id, timeoutMs), 1 + timeoutMs / ms),
     stop: (id, timeoutSeconds) => d("stop", p.stop(id, timeoutSeconds), 1 + (timeoutSeconds * 1000) / ms),
     // stop and restart wait up to the grace period for the process to exit.

@@ -5,7 +5,7 @@ import { DockerStatsReading } from "@scalelab/scenarios/analysis";
 import Docker from "dockerode";
 import { demuxLogs } from "./logs";
 import { tarFiles } from "./tar";
-import { STOP_GRACE_SECONDS, ContainerAction, ContainerState, Provisioner, StartedContainer } from "./types";
+import { STOP_GRACE_SECONDS, ContainerAction, ContainerEvent, ContainerState, Provisioner, StartedContainer } from "./types";
 
 const statusOf = (err: unknown): number | undefined => (err as { statusCode?: number }).statusCode;
 const labelFilter = (labels: Record<string, string>) => ({ label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) });
@@ -163,6 +163,54 @@ export class DockerProvisioner implements Provisioner {
         return c.pause();
       case "unpause":
         return c.unpause();
+    }
+  }
+
+  async *containerEvents(
+    labels: Record<string, string>,
+    actions: readonly string[],
+    sinceNano: bigint,
+    signal: AbortSignal,
+  ): AsyncIterable<ContainerEvent> {
+    if (signal.aborted) return;
+    // The engine takes `since` as seconds with a fraction down to the nanosecond.
+    const since = `${sinceNano / 1_000_000_000n}.${String(sinceNano % 1_000_000_000n).padStart(9, "0")}`;
+    const filters = { ...labelFilter(labels), type: ["container"], event: [...actions] };
+    const stream = (await this.docker.getEvents({
+      since,
+      filters,
+      abortSignal: signal,
+    } as unknown as Docker.GetEventsOptions)) as unknown as Readable;
+    const stop = () => stream.destroy();
+    if (signal.aborted) return stop();
+    signal.addEventListener("abort", stop, { once: true });
+    let buffered = "";
+    try {
+      for await (const chunk of stream) {
+        buffered += String(chunk);
+        const lines = buffered.split("\n");
+        buffered = lines.pop() ?? "";
+        for (const line of lines) {
+          if (!line.trim()) continue;
+          const e = JSON.parse(line) as { Action: string; Actor: { ID: string; Attributes?: Record<string, string> }; timeNano: number };
+          // timeNano is beyond a double's precision: the JSON number is re-read from the line itself.
+          const nano = BigInt(/"timeNano":(\d+)/.exec(line)?.[1] ?? Math.round(e.timeNano));
+          const attributes = e.Actor.Attributes ?? {};
+          yield {
+            id: e.Actor.ID,
+            name: attributes.name ?? "",
+            action: e.Action,
+            atMs: Number(nano / 1_000_000n),
+            timeNano: nano,
+            attributes,
+          };
+        }
+      }
+    } catch (err) {
+      if (!signal.aborted) throw err;
+    } finally {
+      signal.removeEventListener("abort", stop);
+      stream.destroy();
     }
   }
 

@@ -19,6 +19,16 @@ export type ContainerState = {
   ip: string;
 };
 
+/** One of the engine's events about a container (`start`, `die`, `kill`, …); `attributes` as the engine gives them (exitCode, signal, name, labels). */
+export type ContainerEvent = {
+  id: string;
+  name: string;
+  action: string;
+  atMs: number;
+  timeNano: bigint;
+  attributes: Record<string, string>;
+};
+
 /**
  * What the pipeline needs from a container runtime. The Docker implementation runs a plan on
  * one engine; a Swarm or Kubernetes one would run the same plan elsewhere.
@@ -43,6 +53,16 @@ export interface Provisioner {
    * (SIGKILL), restart, pause (freezes its processes) or unpause. Throws with the engine's reason.
    */
   act(containerId: string, action: ContainerAction): Promise<void>;
+  /**
+   * The engine's events of the containers carrying all the given labels (those already created and
+   * those to come) from `sinceNano` (unix ns) on, as they come, until the signal aborts.
+   */
+  containerEvents(
+    labels: Record<string, string>,
+    actions: readonly string[],
+    sinceNano: bigint,
+    signal: AbortSignal,
+  ): AsyncIterable<ContainerEvent>;
   /** Removes (forcibly) every container, then every network, carrying all the given labels. */
   removeByLabel(labels: Record<string, string>): Promise<{ containers: number; networks: number }>;
   /** Values of `label` on the containers and networks carrying all of `where`, e.g. the run ids that have objects. */

@@ -131,6 +131,45 @@ describe("run findings on recorded runs", () => {
       "The balancer was the bottleneck: it used 102 % of its CPU limit while the replicas used 5 % of a core each. Give the balancer more CPU before adding replicas.",
     );
   });
+
+  it("outside interference comes first, says the result is affected, and the findings that assume the topology say it was not intact", () => {
+    const f = fixture("exp3--3-replicas-connections-3");
+    const stop = {
+      container: "sl-1-app-0",
+      title: "replica app-0",
+      role: "app",
+      action: "stop" as const,
+      exitCode: 0,
+      oomKilled: false,
+      signal: 15,
+    };
+    const summary = {
+      ...f.summary,
+      durationSeconds: 30,
+      imbalance: { method: "max/mean" as const, run: 1.6, medianPerSecond: 1.4 },
+      interference: [
+        { ...stop, at: 12.2, until: 21.1 },
+        // Before the load and back before it started, and after it ended: not part of the measurement.
+        { ...stop, at: -8, until: -2 },
+        { ...stop, at: 31, until: 33 },
+      ],
+    };
+    const out = runFindings({ summary: ZRunSummary.parse(summary), hostCpus: f.hostCpus });
+    expect(out.map((x) => x.code)).toEqual(["interference", "replicas_throttled", "imbalance"]);
+    expect(out[0]).toMatchObject({
+      level: "warn",
+      message:
+        "Outside interference: replica app-0 was stopped from outside for 9 s (from 12 s to 21 s): the result is affected, not a clean measurement of the topology as defined.",
+      evidence: { interference: [{ at: 12.2, until: 21.1 }] },
+    });
+    expect(out[1]!.message).toMatch(
+      /^The 3 replicas ran at their CPU limit .* Read it with care: it was measured while the topology was not intact/,
+    );
+    expect(out[2]).toMatchObject({ level: "info", message: expect.stringMatching(/as outside interference took replicas out\.$/) });
+    // Without the interference the same figures read as before.
+    expect(codes("exp3--3-replicas-connections-3")).toEqual(["replicas_throttled"]);
+    expect(finding("exp3--3-replicas-connections-3", "replicas_throttled")!.message).not.toMatch(/not intact/);
+  });
 });
 
 describe("experiment findings", () => {

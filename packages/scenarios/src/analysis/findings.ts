@@ -1,6 +1,7 @@
 import { TRunSummary } from "../contract/results";
 import { z } from "zod";
 import { ExperimentStatistics } from "./experiment-report";
+import { affectsLoad, interferencePhrase } from "./interference";
 
 /**
  * Findings: rules that read a run's or an experiment's figures and say why it came out so, each
@@ -40,8 +41,45 @@ type RunInput = { summary: TRunSummary; hostCpus: number | null; openModel?: boo
 const pct = (v: number) => `${Math.round(v)} %`;
 const round1 = (v: number) => Math.round(v * 10) / 10;
 
-/** The findings of one run, most telling first. */
-export function runFindings({ summary: s, hostCpus, openModel = false }: RunInput): TFinding[] {
+/** Findings that read the run's figures as those of the topology it defined, all of it running (imbalance says why itself). */
+const TOPOLOGY_FINDINGS = new Set([
+  "host_cpu_saturated",
+  "replicas_throttled",
+  "pool_starvation",
+  "balancer_bound",
+  "downstream_bound",
+  "store_bound",
+  "consumer_lag",
+  "bound_elsewhere",
+]);
+
+/** The findings of one run, most telling first: outside interference before anything read from its figures. */
+export function runFindings(input: RunInput): TFinding[] {
+  const s = input.summary;
+  const interference = (s.interference ?? []).filter((i) => affectsLoad(i, s.durationSeconds));
+  const findings = figureFindings(input, interference.length > 0);
+  if (interference.length === 0) return findings;
+  return [
+    {
+      code: "interference",
+      level: "warn",
+      message: `Outside interference: ${interference.map(interferencePhrase).join("; ")}: the result is affected, not a clean measurement of the topology as defined.`,
+      evidence: { interference },
+    },
+    ...findings.map((f) =>
+      TOPOLOGY_FINDINGS.has(f.code)
+        ? {
+            ...f,
+            message: `${f.message} Read it with care: it was measured while the topology was not intact (see the outside interference).`,
+            evidence: { ...f.evidence, interference: true },
+          }
+        : f,
+    ),
+  ];
+}
+
+/** `interfered`: the topology was not intact for part of the load (outside interference). */
+function figureFindings({ summary: s, hostCpus, openModel = false }: RunInput, interfered: boolean): TFinding[] {
   const out: TFinding[] = [];
   const roles = s.containers ?? {};
   const app = roles.app;
@@ -224,10 +262,11 @@ export function runFindings({ summary: s, hostCpus, openModel = false }: RunInpu
 
   if (s.imbalance && s.imbalance.run >= FINDING_THRESHOLDS.imbalance) {
     const faulted = (s.faults ?? []).length > 0;
+    const why = faulted ? ", as the faults took replicas out" : interfered ? ", as outside interference took replicas out" : "";
     out.push({
       code: "imbalance",
-      level: faulted ? "info" : "warn",
-      message: `The replicas did not share the load evenly: the busiest answered ${s.imbalance.run.toFixed(2)}× the mean (max/mean over the run)${faulted ? ", as the faults took replicas out" : ""}.`,
+      level: faulted || interfered ? "info" : "warn",
+      message: `The replicas did not share the load evenly: the busiest answered ${s.imbalance.run.toFixed(2)}× the mean (max/mean over the run)${why}.`,
       evidence: { imbalance: s.imbalance, backends: s.backends },
     });
   }

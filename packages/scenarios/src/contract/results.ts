@@ -33,6 +33,32 @@ export const ZSample = z.object({
 });
 export type TSample = z.infer<typeof ZSample>;
 
+/**
+ * What a container of the run went through that the run's own fault timeline did not do: stopped,
+ * killed or paused from outside (someone's `docker stop`), exited on its own (a crash), killed for
+ * lack of memory, or started or unpaused from outside while the timeline held it down
+ * (../analysis/interference.ts). Times are seconds from the load's start (negative: before it).
+ */
+export const INTERFERENCE_ACTIONS = ["stop", "kill", "crash", "oom", "pause", "start", "unpause"] as const;
+export type InterferenceAction = (typeof INTERFERENCE_ACTIONS)[number];
+export const ZInterference = z.object({
+  /** The container's Docker name. */
+  container: z.string(),
+  /** How the timeline calls it, e.g. "replica app-0". */
+  title: z.string(),
+  role: z.string(),
+  action: z.enum(INTERFERENCE_ACTIONS),
+  at: z.number(),
+  /** When it was running again (started, unpaused), by anyone; absent: not before the end of the run's watch. */
+  until: z.number().optional(),
+  /** The container's exit code, for the actions that ended its process. */
+  exitCode: z.number().int().optional(),
+  oomKilled: z.boolean().optional(),
+  /** The signal of an outside kill (9 for `docker kill`, 15 then 9 for a `docker stop` that outlasted its grace). */
+  signal: z.number().int().optional(),
+});
+export type TInterference = z.infer<typeof ZInterference>;
+
 export const ZRunSummary = z.object({
   requests: z.number().int(),
   rps: z.number(),
@@ -107,6 +133,8 @@ export const ZRunSummary = z.object({
   imbalance: z.object({ method: z.literal("max/mean"), run: z.number(), medianPerSecond: z.number() }).optional(),
   /** What each fault of the timeline did to the load (./faults.ts). */
   faults: z.array(ZFaultEffect).optional(),
+  /** What happened to the run's containers that its fault timeline did not do (ZInterference); absent when nothing did. */
+  interference: z.array(ZInterference).optional(),
   containers: z
     .record(
       z.string(),
