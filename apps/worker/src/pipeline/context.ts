@@ -63,6 +63,7 @@ export { deadline, RunStopped, sleep } from "./timing";
 export async function describeExit(deps: PipelineDeps, id: string, what: string, network: string): Promise<string> {
   const state = await deps.provisioner.inspect(id, network);
   const logs = await deps.provisioner.logs(id, 15).catch(() => "");
-  const why = state.oomKilled ? " (killed: out of memory)" : state.error ? ` (${state.error})` : "";
-  return `${what} exited with code ${state.exitCode}${why}${logs ? `; last output:\n${logs}` : ""}`;
+  const oom = state.oomKilled ? "OOM-killed: yes (out of memory)" : "OOM-killed: no";
+  const why = state.error ? `, ${state.error}` : "";
+  return `${what} exited with code ${state.exitCode} (${oom}${why}); ${logs ? `last output:\n${logs}` : "it wrote no output"}`;
 }
