@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { ensureImages } from "@scalelab/images";
 import { LABELS, UNTRUSTED } from "@scalelab/scenarios/plan";
 import { TRunCreateInput, ZHostFacts, ZRunSummary } from "@scalelab/scenarios/contract";
+import cassandra from "cassandra-driver";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingImageMessage } from "./pipeline/prepare-images";
@@ -15,7 +16,8 @@ import { useLabWorker, waitFor } from "./testing/lab";
  * a missing image, a bad init script, a process that exits at once, one that never answers 2xx
  * and one killed for memory each fail the run, saying why.
  */
-const HEALTHY_MS = 30_000;
+// Long enough for Cassandra's and Kafka's start on a busy 2-core machine; the never-ready case waits it out.
+const HEALTHY_MS = 75_000;
 const ctx = useLabWorker("user-image", { timeouts: { healthyMs: HEALTHY_MS } });
 
 // A tag of this test's own (other suites may tag the same image at the same time); removed at the end.
@@ -161,6 +163,75 @@ describe("a user's image as the service", () => {
     const summary = ZRunSummary.parse(row.summary);
     console.log(`${USER_IMAGE} (${testbedId.slice(7, 19)}): ${summary.requests} requests, ${summary.rps} req/s, ${summary.errors} errors`);
     expect(summary.requests).toBeGreaterThan(20);
+    expect(summary.errors).toBe(0);
+  });
+
+  it("runs beside Cassandra (storage.init in CQL, in the lab's keyspace), Kafka and Redis, without consumers, each address handed over", async () => {
+    const init = [
+      "// the user's table; a batch with a ; in a string",
+      "CREATE TABLE orders (id int PRIMARY KEY, note text);",
+      "BEGIN BATCH",
+      "  INSERT INTO orders (id, note) VALUES (1, 'first');",
+      "  INSERT INTO orders (id, note) VALUES (2, 'semi;colon');",
+      "APPLY BATCH;",
+    ].join("\n");
+    const id = await ctx.lab.createRun(
+      imageRun(
+        "cassandra, kafka, redis",
+        { memoryMb: 64 },
+        { storage: { kind: "cassandra", memoryMb: 1024, init }, broker: { kind: "kafka" }, cache: { kind: "redis", memoryMb: 128 } },
+        8,
+      ),
+    );
+    await waitFor("the load to start", 400_000, async () => {
+      const r = await ctx.lab.db.run.findUniqueOrThrow({ where: { id } });
+      if (r.finishedAt) throw new Error(`the run ended before its load started: ${r.status} ${r.error}`);
+      return r.loadStartedAt ?? undefined;
+    });
+    const network = `sl-run-${id}`;
+    const inspect = async (role: string) => {
+      const [c] = await ctx.docker.listContainers({ filters: { label: [`${LABELS.run}=${id}`, `${LABELS.role}=${role}`] } });
+      return ctx.docker.getContainer(c!.Id).inspect();
+    };
+    expect((await inspect("app")).Config.Env).toEqual(
+      expect.arrayContaining([
+        "CASSANDRA_CONTACT_POINTS=db",
+        "CASSANDRA_PORT=9042",
+        "CASSANDRA_KEYSPACE=lab",
+        "CASSANDRA_LOCAL_DC=datacenter1",
+        "KAFKA_BROKERS=kafka:29092",
+        "KAFKA_TOPIC=events",
+        "REDIS_URL=redis://redis:6379",
+        "REDIS_HOST=redis",
+        "REDIS_PORT=6379",
+      ]),
+    );
+    const roles = (await ctx.docker.listContainers({ filters: { label: [`${LABELS.run}=${id}`] } })).map((c) => c.Labels[LABELS.role]);
+    expect(roles.sort()).toEqual(["app", "cache", "db", "kafka", "lb", "loadgen"]);
+    const client = new cassandra.Client({
+      contactPoints: [`${(await inspect("db")).NetworkSettings.Networks[network]!.IPAddress}:9042`],
+      localDataCenter: "datacenter1",
+      keyspace: "lab",
+    });
+    try {
+      const { rows } = await client.execute("SELECT id, note FROM orders");
+      expect(rows.map((r) => [r.get("id"), r.get("note")]).sort()).toEqual([
+        [1, "first"],
+        [2, "semi;colon"],
+      ]);
+    } finally {
+      await client.shutdown();
+    }
+    const row = await ctx.lab.finished(id, 400_000);
+    const events = (await ctx.lab.db.runEvent.findMany({ where: { runId: id }, orderBy: { id: "asc" } })).map((e) => e.message);
+    console.log(events.join("\n"));
+    expect(row.error, events.join("\n")).toBeNull();
+    expect(row.status).toBe("succeeded");
+    expect(await ctx.lab.leftovers(id)).toEqual([]);
+    expect(events).toContainEqual(expect.stringMatching(/^storage\.init ran 2 statement\(s\) on the Cassandra store in/));
+    const summary = ZRunSummary.parse(row.summary);
+    // No consumers, no figures of the image's: no broker summary to misread.
+    expect(summary.broker).toBeUndefined();
     expect(summary.errors).toBe(0);
   });
 

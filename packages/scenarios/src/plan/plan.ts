@@ -66,7 +66,7 @@ export function buildPlan({ runId, instance, run, images }: PlanInput): RunPlan 
     ctx,
     COMPONENTS.flatMap((c) => c.plan(ctx)),
   );
-  const containers = planNetnsHolders(run, proxied).sort((a, b) => a.tier - b.tier);
+  const containers = planNetnsHolders(run, proxied, images[run.workload.loadgen]).sort((a, b) => a.tier - b.tier);
   const backends = containers.filter((c) => c.role === SERVICE_ROLE).map((c) => c.hostname);
   return {
     runId,

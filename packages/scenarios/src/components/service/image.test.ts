@@ -107,6 +107,13 @@ describe("the plan of a user's image", () => {
     expect(requiredImages(ZRunCreate.parse(imageRun()))).not.toContain("testbed");
   });
 
+  it("a stopped replica's network holder runs a lab image with sleep, not the user's", () => {
+    const input = { ...imageRun(), faults: [{ at: 2, action: "stop", target: { role: "app", index: 0 } }] } as TRunCreateInput;
+    const holder = planOf(input).containers.find((c) => c.role === "netns")!;
+    expect(holder).toMatchObject({ image: "k", entrypoint: ["sleep", "infinity"] });
+    expect(holder.untrusted).toBeUndefined();
+  });
+
   it("keeps capabilities common images need to start and a pids limit", () => {
     expect(UNTRUSTED.dropCapabilities).toEqual(expect.arrayContaining(["NET_RAW", "MKNOD", "SYS_CHROOT", "AUDIT_WRITE", "SETFCAP"]));
     for (const kept of ["CHOWN", "SETUID", "SETGID", "DAC_OVERRIDE", "NET_BIND_SERVICE", "KILL"]) {
