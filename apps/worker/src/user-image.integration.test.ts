@@ -17,7 +17,7 @@ import { useLabWorker, waitFor } from "./testing/lab";
  * and one killed for memory each fail the run, saying why.
  */
 // Long enough for Cassandra's and Kafka's start on a busy 2-core machine; the never-ready case waits it out.
-const HEALTHY_MS = 75_000;
+const HEALTHY_MS = 60_000;
 const ctx = useLabWorker("user-image", { timeouts: { healthyMs: HEALTHY_MS } });
 
 // A tag of this test's own (other suites may tag the same image at the same time); removed at the end.

@@ -196,7 +196,7 @@ function postgresSession(host: string, probe: QueryProbe): Session {
 }
 
 /** Why a request got no answer: fetch's own message ("fetch failed") hides the cause (ECONNREFUSED, a timeout). */
-function noAnswer(err: unknown): string {
+export function noAnswer(err: unknown): string {
   if (err instanceof DOMException && err.name === "TimeoutError") return `no answer within ${ATTEMPT_MS / 1000} s`;
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   return `no answer: ${cause?.code ?? cause?.message ?? errorMessage(err)}`;
@@ -276,7 +276,7 @@ async function runInit(ctx: RunContext, t: Target, probe: QueryProbe, statements
 }
 
 /** Postgres points at the character of the statement where it failed: the script's line of it. */
-function errorLine(err: unknown, statement: ScriptStatement): string {
+export function errorLine(err: unknown, statement: ScriptStatement): string {
   const position = Number((err as { position?: unknown }).position);
   if (!Number.isInteger(position) || position < 1) return "";
   const before = statement.text.slice(0, position - 1);
