@@ -222,6 +222,15 @@ export function HostFacts({ host }: { host: THostFacts }) {
           <dd>{host.k6Version}</dd>
         </>
       )}
+      {host.serviceImage && (
+        <>
+          <dt>Service image</dt>
+          <dd data-testid="service-image" title={host.serviceImage.id}>
+            {host.serviceImage.reference} ({host.serviceImage.id.replace(/^sha256:/, "").slice(0, 12)},{" "}
+            {formatBytes(host.serviceImage.sizeBytes)})
+          </dd>
+        </>
+      )}
     </dl>
   );
 }

@@ -62,8 +62,9 @@ export { deadline, RunStopped, sleep } from "./timing";
 /** A container that stopped, described with its exit code and the end of its output. */
 export async function describeExit(deps: PipelineDeps, id: string, what: string, network: string): Promise<string> {
   const state = await deps.provisioner.inspect(id, network);
-  const why = state.oomKilled ? " (killed: out of memory)" : state.error ? ` (${state.error})` : "";
-  return `${what} exited with code ${state.exitCode}${why}${await lastOutput(deps, id)}`;
+  const oom = state.oomKilled ? "OOM-killed: yes (out of memory)" : "OOM-killed: no";
+  const why = state.error ? `, ${state.error}` : "";
+  return `${what} exited with code ${state.exitCode} (${oom}${why})${(await lastOutput(deps, id)) || "; it wrote no output"}`;
 }
 
 /** `; last output:` and the container's last lines, or "" when it has none (or they cannot be read). */

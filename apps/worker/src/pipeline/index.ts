@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 import { K6_VERSION } from "@scalelab/images";
-import { buildPlan } from "@scalelab/scenarios/plan";
+import { buildPlan, RunPlan } from "@scalelab/scenarios/plan";
 import { ZRunCreate, TRunStep } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 import { errorMessage } from "../log";
@@ -9,11 +9,17 @@ import { collect } from "./collect";
 import { InterferenceWatch, watchInterference } from "./interference";
 import { RunStopped, PipelineDeps, RunContext } from "./context";
 import { runLoad } from "./load";
-import { prepareImages } from "./prepare-images";
+import { prepareImages, ServiceImage } from "./prepare-images";
 import { provision, waitHealthy } from "./provision";
 import { RunReporter } from "./reporter";
 import { teardown } from "./teardown";
 import { warmup } from "./warmup";
+
+/** The containers of a user's image run from the id inspected at the start, whatever its tag points to later. */
+function pinImage(plan: RunPlan, image: ServiceImage | undefined): RunPlan {
+  if (!image) return plan;
+  return { ...plan, containers: plan.containers.map((c) => (c.image === image.reference ? { ...c, image: image.id } : c)) };
+}
 
 /** How often the run's cancel column is polled, as a fallback for a missed cancel message. */
 const CANCEL_POLL_MS = 5_000;
@@ -82,9 +88,10 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
     const [hostSettled, imagesSettled] = await Promise.allSettled([recordHost, checkImages]);
     if (hostSettled.status === "rejected") throw hostSettled.reason;
     if (imagesSettled.status === "rejected") throw imagesSettled.reason;
-    const host = hostSettled.value;
-    const images = imagesSettled.value;
-    const plan = buildPlan({ runId, instance: deps.instance, run: ctx.run, images });
+    const { images, serviceImage } = imagesSettled.value;
+    const host = { ...hostSettled.value, ...(serviceImage && { serviceImage }) };
+    if (serviceImage) await db.run.update({ where: { id: runId }, data: { host } });
+    const plan = pinImage(buildPlan({ runId, instance: deps.instance, run: ctx.run, images }), serviceImage);
 
     // From before the first container starts: whatever happens to them that the run does not do is on its timeline.
     interference = watchInterference(ctx, plan);

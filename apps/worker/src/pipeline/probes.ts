@@ -1,5 +1,5 @@
 import { connect } from "node:net";
-import { productRow } from "@scalelab/scenarios/components";
+import { describeStatement, productRow, ScriptStatement } from "@scalelab/scenarios/components";
 import { PlannedContainer, Probe } from "@scalelab/scenarios/plan";
 import cassandra from "cassandra-driver";
 import pg from "pg";
@@ -39,20 +39,27 @@ export async function waitReady(ctx: RunContext, network: string, targets: Targe
         for (;;) {
           signal.throwIfAborted();
           if (attempts++ % 4 === 0) await failIfExited(ctx, network, t);
+          let passed = false;
           try {
             const progress = await attempt(ctx, t, probe);
-            if (progress === true) break;
-            last = progress;
+            if (progress === true) passed = true;
+            else last = progress;
           } catch (err) {
             signal.throwIfAborted();
             if (err instanceof ProbeFailed) throw new Error(`${t.spec.title} (${t.spec.name}): ${err.message}`);
             last = errorMessage(err);
           }
+          if (passed) {
+            // Outside the retries: the user's script runs once.
+            if (probe.kind === "query" && probe.init) await runInit(ctx, t, probe, probe.init);
+            break;
+          }
           if (Date.now() > deadline) {
             await failIfExited(ctx, network, t);
             const seconds = Math.round(deps.timeouts.healthyMs / 1000);
+            const logs = await deps.provisioner.logs(t.started.id, 15).catch(() => "");
             throw new Error(
-              `${t.spec.title} (${t.spec.name}) not ready after ${seconds} s: ${describeProbe(probe)} did not pass${last ? ` (${last})` : ""}`,
+              `${t.spec.title} (${t.spec.name}) not ready after ${seconds} s: ${describeProbe(probe)} did not pass${last ? ` (last answer: ${last})` : ""}; ${logs ? `last output:\n${logs}` : "it wrote no output"}`,
             );
           }
           await report.detail(`waiting for ${t.spec.title}: ${describeProbe(probe)}${last ? ` (${last})` : ""}`);
@@ -90,7 +97,13 @@ async function attempt(ctx: RunContext, t: Target, probe: Probe): Promise<true |
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ATTEMPT_MS)]);
   switch (probe.kind) {
     case "http": {
-      const res = await fetch(`http://${t.ip}:${probe.port}${probe.path}`, { signal });
+      let res: Response;
+      try {
+        res = await fetch(`http://${t.ip}:${probe.port}${probe.path}`, { signal });
+      } catch (err) {
+        ctx.signal.throwIfAborted();
+        return noAnswer(err);
+      }
       const body = await res.text();
       return res.ok ? true : `HTTP ${res.status} ${body.slice(0, 200).trim()}`;
     }
@@ -182,9 +195,18 @@ function postgresSession(host: string, probe: QueryProbe): Session {
   };
 }
 
-function cassandraSession(host: string, probe: QueryProbe): Session {
+/** Why a request got no answer: fetch's own message ("fetch failed") hides the cause (ECONNREFUSED, a timeout). */
+export function noAnswer(err: unknown): string {
+  if (err instanceof DOMException && err.name === "TimeoutError") return `no answer within ${ATTEMPT_MS / 1000} s`;
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return `no answer: ${cause?.code ?? cause?.message ?? errorMessage(err)}`;
+}
+
+/** A session in `keyspace` (storage.init's statements name their tables without it). */
+function cassandraSession(host: string, probe: QueryProbe, keyspace?: string): Session {
   const client = new cassandra.Client({
     contactPoints: [`${host}:${probe.port}`],
+    ...(keyspace && { keyspace }),
     localDataCenter: "datacenter1",
     socketOptions: { connectTimeout: ATTEMPT_MS, readTimeout: 30_000 },
     policies: { reconnection: new cassandra.policies.reconnection.ConstantReconnectionPolicy(1_000) },
@@ -220,6 +242,45 @@ async function query(session: Session, probe: QueryProbe): Promise<true | string
   } finally {
     await session.close().catch(() => undefined);
   }
+}
+
+/**
+ * The user's storage.init, once, statement by statement, in its own session (in the lab's database
+ * or keyspace). It need not be idempotent, so nothing is retried: any error fails the run, naming
+ * the statement and, for Postgres, the line the server points at.
+ */
+async function runInit(ctx: RunContext, t: Target, probe: QueryProbe, statements: ScriptStatement[]): Promise<void> {
+  const began = Date.now();
+  await ctx.report.detail(`running storage.init on ${t.spec.title}: ${statements.length} statement(s)`);
+  const session = probe.engine === "postgres" ? postgresSession(t.ip, probe) : cassandraSession(t.ip, probe, probe.database);
+  try {
+    try {
+      await session.connect();
+    } catch (err) {
+      throw new Error(`storage.init could not connect to ${t.spec.title} (${t.spec.name}): ${errorMessage(err)}`);
+    }
+    for (const [i, statement] of statements.entries()) {
+      ctx.signal.throwIfAborted();
+      try {
+        await session.execute(statement.text);
+      } catch (err) {
+        ctx.signal.throwIfAborted();
+        throw new Error(`storage.init failed at ${describeStatement(statement, i)}: ${errorMessage(err)}${errorLine(err, statement)}`);
+      }
+    }
+  } finally {
+    await session.close().catch(() => undefined);
+  }
+  const seconds = ((Date.now() - began) / 1000).toFixed(1);
+  await ctx.report.event("info", `storage.init ran ${statements.length} statement(s) on ${t.spec.title} in ${seconds} s`);
+}
+
+/** Postgres points at the character of the statement where it failed: the script's line of it. */
+export function errorLine(err: unknown, statement: ScriptStatement): string {
+  const position = Number((err as { position?: unknown }).position);
+  if (!Number.isInteger(position) || position < 1) return "";
+  const before = statement.text.slice(0, position - 1);
+  return ` (line ${statement.line + (before.match(/\n/g)?.length ?? 0)})`;
 }
 
 /** A setup statement that the server refuses (syntax, types) will never pass: fail at once. */

@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
 import { PassThrough, Readable } from "node:stream";
-import { PlannedContainer, PlannedFile } from "@scalelab/scenarios/plan";
+import { PlannedContainer, PlannedFile, UNTRUSTED } from "@scalelab/scenarios/plan";
 import { DockerStatsReading } from "@scalelab/scenarios/analysis";
 import Docker from "dockerode";
 import { demuxLogs } from "./logs";
@@ -20,6 +20,23 @@ async function removing(op: () => Promise<unknown>): Promise<boolean> {
     throw err;
   }
 }
+
+/**
+ * A user's image: not privileged, no capability added and Docker's defaults less those a web
+ * service has no use for, no privilege gained through setuid binaries, a limit on its processes,
+ * and nothing of the host: no binds, mounts or devices (its image's own VOLUMEs are anonymous
+ * volumes, removed with it). Its only network is the run's internal one (NetworkMode).
+ */
+export const untrustedHostConfig = () => ({
+  Privileged: false,
+  CapAdd: [],
+  CapDrop: [...UNTRUSTED.dropCapabilities],
+  SecurityOpt: ["no-new-privileges:true"],
+  PidsLimit: UNTRUSTED.pids,
+  Binds: [],
+  Mounts: [],
+  Devices: [],
+});
 
 export class DockerProvisioner implements Provisioner {
   constructor(private readonly docker: Docker) {}
@@ -49,6 +66,7 @@ export class DockerProvisioner implements Provisioner {
         ...(spec.nanoCpus !== undefined && { NanoCpus: spec.nanoCpus }),
         // Swap equal to memory: the limit is a hard one, as on a server without swap.
         ...(spec.memoryBytes !== undefined && { Memory: spec.memoryBytes, MemorySwap: spec.memoryBytes }),
+        ...(spec.untrusted && untrustedHostConfig()),
       },
       ...(!joined && { NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: spec.aliases } } } }),
     });

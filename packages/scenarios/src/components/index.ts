@@ -20,3 +20,4 @@ export * from "./cache/config";
 export * from "./haproxy/stats";
 export * from "./fault-proxy";
 export * from "./storage";
+export * from "./storage/statements";

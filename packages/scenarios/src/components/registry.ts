@@ -15,6 +15,7 @@ import { storage } from "./storage";
 import { broker } from "./broker";
 import { balancer } from "./balancer";
 import { foldForm } from "./form";
+import { servicePort } from "./service/config";
 import { ComponentModule, FigureDef, FigureInput, RoleDecl, RolePresentation, RunIssue, SetupField, Slot } from "./types";
 
 /**
@@ -79,8 +80,44 @@ export function faultableRoles(run: TRunCreate): Record<string, FaultableRole> {
   return roles;
 }
 
-/** Every component's rules across components, for the run. */
-export const runIssues = (run: TRunCreate): RunIssue[] => COMPONENTS.flatMap((c) => c.rules?.(run) ?? []);
+/** Every component's rules across components, for the run, and the names a user's service may not set. */
+export const runIssues = (run: TRunCreate): RunIssue[] => [...COMPONENTS.flatMap((c) => c.rules?.(run) ?? []), ...labEnvIssues(run)];
+
+/** The topology field a slot's component is configured by, for messages. */
+const SLOT_FIELDS: Partial<Record<Slot, string>> = {
+  storage: "topology.storage",
+  broker: "topology.broker",
+  cache: "topology.cache",
+};
+
+/** What a user's service gets to reach the run's components (their `serviceEnv`), merged, with the component that sets each name. */
+export function serviceEnvSources(run: Pick<TRunCreate, "topology">): Record<string, { value: string; component: ComponentModule }> {
+  const out: Record<string, { value: string; component: ComponentModule }> = {};
+  for (const c of COMPONENTS) for (const [name, value] of Object.entries(c.serviceEnv?.(run) ?? {})) out[name] = { value, component: c };
+  return out;
+}
+
+/** What a user's service gets to reach the run's components, merged. */
+export const serviceEnv = (run: Pick<TRunCreate, "topology">): Record<string, string> =>
+  Object.fromEntries(Object.entries(serviceEnvSources(run)).map(([name, { value }]) => [name, value]));
+
+/** A name in service.env that the lab sets for the run's dependencies would be silently replaced (or replace the lab's): refuse it. */
+function labEnvIssues(run: TRunCreate): RunIssue[] {
+  const own = run.topology.service.kind === "image" ? Object.keys(run.topology.service.env ?? {}) : [];
+  if (own.length === 0) return [];
+  const lab = serviceEnvSources(run);
+  return own.flatMap((name) => {
+    const from = lab[name];
+    if (!from) return [];
+    const field = SLOT_FIELDS[from.component.slot] ?? `topology.${from.component.slot}`;
+    return [
+      {
+        path: ["topology", "service", "env", name],
+        message: `topology.service.env.${name} is set by the lab: the run's ${from.component.kind} (${field}) gives it ${name}=${from.value}; leave it out or use another name`,
+      },
+    ];
+  });
+}
 
 /** What clients need to reach the run's components, merged; only those of `slots` when given. */
 export function clientEnv(run: TRunCreate, slots: readonly Slot[] = []): Record<string, string> {
@@ -88,8 +125,35 @@ export function clientEnv(run: TRunCreate, slots: readonly Slot[] = []): Record<
   return Object.assign({}, ...from.map((c) => c.clientEnv?.(run) ?? {}));
 }
 
-/** The compare page's setup rows, in registry order. */
-export const SETUP_FIELDS: readonly SetupField[] = COMPONENTS.flatMap((c) => c.setup ?? []);
+/** A value as the setup table shows it: long ones cut. */
+const shortValue = (v: string) => (v.length > 80 ? `${v.slice(0, 80)}…` : v);
+
+/**
+ * The service's Environment row: a user's image's own variables, then those the lab sets (the
+ * dependencies' addresses, PORT and the replica's name). Built here because the lab's half folds
+ * over every component.
+ */
+const ENVIRONMENT_ROW: SetupField = {
+  key: "environment",
+  label: "Environment",
+  show: (run) => {
+    const s = run.topology.service;
+    if (s.kind !== "image") return "— (your image only)";
+    const own = Object.entries(s.env ?? {}).map(([k, v]) => `${k}=${shortValue(v)}`);
+    const lab = [
+      ...Object.entries(serviceEnv(run)).map(([k, v]) => `${k}=${shortValue(v)}`),
+      `PORT=${servicePort(s)}`,
+      "SCALELAB_REPLICA=app-<i>",
+    ];
+    return `yours: ${own.length > 0 ? own.join(", ") : "none"}; the lab's: ${lab.join(", ")}`;
+  },
+};
+
+/** The compare page's setup rows, in registry order (the service's Environment row after its own). */
+export const SETUP_FIELDS: readonly SetupField[] = COMPONENTS.flatMap((c) => [
+  ...(c.setup ?? []),
+  ...(c.slot === "service" ? [ENVIRONMENT_ROW] : []),
+]);
 
 /** The diagram's links between roles, as the components declare them. */
 export const DIAGRAM_EDGES = COMPONENTS.flatMap((c) => c.edges ?? []);

@@ -3,6 +3,7 @@ import { TFault } from "../contract/faults";
 import { ComponentForm } from "./form";
 import { TTestbedStats } from "./service/testbed-stats";
 import { HaproxyStats } from "./haproxy/stats";
+import { ScriptStatement } from "./storage/statements";
 
 /** The images a plan can use; each is built from packages/images/contexts/<name>. */
 export const LAB_IMAGES = [
@@ -23,6 +24,23 @@ export const LAB_IMAGES = [
 ] as const;
 export type LabImage = (typeof LAB_IMAGES)[number];
 
+/**
+ * How an untrusted container (a user's image) runs, beside not privileged, no added capability,
+ * `no-new-privileges`, no binds, mounts or devices, and the run's internal network only:
+ * - `dropCapabilities`: of Docker's default set, those a web service has no use for: raw sockets
+ *   (ping, packet crafting: NET_RAW), device nodes (MKNOD), chroot (SYS_CHROOT), the kernel's audit
+ *   log (AUDIT_WRITE), file capabilities (SETFCAP) and capability changes (SETPCAP). What common
+ *   images need to start stays: CHOWN, DAC_OVERRIDE, FOWNER, FSETID, KILL, SETUID/SETGID (an
+ *   entrypoint that drops to its user with gosu or su-exec) and NET_BIND_SERVICE (a port below 1024).
+ * - `pids`: processes and threads together. 512 holds a pre-forking server (gunicorn, Puma, PHP-FPM)
+ *   with its threads on a few cores and a JVM's (GC, JIT and pool threads), and stops a fork bomb
+ *   long before it starves the lab's own containers on the shared engine.
+ */
+export const UNTRUSTED = {
+  dropCapabilities: ["NET_RAW", "MKNOD", "SYS_CHROOT", "AUDIT_WRITE", "SETFCAP", "SETPCAP"],
+  pids: 512,
+} as const;
+
 /** A file written into a container before it starts; `title` names it in previews (its file name when absent). */
 export type PlannedFile = { path: string; content: string; title?: string };
 
@@ -41,7 +59,9 @@ export type Probe =
   | { kind: "tcp"; port: number }
   /**
    * A database session: runs `setup` once (idempotent statements), inserts `seed.rows` rows with
-   * `seed.statement` (parameters from `productRow`), then `check` must return a row.
+   * `seed.statement` (parameters from `productRow`), then `check` must return a row. Then, once,
+   * the user's `init` script (storage.init) statement by statement in the keyspace or database
+   * `database`: it need not be idempotent, so it is never retried, and its error fails the run.
    */
   | {
       kind: "query";
@@ -53,6 +73,7 @@ export type Probe =
       setup: string[];
       seed?: { statement: string; rows: number };
       check: string;
+      init?: ScriptStatement[];
     };
 
 export type PlannedContainer = {
@@ -96,7 +117,7 @@ export type PlannedContainer = {
   ready: Probe[];
   /**
    * A user's image (untrusted): it runs unprivileged with every capability Docker would add dropped
-   * but those a server needs, no host mounts, and a limit on its processes.
+   * but those a server needs, no host mounts, and a limit on its processes (UNTRUSTED).
    */
   untrusted?: true;
   /** A figures endpoint polled every second during the load: the testbed's JSON or HAProxy's CSV. */
@@ -142,6 +163,8 @@ export type PlanContext = {
    * of the given slots when any are given (a consumer needs only the broker's).
    */
   clientEnv: (...slots: Slot[]) => Record<string, string>;
+  /** What a user's service gets to reach the run's components (their `serviceEnv`), merged. */
+  serviceEnv: () => Record<string, string>;
 };
 
 export type ContainerSpec = Omit<PlannedContainer, "name" | "labels" | "nanoCpus" | "image" | "aliases" | "files" | "env"> & {
@@ -216,6 +239,12 @@ export type ComponentModule = {
   edges?: readonly { from: string; to: string; kind: "http" | "sync" | "async" | "query" }[];
   /** What its clients need to reach it (addresses, names, credentials), empty when unused. */
   clientEnv?: (run: TRunCreate) => Record<string, string>;
+  /**
+   * What a user's service (service.kind image) gets to reach it: the conventional names its client
+   * libraries read (DATABASE_URL, KAFKA_BROKERS, REDIS_URL…), empty when the run does not use it.
+   * The docs list them (docs/ARCHITECTURE.md, "What your service gets").
+   */
+  serviceEnv?: (run: Pick<TRunCreate, "topology">) => Record<string, string>;
   /** Its rules across components, checked with the run definition (ZRunCreate). */
   rules?: (run: TRunCreate) => RunIssue[];
   /** What it adds to the run form. */

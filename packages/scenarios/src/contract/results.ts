@@ -162,5 +162,18 @@ export const ZHostFacts = z.object({
   os: z.string().optional(),
   dockerVersion: z.string(),
   k6Version: z.string().optional(),
+  /**
+   * A user's image (service.kind image) as the engine had it when the run started: what was
+   * measured, whatever the reference points to later. The replicas ran from this id.
+   */
+  serviceImage: z
+    .object({
+      reference: z.string(),
+      id: z.string(),
+      sizeBytes: z.number(),
+      /** When it was built (the image's own timestamp). */
+      created: z.string().optional(),
+    })
+    .optional(),
 });
 export type THostFacts = z.infer<typeof ZHostFacts>;

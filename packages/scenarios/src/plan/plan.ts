@@ -1,12 +1,12 @@
 import { TRunDefinition as TRunCreate } from "../contract/definition";
 import { APP_PORT, BALANCER_ROLE, GRPC_PORT, LABELS, LB_PORT, RUN_ID_PATTERN, SERVICE_ROLE } from "../names";
 import { planLoadgens } from "../loadgen/component";
-import { clientEnv, COMPONENTS } from "../components/registry";
+import { clientEnv, COMPONENTS, serviceEnv } from "../components/registry";
 import { faultProxyImages, planFaultProxies, FaultProxy } from "../components/fault-proxy";
 import { planNetnsHolders } from "../components/netns";
 import { ContainerSpec, LabImage, PlanContext, PlannedContainer } from "../components/types";
 
-export { LAB_IMAGES, type LabImage, type PlannedContainer, type PlannedFile, type Probe } from "../components/types";
+export { LAB_IMAGES, UNTRUSTED, type LabImage, type PlannedContainer, type PlannedFile, type Probe } from "../components/types";
 export { NGINX_CONF_PATH } from "../components/nginx/nginx-conf";
 export { HAPROXY_CFG_PATH } from "../components/haproxy/haproxy-cfg";
 export { K6_SCRIPT_PATH, WRK_SCRIPT_PATH } from "../loadgen/component";
@@ -66,7 +66,7 @@ export function buildPlan({ runId, instance, run, images }: PlanInput): RunPlan 
     ctx,
     COMPONENTS.flatMap((c) => c.plan(ctx)),
   );
-  const containers = planNetnsHolders(run, proxied).sort((a, b) => a.tier - b.tier);
+  const containers = planNetnsHolders(run, proxied, images[run.workload.loadgen]).sort((a, b) => a.tier - b.tier);
   const backends = containers.filter((c) => c.role === SERVICE_ROLE).map((c) => c.hostname);
   return {
     runId,
@@ -90,6 +90,7 @@ function planContext(runId: string, instance: string | undefined, run: TRunCreat
     run,
     images,
     clientEnv: (...slots) => clientEnv(run, slots),
+    serviceEnv: () => serviceEnv(run),
     container: ({ index, image, aliases, files, env, memoryMb, ...spec }: ContainerSpec): PlannedContainer => {
       const tag = typeof image === "string" ? images[image] : image.user;
       if (!tag) throw new Error(`no image given for ${String(image)}`);

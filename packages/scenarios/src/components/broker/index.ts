@@ -9,14 +9,14 @@ import { BROKER_KINDS, BrokerKind, TBroker, ZBroker } from "./config";
  * The run's broker with its defaults: when the testbed's downstream work goes through one (async),
  * or beside a user's image that asks for one (its address comes in KAFKA_BROKERS or AMQP_URL).
  */
-export function brokerOf(run: TRunCreate): TBroker | undefined {
+export function brokerOf(run: Pick<TRunCreate, "topology">): TBroker | undefined {
   const t = run.topology;
   if (t.service.kind === "image") return t.broker;
   return t.downstream.mode === "async" ? (t.broker ?? ZBroker.parse({})) : undefined;
 }
 
 /** The run's broker when it is of `kind`. */
-export const brokerOfKind = (run: TRunCreate, kind: BrokerKind): TBroker | undefined => {
+export const brokerOfKind = (run: Pick<TRunCreate, "topology">, kind: BrokerKind): TBroker | undefined => {
   const b = brokerOf(run);
   return b?.kind === kind ? b : undefined;
 };
@@ -28,8 +28,11 @@ export const broker: ComponentModule = {
   images: () => [],
   plan: () => [],
   roles: () => [],
+  // A user's image reports no figures: what it produced is its own business.
   figures: (input, run): Record<string, number> =>
-    brokerOf(run) ? { "broker.produced": growth(input, SERVICE_ROLE, (s) => s.downstream.sent) } : {},
+    brokerOf(run) && run.topology.service.kind !== "image"
+      ? { "broker.produced": growth(input, SERVICE_ROLE, (s) => s.downstream.sent) }
+      : {},
   // Every broker kind reports these: produced by the service replicas, consumed and lagging at the consumers.
   figureDefs: [
     { key: "broker.produced", label: "Produced", unit: "/s", kind: "rate", chart: "broker" },
@@ -68,7 +71,7 @@ export const broker: ComponentModule = {
       label: "Broker",
       // Runs stored before the broker's kind was recorded ran the first kind (Kafka) with 512 MB.
       show: ({ topology: t }) =>
-        t.downstream.mode === "async"
+        t.downstream.mode === "async" || (t.service.kind === "image" && t.broker)
           ? `${t.broker?.kind ?? BROKER_KINDS[0]}, ${t.broker?.cpus ?? "unlimited"} CPU, ${t.broker?.memoryMb ?? 512} MB`
           : "none",
     },

@@ -1,7 +1,7 @@
 import { TRunDefinition as TRunCreate } from "../../contract/definition";
 import { CACHE_ROLE, SERVICE_ROLE } from "../../names";
 import { HOT_KEY_STACK } from "../service/hotkey";
-import { HOT_KEY, HotKeyStoreKind, STORE_HOSTS, STORE_PORTS } from "./config";
+import { HOT_KEY, HotKeyStoreKind, STORE_HOSTS, STORE_PORTS, TCache } from "./config";
 import { hotKeyStore } from "./stores";
 import { ComponentModule } from "../types";
 
@@ -22,14 +22,45 @@ export function cacheEnv(run: TRunCreate): Record<string, string> {
   return { TESTBED_REDIS_ADDR: `${STORE_HOSTS.redis}:${STORE_PORTS.redis}`, TESTBED_REDIS_KEY: HOT_KEY };
 }
 
-/** The hot key's store, seeded before it reports ready and started before the servers that read it. */
+/** The cache a user's image asked for (topology.cache), with its defaults. */
+const imageCache = ({ topology: t }: Pick<TRunCreate, "topology">): TCache | undefined =>
+  t.service.kind === "image" && t.cache?.kind === "redis" ? t.cache : undefined;
+
+/** What a user's service gets to reach its Redis. */
+export function cacheServiceEnv(run: Pick<TRunCreate, "topology">): Record<string, string> {
+  if (!imageCache(run)) return {};
+  const [host, port] = [STORE_HOSTS.redis, STORE_PORTS.redis];
+  return { REDIS_URL: `redis://${host}:${port}`, REDIS_HOST: host, REDIS_PORT: String(port) };
+}
+
+/** Of a cache's memory, what Redis may fill before it evicts (the rest is its own overhead). */
+const REDIS_DATA_SHARE = 0.75;
+
+/**
+ * The hot key's store, seeded before it reports ready and started before the servers that read it;
+ * or a user's image's Redis (topology.cache), within its memory, evicting the least recently used
+ * keys when full, as a cache does.
+ */
 export const cache: ComponentModule = {
   kind: "cache",
   slot: "cache",
-  roles: (run) => (cacheKind(run) ? [{ role: CACHE_ROLE, count: 1, incoming: true, path: "topology.service" }] : []),
+  roles: (run) => {
+    const own = imageCache(run);
+    if (own) return [{ role: CACHE_ROLE, count: 1, incoming: true, path: "topology.cache", memoryMb: own.memoryMb }];
+    return cacheKind(run) ? [{ role: CACHE_ROLE, count: 1, incoming: true, path: "topology.service" }] : [];
+  },
   presentation: { [CACHE_ROLE]: { one: "cache", many: "caches", column: 3, row: 3, color: "#c92a2a", label: "title" } },
   edges: [{ from: SERVICE_ROLE, to: CACHE_ROLE, kind: "query" }],
   clientEnv: cacheEnv,
+  setup: [
+    {
+      key: "cache",
+      label: "Cache",
+      show: ({ topology: t }) =>
+        t.service.kind !== "image" ? "— (the server's own)" : t.cache?.kind === "redis" ? `redis, ${t.cache.memoryMb} MB (LRU)` : "none",
+    },
+  ],
+  serviceEnv: cacheServiceEnv,
   images: (run) => {
     const kind = cacheKind(run);
     return kind ? [hotKeyStore(kind).image] : [];
@@ -38,6 +69,11 @@ export const cache: ComponentModule = {
     const kind = cacheKind(run);
     if (!kind) return [];
     const store = hotKeyStore(kind);
+    const own = imageCache(run);
+    const limits = own && {
+      memoryMb: own.memoryMb,
+      cmd: [...store.cmd, "--maxmemory", `${Math.floor(own.memoryMb * REDIS_DATA_SHARE)}mb`, "--maxmemory-policy", "allkeys-lru"],
+    };
     return [
       container({
         index: 0,
@@ -47,6 +83,7 @@ export const cache: ComponentModule = {
         image: store.image,
         hostname: store.hostname,
         cmd: store.cmd,
+        ...limits,
         files: store.files,
         ports: [STORE_PORTS[kind]],
         tier: 0,

@@ -1,17 +1,33 @@
+import { TRunDefinition as TRunCreate } from "../../contract/definition";
 import { STORE_HOST, STORE_ROLE } from "../../names";
 import { jvmHeapMb } from "../jvm";
 import { ComponentModule } from "../types";
 import { CASSANDRA_MEMORY_MB, CASSANDRA_STORE } from "./config";
 import { storeKindForm } from "../storage";
-import { renderSetup, SCHEMA_PATH, STORE_DB, storeRoles } from "../storage";
+import { initStatements, INIT_PATH, renderSetup, SCHEMA_PATH, STORE_DB, storeRoles } from "../storage";
 
 export const CASSANDRA_PORT = 9042;
+/** The data centre of a node under SimpleSnitch: what a driver's load-balancing policy must name. */
+export const CASSANDRA_LOCAL_DC = "datacenter1";
+
+/** What a user's service gets to reach the Cassandra node: its host, port, the lab's keyspace and the data centre. */
+export function cassandraServiceEnv({ topology: t }: Pick<TRunCreate, "topology">): Record<string, string> {
+  if (t.storage.kind !== "cassandra") return {};
+  return {
+    CASSANDRA_CONTACT_POINTS: STORE_HOST,
+    CASSANDRA_PORT: String(CASSANDRA_PORT),
+    CASSANDRA_KEYSPACE: STORE_DB,
+    CASSANDRA_LOCAL_DC,
+  };
+}
 export const CASSANDRA_YAML_PATH = "/opt/cassandra/conf/cassandra.yaml";
+
+const KEYSPACE = `CREATE KEYSPACE IF NOT EXISTS ${STORE_DB} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`;
 
 /** Keyspace (replication factor 1) and tables as CQL; the products are inserted row by row. */
 export function cassandraSetup(): string[] {
   return [
-    `CREATE KEYSPACE IF NOT EXISTS ${STORE_DB} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`,
+    KEYSPACE,
     `CREATE TABLE IF NOT EXISTS ${STORE_DB}.products (\n  id int PRIMARY KEY,\n  name text,\n  price decimal\n)`,
     `CREATE TABLE IF NOT EXISTS ${STORE_DB}.activities (\n  id uuid PRIMARY KEY,\n  user_id uuid,\n  created_at timestamp,\n  data text\n)`,
   ];
@@ -54,6 +70,7 @@ export const cassandra: ComponentModule = {
   slot: "storage",
   form: storeKindForm(CASSANDRA_STORE.kind, CASSANDRA_STORE.label),
   roles: (run) => storeRoles(run.topology.storage, "cassandra", false),
+  serviceEnv: cassandraServiceEnv,
   rules: ({ topology: t }) =>
     t.storage.kind === "cassandra" && t.storage.memoryMb < CASSANDRA_MEMORY_MB.min
       ? [
@@ -67,8 +84,11 @@ export const cassandra: ComponentModule = {
   plan: ({ run, container }) => {
     const s = run.topology.storage;
     if (s.kind !== "cassandra") return [];
-    const setup = cassandraSetup();
-    const seed = { statement: CASSANDRA_SEED, rows: s.products };
+    // The testbed's products and activities; a user's image gets the keyspace and brings its tables (storage.init).
+    const testbed = run.topology.service.kind !== "image";
+    const setup = testbed ? cassandraSetup() : [KEYSPACE];
+    const seed = testbed ? { statement: CASSANDRA_SEED, rows: s.products } : undefined;
+    const init = initStatements(s, "cql");
     return [
       container({
         index: 0,
@@ -86,13 +106,24 @@ export const cassandra: ComponentModule = {
         files: [
           { path: CASSANDRA_YAML_PATH, content: renderCassandraYaml() },
           { path: `${SCHEMA_PATH}.cql`, title: "schema", content: renderSetup(setup, seed, "--") },
+          ...(s.init === undefined ? [] : [{ path: `${INIT_PATH}.cql`, title: "storage.init", content: s.init }]),
         ],
         // No `ports`: a network-fault proxy cannot stand in front of it (its hostname must be its
         // seed's name, and the driver connects to the node's own address after discovery).
         tier: 0,
         ready: [
           { kind: "log", pattern: "Starting listening for CQL clients" },
-          { kind: "query", engine: "cassandra", port: CASSANDRA_PORT, setup, seed, check: `SELECT id FROM ${STORE_DB}.products LIMIT 1` },
+          {
+            kind: "query",
+            engine: "cassandra",
+            port: CASSANDRA_PORT,
+            // The keyspace storage.init runs in.
+            database: STORE_DB,
+            setup,
+            ...(seed && { seed }),
+            check: testbed ? `SELECT id FROM ${STORE_DB}.products LIMIT 1` : "SELECT release_version FROM system.local",
+            ...(init && { init }),
+          },
         ],
       }),
     ];

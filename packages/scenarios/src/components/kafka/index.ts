@@ -12,14 +12,17 @@ export const KAFKA_TOPIC = "events";
 export const CONSUMER_GROUP = "consumers";
 export const SERVER_PROPERTIES_PATH = "/opt/kafka/config/server.properties";
 
-/** One partition per consumer replica, so every consumer of the group gets work. */
-export const brokerPartitions = (run: TRunCreate) => run.topology.downstream.replicas;
+/**
+ * One partition per consumer replica, so every consumer of the group gets work; beside a user's
+ * image, one per service replica (the replicas may consume as one group).
+ */
+export const brokerPartitions = ({ topology: t }: TRunCreate) => (t.service.kind === "image" ? t.service.replicas : t.downstream.replicas);
 
 /**
  * server.properties of a single-node KRaft broker (Kafka 4.x). Every value is a constant or a
  * validated number. The node id, log dir and cluster id match the storage formatted in the image.
  */
-export function renderServerProperties(opts: { partitions: number }): string {
+export function renderServerProperties(opts: { partitions: number; autoCreateTopics?: boolean }): string {
   if (!Number.isInteger(opts.partitions) || opts.partitions < 1 || opts.partitions > 64) throw new Error("partitions must be 1–64");
   return [
     "# Single-node Kafka in KRaft mode (broker and controller in one process).",
@@ -47,7 +50,8 @@ export function renderServerProperties(opts: { partitions: number }): string {
     "",
     "# The 128 MiB default makes small heaps die with OutOfMemoryError.",
     "log.cleaner.dedupe.buffer.size=8388608",
-    "auto.create.topics.enable=false",
+    // The testbed creates its topic; a user's service may name its own (KAFKA_TOPIC is a suggestion).
+    `auto.create.topics.enable=${opts.autoCreateTopics === true}`,
     "",
   ].join("\n");
 }
@@ -62,6 +66,12 @@ export function kafkaClientEnv(run: TRunCreate): Record<string, string> {
     TESTBED_KAFKA_PARTITIONS: String(brokerPartitions(run)),
     TESTBED_KAFKA_GROUP: CONSUMER_GROUP,
   };
+}
+
+/** What a user's service gets to reach the broker: its bootstrap address and the lab's topic. */
+export function kafkaServiceEnv(run: Pick<TRunCreate, "topology">): Record<string, string> {
+  if (!brokerOfKind(run, "kafka")) return {};
+  return { KAFKA_BROKERS: `${KAFKA_HOST}:${KAFKA_PORT}`, KAFKA_TOPIC };
 }
 
 export const kafka: ComponentModule = {
@@ -80,6 +90,7 @@ export const kafka: ComponentModule = {
     { from: KAFKA_ROLE, to: CONSUMER_ROLE, kind: "async" },
   ],
   clientEnv: kafkaClientEnv,
+  serviceEnv: kafkaServiceEnv,
   form: { options: [{ path: "topology.broker.kind", value: KAFKA_BROKER.kind, label: KAFKA_BROKER.label }] },
   plan: ({ run, container }) => {
     const b = brokerOfKind(run, "kafka");
@@ -95,7 +106,12 @@ export const kafka: ComponentModule = {
         env: { KAFKA_HEAP_MB: String(jvmHeapMb(b.memoryMb)) },
         cpus: b.cpus,
         memoryMb: b.memoryMb,
-        files: [{ path: SERVER_PROPERTIES_PATH, content: renderServerProperties({ partitions: brokerPartitions(run) }) }],
+        files: [
+          {
+            path: SERVER_PROPERTIES_PATH,
+            content: renderServerProperties({ partitions: brokerPartitions(run), autoCreateTopics: run.topology.service.kind === "image" }),
+          },
+        ],
         ports: [KAFKA_PORT],
         tier: 0,
         ready: [

@@ -33,12 +33,22 @@ export function netnsTargets(run: { faults: readonly Pick<TFault, "action" | "ta
   return [...seen.values()];
 }
 
+function holderImage(c: PlannedContainer, labImage: string | undefined): string {
+  if (!labImage) throw new Error(`${c.title} runs a user's image: its network holder needs a lab image`);
+  return labImage;
+}
+
 /**
  * Gives each target of a stop, kill or restart fault a network holder, started just before it
  * (the holder takes the target's host name and aliases, and its container name, which a
  * network-fault proxy in front of the target dials); the target joins the holder's network.
  */
-export function planNetnsHolders(run: Pick<TRunCreate, "faults">, containers: readonly PlannedContainer[]): PlannedContainer[] {
+export function planNetnsHolders(
+  run: Pick<TRunCreate, "faults">,
+  containers: readonly PlannedContainer[],
+  /** A lab image with coreutils' sleep, for a target that runs a user's image (which may have no sleep, and is not the lab's to run as a holder). */
+  labImage?: string,
+): PlannedContainer[] {
   const out = [...containers];
   for (const target of netnsTargets(run)) {
     const key = `${target.role}-${target.index}`;
@@ -51,7 +61,7 @@ export function planNetnsHolders(run: Pick<TRunCreate, "faults">, containers: re
       component: "netns",
       title: `the network holder of ${c.hostname}`,
       // The target's own image: it is there already, and every lab image has coreutils' sleep.
-      image: c.image,
+      image: c.untrusted ? holderImage(c, labImage) : c.image,
       hostname: c.hostname,
       aliases: [...c.aliases, c.name],
       env: {},

@@ -1,10 +1,24 @@
+import { TRunDefinition as TRunCreate } from "../../contract/definition";
 import { STORE_HOST, STORE_ROLE } from "../../names";
 import { ComponentModule } from "../types";
 import { POSTGRES_CONNECTIONS, POSTGRES_STORE } from "./config";
 import { storeKindForm } from "../storage";
-import { renderSetup, SCHEMA_PATH, STORE_DB, STORE_PASSWORD, STORE_USER, storeRoles } from "../storage";
+import { initStatements, INIT_PATH, renderSetup, SCHEMA_PATH, STORE_DB, STORE_PASSWORD, STORE_USER, storeRoles } from "../storage";
 
 export const POSTGRES_PORT = 5432;
+
+/** What a user's service gets to reach the Postgres store: a connection URL and libpq's own variables. */
+export function postgresServiceEnv({ topology: t }: Pick<TRunCreate, "topology">): Record<string, string> {
+  if (t.storage.kind !== "postgres") return {};
+  return {
+    DATABASE_URL: `postgres://${STORE_USER}:${STORE_PASSWORD}@${STORE_HOST}:${POSTGRES_PORT}/${STORE_DB}`,
+    PGHOST: STORE_HOST,
+    PGPORT: String(POSTGRES_PORT),
+    PGUSER: STORE_USER,
+    PGPASSWORD: STORE_PASSWORD,
+    PGDATABASE: STORE_DB,
+  };
+}
 
 /** Tables and seed as SQL; the products come from generate_series in one statement. */
 export function postgresSetup(products: number): string[] {
@@ -21,6 +35,7 @@ export const postgres: ComponentModule = {
   slot: "storage",
   form: storeKindForm(POSTGRES_STORE.kind, POSTGRES_STORE.label),
   roles: (run) => storeRoles(run.topology.storage, "postgres"),
+  serviceEnv: postgresServiceEnv,
   rules: ({ topology: t }) => {
     if (t.storage.kind !== "postgres" || t.storage.poolSize * t.service.replicas <= POSTGRES_CONNECTIONS.max) return [];
     const most = Math.floor(POSTGRES_CONNECTIONS.max / t.service.replicas);
@@ -35,9 +50,13 @@ export const postgres: ComponentModule = {
   plan: ({ run, container }) => {
     const s = run.topology.storage;
     if (s.kind !== "postgres") return [];
-    const setup = postgresSetup(s.products);
-    // Every replica's pool plus room for the lab's own session.
-    const maxConnections = s.poolSize * run.topology.service.replicas + 10;
+    // The testbed's products and activities; a user's image brings its own schema (storage.init).
+    const testbed = run.topology.service.kind !== "image";
+    const setup = testbed ? postgresSetup(s.products) : [];
+    const init = initStatements(s, "sql");
+    // Every replica's pool plus room for the lab's own session; a user's image sizes its own pools: at least Postgres's default.
+    const pools = s.poolSize * run.topology.service.replicas + 10;
+    const maxConnections = testbed ? pools : Math.max(100, pools);
     return [
       container({
         index: 0,
@@ -50,7 +69,10 @@ export const postgres: ComponentModule = {
         cmd: ["postgres", "-c", `max_connections=${maxConnections}`],
         cpus: s.cpus,
         memoryMb: s.memoryMb,
-        files: [{ path: `${SCHEMA_PATH}.sql`, title: "schema", content: renderSetup(setup, undefined, "--") }],
+        files: [
+          ...(testbed ? [{ path: `${SCHEMA_PATH}.sql`, title: "schema", content: renderSetup(setup, undefined, "--") }] : []),
+          ...(s.init === undefined ? [] : [{ path: `${INIT_PATH}.sql`, title: "storage.init", content: s.init }]),
+        ],
         ports: [POSTGRES_PORT],
         tier: 0,
         ready: [
@@ -62,7 +84,8 @@ export const postgres: ComponentModule = {
             password: STORE_PASSWORD,
             database: STORE_DB,
             setup,
-            check: "SELECT count(*) AS n FROM products",
+            check: testbed ? "SELECT count(*) AS n FROM products" : "SELECT 1 AS ready",
+            ...(init && { init }),
           },
         ],
       }),

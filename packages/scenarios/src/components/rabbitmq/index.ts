@@ -12,6 +12,7 @@ export const AMQP_QUEUE = "events";
 /** The image's user (rabbitmq.conf): the broker is reachable only on the run's own network. */
 const AMQP_USER = "lab";
 const AMQP_PASSWORD = "lab";
+const AMQP_URL = `amqp://${AMQP_USER}:${AMQP_PASSWORD}@${RABBITMQ_HOST}:${AMQP_PORT}/`;
 /** Unacknowledged deliveries per consumer: enough to keep a consumer busy, few enough to share the queue. */
 export const AMQP_PREFETCH = 100;
 
@@ -20,10 +21,16 @@ export function rabbitmqClientEnv(run: TRunCreate): Record<string, string> {
   if (!brokerOfKind(run, "rabbitmq")) return {};
   return {
     TESTBED_BROKER: "rabbitmq",
-    TESTBED_AMQP_URL: `amqp://${AMQP_USER}:${AMQP_PASSWORD}@${RABBITMQ_HOST}:${AMQP_PORT}/`,
+    TESTBED_AMQP_URL: AMQP_URL,
     TESTBED_AMQP_QUEUE: AMQP_QUEUE,
     TESTBED_AMQP_PREFETCH: String(AMQP_PREFETCH),
   };
+}
+
+/** What a user's service gets to reach the broker: an AMQP 0-9-1 URL and the queue's name (the service declares it). */
+export function rabbitmqServiceEnv(run: Pick<TRunCreate, "topology">): Record<string, string> {
+  if (!brokerOfKind(run, "rabbitmq")) return {};
+  return { AMQP_URL: AMQP_URL, AMQP_QUEUE };
 }
 
 /**
@@ -47,6 +54,7 @@ export const rabbitmq: ComponentModule = {
     { from: RABBITMQ_ROLE, to: CONSUMER_ROLE, kind: "async" },
   ],
   clientEnv: rabbitmqClientEnv,
+  serviceEnv: rabbitmqServiceEnv,
   form: { options: [{ path: "topology.broker.kind", value: RABBITMQ_BROKER.kind, label: RABBITMQ_BROKER.label }] },
   plan: ({ run, container }) => {
     const b = brokerOfKind(run, "rabbitmq");

@@ -200,7 +200,16 @@ export const service: ComponentModule = {
   form: serviceForm,
   setup: [
     // Runs stored before a field existed lack it: they ran with what is now its default.
-    { key: "server", label: "Server", show: (s) => s.topology.service.kind ?? "testbed" },
+    {
+      key: "server",
+      label: "Server",
+      show: ({ topology: { service: sv } }) => {
+        const image = imageService(sv);
+        if (!image) return sv.kind ?? "testbed";
+        const command = image.command ? `, command ${JSON.stringify(image.command)}` : "";
+        return `image ${image.image}, port ${image.port}, health GET ${image.healthPath}${command}`;
+      },
+    },
     { key: "replicas", label: "Replicas", show: (s) => String(s.topology.service.replicas) },
     {
       key: "cpus",
@@ -313,7 +322,8 @@ function planHotKeyReplicas({ run, container }: PlanContext, kind: HotKeyKind): 
  * port, health path, command and environment, beside the lab's (PORT, the replica's name and the
  * run's dependencies); run as untrusted (./types.ts PlannedContainer.untrusted).
  */
-function planImageReplicas({ run, container }: PlanContext): PlannedContainer[] {
+function planImageReplicas(ctx: PlanContext): PlannedContainer[] {
+  const { run, container } = ctx;
   const s = run.topology.service;
   const image = imageService(s);
   if (!image) throw new Error("service.kind image needs service.image");
@@ -326,7 +336,8 @@ function planImageReplicas({ run, container }: PlanContext): PlannedContainer[] 
       image: { user: image.image },
       hostname: replicaHost(i),
       aliases: [replicaHost(i), SERVICE_ALIAS],
-      env: { ...image.env, PORT: String(image.port), SCALELAB_REPLICA: replicaHost(i) },
+      // The lab's names last: the contract refuses a service.env name the lab sets (registry.ts labEnvIssues).
+      env: { ...image.env, ...ctx.serviceEnv(), PORT: String(image.port), SCALELAB_REPLICA: replicaHost(i) },
       ...(image.command && { cmd: image.command }),
       cpus: s.cpus,
       memoryMb: s.memoryMb,

@@ -1,11 +1,38 @@
 import { TRunDefinition as TRunCreate } from "../../contract/definition";
 import { STORAGE_ENDPOINTS } from "../../contract/workload";
 import { SERVICE_ROLE, STORE_HOST, STORE_ROLE } from "../../names";
-import { ComponentModule, RoleDecl } from "../types";
+import { ComponentModule, RoleDecl, RunIssue } from "../types";
 import { ComponentForm, unless, when } from "../form";
 
 const STORE_ON = unless("topology.storage.kind", "none");
 import { STORES, TStorage } from "./config";
+import { ScriptDialect, ScriptStatement, splitStatements } from "./statements";
+
+/** Where a store's container holds the user's storage.init script (for previews; the worker runs it through a session). */
+export const INIT_PATH = "/scalelab/init";
+
+/** The statements of storage.init in the store's language, or none. Throws when a string or comment is left open (the contract refuses it first). */
+export function initStatements(s: TStorage, dialect: ScriptDialect): ScriptStatement[] | undefined {
+  return s.init === undefined ? undefined : splitStatements(s.init, dialect);
+}
+
+/** Which language a store kind's storage.init is written in. */
+const INIT_DIALECT: Record<string, ScriptDialect> = { postgres: "sql", cassandra: "cql" };
+
+/** storage.init must split into statements of the store's language, and have at least one. */
+function initIssues(s: TStorage): RunIssue[] {
+  const dialect = INIT_DIALECT[s.kind];
+  if (s.init === undefined || !dialect) return [];
+  const issue = (message: string): RunIssue[] => [{ path: ["topology", "storage", "init"], message }];
+  try {
+    if (splitStatements(s.init, dialect).length === 0) {
+      return issue(`storage.init has no statement: give ${dialect === "sql" ? "SQL" : "CQL"} statements ended by ;`);
+    }
+  } catch (err) {
+    return issue(`storage.init (${dialect === "sql" ? "SQL" : "CQL"}): ${(err as Error).message}`);
+  }
+  return [];
+}
 
 export const STORE_DB = "lab";
 export const STORE_USER = "lab";
@@ -56,15 +83,17 @@ export const storage: ComponentModule = {
   },
   edges: [{ from: SERVICE_ROLE, to: STORE_ROLE, kind: "query" }],
   clientEnv: storageEnv,
-  rules: ({ topology: t, workload: w }) =>
-    STORAGE_ENDPOINTS.includes(w.endpoint) && t.storage.kind === "none"
+  rules: ({ topology: t, workload: w }) => [
+    ...(STORAGE_ENDPOINTS.includes(w.endpoint) && t.storage.kind === "none" && t.service.kind !== "image"
       ? [
           {
             path: ["workload", "endpoint"],
             message: `workload.endpoint ${w.endpoint} needs a store: set topology.storage.kind to ${STORES.map((k) => k.kind).join(" or ")}`,
           },
         ]
-      : [],
+      : []),
+    ...initIssues(t.storage),
+  ],
   form: {
     sections: [
       {
@@ -94,7 +123,9 @@ export const storage: ComponentModule = {
       key: "storage",
       label: "Store",
       show: ({ topology: { storage: s } }) =>
-        s.kind === "none" ? "none" : `${s.kind}, ${s.cpus ?? "unlimited"} CPU, ${s.memoryMb} MB, pool ${s.poolSize}`,
+        s.kind === "none"
+          ? "none"
+          : `${s.kind}, ${s.cpus ?? "unlimited"} CPU, ${s.memoryMb} MB, pool ${s.poolSize}${s.init === undefined ? "" : `, storage.init of ${s.init.split("\n").length} line(s)`}`,
     },
   ],
 };
