@@ -222,6 +222,14 @@ export function runFindings({ summary: s, hostCpus, openModel = false }: RunInpu
     });
   }
 
+  if (s.backendSource === "unknown") {
+    out.push({
+      code: "backends_unknown",
+      level: "info",
+      message: `Which replica answered each request is unknown: ${s.loadgen?.tool ?? "the load generator"} went to the replicas without a balancer and nothing in the answers named them, so the spread over the replicas (and a fault's shift of it) is not measured. Put a balancer in front, or use k6, which counts the address each connection reached.`,
+      evidence: { backendSource: s.backendSource, backends: s.backends },
+    });
+  }
   if (s.imbalance && s.imbalance.run >= FINDING_THRESHOLDS.imbalance) {
     const faulted = (s.faults ?? []).length > 0;
     out.push({
