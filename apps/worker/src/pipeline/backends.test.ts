@@ -4,7 +4,7 @@ import { BackendNamer } from "./backends";
 describe("BackendNamer", () => {
   it("names addresses after the replicas, looking again (at most every 2 s) for an address it does not know", async () => {
     let now = 0;
-    const answers = [{ "172.18.0.5": "app-0" }, { "172.18.0.6": "app-1" }];
+    const answers: Record<string, string>[] = [{ "172.18.0.5": "app-0" }, { "172.18.0.6": "app-1" }];
     let lookups = 0;
     const namer = new BackendNamer(
       "balancer",
