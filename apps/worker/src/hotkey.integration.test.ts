@@ -11,7 +11,7 @@ import { useLabWorker } from "./testing/lab";
 const ctx = useLabWorker("hotkey");
 
 describe("hot-key servers", () => {
-  // A user's image (kind image) serves no hot key of the lab's: user-image.integration.test.ts runs it.
+  // A user's image serves what it serves: user-image and backend-header.integration.test.ts run one.
   it.each(SERVICE_KINDS.filter((k) => k !== "image"))("%s serves the hot key", async (kind) => {
     const id = await ctx.lab.createRun({
       name: `hot key ${kind}`,

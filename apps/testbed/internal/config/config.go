@@ -44,6 +44,12 @@ const (
 	BrokerRabbitMQ = "rabbitmq"
 )
 
+// TESTBED_BACKEND_HEADER: whether every answer names the replica in X-Backend.
+const (
+	BackendHeaderOn  = "on"
+	BackendHeaderOff = "off"
+)
+
 // Stores.
 const (
 	StorageNone      = "none"
@@ -84,6 +90,10 @@ type Config struct {
 
 	RedisAddr string // TESTBED_REDIS_ADDR: host:port of the Redis GET /key reads; empty = no /key
 	RedisKey  string // TESTBED_REDIS_KEY: the key GET /key reads
+
+	// TESTBED_BACKEND_HEADER: "on" (every answer carries X-Backend: the host name) or "off", so the
+	// testbed stands in for a service that does not name itself (the balancer's header then does).
+	BackendHeader string
 }
 
 // Defaults is the configuration of an empty environment.
@@ -111,6 +121,7 @@ func Defaults() Config {
 		DBPool:                  10,
 		DBPassword:              "lab",
 		RedisKey:                "hot",
+		BackendHeader:           BackendHeaderOn,
 	}
 }
 
@@ -168,6 +179,7 @@ func Load(getenv func(string) string) (Config, error) {
 		{"TESTBED_DOWNSTREAM", &cfg.Downstream, []string{DownstreamNone, DownstreamSync, DownstreamAsync}},
 		{"TESTBED_BROKER", &cfg.Broker, []string{BrokerKafka, BrokerRabbitMQ}},
 		{"TESTBED_STORAGE", &cfg.Storage, []string{StorageNone, StoragePostgres, StorageCassandra}},
+		{"TESTBED_BACKEND_HEADER", &cfg.BackendHeader, []string{BackendHeaderOn, BackendHeaderOff}},
 	}
 	for _, f := range enums {
 		raw := getenv(f.name)

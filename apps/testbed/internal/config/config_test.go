@@ -23,7 +23,7 @@ func TestLoadDefaults(t *testing.T) {
 		KafkaBrokers: []string{"kafka:29092"}, KafkaTopic: "events", KafkaPartitions: 1, KafkaGroup: "consumers",
 		Broker: "kafka", AMQPURL: "amqp://lab:lab@rabbitmq:5672/", AMQPQueue: "events", AMQPPrefetch: 100,
 		Storage: "none", DBHost: "db", DBPool: 10, DBPassword: "lab",
-		RedisAddr: "", RedisKey: "hot",
+		RedisAddr: "", RedisKey: "hot", BackendHeader: "on",
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("got %+v\nwant %+v", cfg, want)
@@ -59,6 +59,7 @@ func TestLoadOverrides(t *testing.T) {
 		"TESTBED_DB_PASSWORD":               "s3cret@/:",
 		"TESTBED_REDIS_ADDR":                "redis:6379",
 		"TESTBED_REDIS_KEY":                 "exp7:hot_key-1",
+		"TESTBED_BACKEND_HEADER":            "off",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +72,7 @@ func TestLoadOverrides(t *testing.T) {
 		KafkaBrokers: []string{"k1:9092", "k2:9092"}, KafkaTopic: "ev.v1", KafkaPartitions: 8, KafkaGroup: "g",
 		Broker: "rabbitmq", AMQPURL: "amqps://u:p%40ss@broker.lab:5671/lab", AMQPQueue: "ev.v1:a_b-c", AMQPPrefetch: 10,
 		Storage: "cassandra", DBHost: "10.0.0.5", DBPool: 4, DBPassword: "s3cret@/:",
-		RedisAddr: "redis:6379", RedisKey: "exp7:hot_key-1",
+		RedisAddr: "redis:6379", RedisKey: "exp7:hot_key-1", BackendHeader: "off",
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("got %+v\nwant %+v", cfg, want)
@@ -127,6 +128,7 @@ func TestLoadRejectsInvalidStrings(t *testing.T) {
 		{"TESTBED_LOGGING", "sync", "none, async, blocking"},
 		{"TESTBED_DOWNSTREAM", "kafka", "none, sync, async"},
 		{"TESTBED_STORAGE", "mysql", "none, postgres, cassandra"},
+		{"TESTBED_BACKEND_HEADER", "no", "on, off"},
 		{"TESTBED_LOGS_URL", "logs:8080/events", "URL"},
 		{"TESTBED_LOGS_URL", "ftp://logs/events", "URL"},
 		{"TESTBED_KAFKA_BROKERS", "kafka", "host:port"},

@@ -62,7 +62,8 @@ type server struct {
 }
 
 // New returns the handler of cfg.Role. Every response, errors included, carries
-// X-Backend so the load generator can count responses per replica.
+// X-Backend so the load generator can count responses per replica (unless cfg.BackendHeader
+// is off: then the testbed names itself nowhere, as most services).
 func New(cfg config.Config, hostname string, d Deps) http.Handler {
 	s := newServer(cfg, hostname, d)
 	mux := http.NewServeMux()
@@ -85,6 +86,9 @@ func New(cfg config.Config, hostname string, d Deps) http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, errorBody("not found"))
 	})
+	if cfg.BackendHeader == config.BackendHeaderOff {
+		return mux
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Backend", hostname)
 		mux.ServeHTTP(w, r)

@@ -110,6 +110,22 @@ func TestNotFoundKeepsBackendHeader(t *testing.T) {
 	}
 }
 
+func TestBackendHeaderOff(t *testing.T) {
+	cfg := testConfig()
+	cfg.BackendHeader = config.BackendHeaderOff
+	h := New(cfg, host, Deps{})
+	for _, target := range []string{"/hostname", "/cpu", "/nope", "/health"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+		if got, ok := rec.Header()["X-Backend"]; ok {
+			t.Errorf("GET %s (status %d): X-Backend = %q, want none", target, rec.Code, got)
+		}
+		if target == "/hostname" && (rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), host)) {
+			t.Errorf("GET /hostname: %d %s", rec.Code, rec.Body.String())
+		}
+	}
+}
+
 func TestStoreEndpointsWithoutStorage(t *testing.T) {
 	h := New(testConfig(), host, Deps{})
 	for _, req := range []struct{ method, target string }{{"GET", "/products"}, {"POST", "/activity"}, {"GET", "/activity"}} {

@@ -59,11 +59,16 @@ export async function collect(
     backends: (s.backends ?? {}) as Record<string, number>,
     ...(s.errorKinds && { errorKinds: s.errorKinds as TErrorCounts }),
   }));
-  const imbalance = plan.backends.length > 1 ? runImbalance(effectSamples, totals.backends ?? {}, plan.backends) : undefined;
+  // Nothing named the replicas: neither an imbalance nor a fault's shift is computed from nothing.
+  const known = plan.backendSource !== "unknown";
+  const imbalance = known && plan.backends.length > 1 ? runImbalance(effectSamples, totals.backends ?? {}, plan.backends) : undefined;
   const faults =
-    run.faults.length > 0 ? faultEffects(run.faults, effectSamples, { durationSeconds: seconds, backends: plan.backends }) : undefined;
+    run.faults.length > 0
+      ? faultEffects(run.faults, effectSamples, { durationSeconds: seconds, backends: known ? plan.backends : [] })
+      : undefined;
   const summary: TRunSummary = {
     ...totals,
+    ...(plan.backendSource !== "header" && { backendSource: plan.backendSource }),
     loadgen: {
       cpus: run.workload.loadgenCpus,
       ...loadgen,

@@ -14,6 +14,7 @@ import { describeExit, sleep, RunContext } from "./context";
 import { scheduleFaults } from "./faults";
 import { followFigures, FigureFollower } from "./figures";
 import { InterferenceWatch } from "./interference";
+import { backendAddresses, BackendNamer } from "./backends";
 
 export type LoadResult = {
   /** The load generators' whole-run figures, merged over the instances; undefined if none reported them. */
@@ -24,7 +25,13 @@ export type LoadResult = {
 type LoadUpdate = { type: "start"; at: Date } | { type: "sample"; sample: TSample } | { type: "stop"; at: Date };
 
 /** One running load-generator container: its per-second updates as they come, and its totals once it stopped. */
-type Generator = { container: StartedContainer; title: string; updates: AsyncIterable<LoadUpdate>; totals: () => TRunSummary | undefined };
+type Generator = {
+  container: StartedContainer;
+  title: string;
+  updates: AsyncIterable<LoadUpdate>;
+  /** Its whole-run figures, per-backend values named after the replicas. */
+  totals: () => Promise<TRunSummary | undefined>;
+};
 
 /**
  * Runs the load generators on the run network and records their per-second buckets (merged into
@@ -58,7 +65,9 @@ export async function runLoad(
   const until = AbortSignal.any([signal, overtime, failed.signal]);
   // Every instance's streams and retries listen to it.
   setMaxListeners(0, until);
-  const generators = started.map((c, i) => follow(ctx, network, plan.loadgens[i]!, c, until));
+  // Addresses (the balancer's header, the connection's) become replica names before anything stores them.
+  const namer = new BackendNamer(plan.backendSource, () => backendAddresses(ctx, plan, containers));
+  const generators = started.map((c, i) => follow(ctx, network, plan.loadgens[i]!, c, until, namer));
   const merger = new SampleMerger(generators.length);
   let loadStarted = false;
   // Samples are stored in order, one at a time, whichever generator completed the second.
@@ -85,7 +94,7 @@ export async function runLoad(
               await deps.db.run.update({ where: { id: runId }, data: { loadStartedAt: update.at } });
               await report.detail(`load running for ${durationSeconds} s`);
             } else if (update.type === "sample") {
-              save(merger.push(i, update.sample));
+              save(merger.push(i, await namer.name(update.sample)));
             } else if (update.type === "stop") {
               save(merger.end(i));
               return;
@@ -121,12 +130,19 @@ export async function runLoad(
       throw new Error(`${g.title} (${g.container.name}) did not exit within ${deps.timeouts.k6ExitMs / 1000} s after the test`);
     if (exitCode !== 0) throw new Error(await describeExit(deps, g.container.id, `${g.title} (${g.container.name})`, network));
   }
-  const parts = generators.map((g) => g.totals());
+  const parts = await Promise.all(generators.map((g) => g.totals()));
   return { totals: parts.every((p) => p !== undefined) ? mergeSummaries(parts as TRunSummary[]) : undefined, figures };
 }
 
 /** Follows one load generator: k6 through its web dashboard's event stream, wrk through its JSON lines on stdout. */
-function follow(ctx: RunContext, network: string, spec: PlannedContainer, container: StartedContainer, until: AbortSignal): Generator {
+function follow(
+  ctx: RunContext,
+  network: string,
+  spec: PlannedContainer,
+  container: StartedContainer,
+  until: AbortSignal,
+  namer: BackendNamer,
+): Generator {
   const { deps } = ctx;
   const loadSeconds = ctx.run.workload.durationSeconds;
   if (spec.component === "wrk") {
@@ -141,7 +157,7 @@ function follow(ctx: RunContext, network: string, spec: PlannedContainer, contai
       }
       until.throwIfAborted();
     }
-    return { container, title: spec.title, updates: updates(), totals: () => totals };
+    return { container, title: spec.title, updates: updates(), totals: async () => totals && namer.name(totals) };
   }
   const reader = new K6EventReader(ctx.run.workload.protocol);
   async function* updates(): AsyncIterable<LoadUpdate> {
@@ -161,7 +177,15 @@ function follow(ctx: RunContext, network: string, spec: PlannedContainer, contai
       if (update?.type === "stop") return;
     }
   }
-  return { container, title: spec.title, updates: updates(), totals: () => reader.summary(loadSeconds) };
+  return {
+    container,
+    title: spec.title,
+    updates: updates(),
+    totals: async () => {
+      const totals = reader.summary(loadSeconds);
+      return totals && namer.name(totals);
+    },
+  };
 }
 
 /** Waits (bounded) for the consumers to work off what the broker still holds, while it is recorded. */

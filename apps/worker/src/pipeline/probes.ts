@@ -6,6 +6,7 @@ import pg from "pg";
 import { errorMessage } from "../log";
 import { StartedContainer } from "../provisioner/types";
 import { describeExit, sleep, RunContext } from "./context";
+import { BackendNamer } from "./backends";
 
 /**
  * Between two attempts of a probe: 25 ms, doubling up to 250 ms. Most containers (the testbed,
@@ -27,7 +28,7 @@ class ProbeFailed extends Error {}
  * Waits until every container of a tier passes its probes, in order, polling each until it
  * passes. A container that exits on the way fails the wait at once with its exit code and output.
  */
-export async function waitReady(ctx: RunContext, network: string, targets: Target[]): Promise<void> {
+export async function waitReady(ctx: RunContext, network: string, targets: Target[], namer?: BackendNamer): Promise<void> {
   const { deps, report, signal } = ctx;
   const deadline = Date.now() + deps.timeouts.healthyMs;
   await Promise.all(
@@ -41,7 +42,7 @@ export async function waitReady(ctx: RunContext, network: string, targets: Targe
           if (attempts++ % 4 === 0) await failIfExited(ctx, network, t);
           let passed = false;
           try {
-            const progress = await attempt(ctx, t, probe);
+            const progress = await attempt(ctx, t, probe, namer);
             if (progress === true) passed = true;
             else last = progress;
           } catch (err) {
@@ -93,7 +94,7 @@ async function failIfExited(ctx: RunContext, network: string, t: Target): Promis
 }
 
 /** One try: true when the probe passed, otherwise what it saw. */
-async function attempt(ctx: RunContext, t: Target, probe: Probe): Promise<true | string> {
+async function attempt(ctx: RunContext, t: Target, probe: Probe, namer?: BackendNamer): Promise<true | string> {
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ATTEMPT_MS)]);
   switch (probe.kind) {
     case "http": {
@@ -108,7 +109,7 @@ async function attempt(ctx: RunContext, t: Target, probe: Probe): Promise<true |
       return res.ok ? true : `HTTP ${res.status} ${body.slice(0, 200).trim()}`;
     }
     case "backends":
-      return backends(ctx, t, probe, signal);
+      return backends(ctx, t, probe, signal, namer);
     case "log": {
       const output = await ctx.deps.provisioner.logs(t.started.id, 100_000);
       return new RegExp(probe.pattern).test(output) ? true : "not yet";
@@ -127,14 +128,18 @@ async function backends(
   t: Target,
   probe: Extract<Probe, { kind: "backends" }>,
   signal: AbortSignal,
+  namer?: BackendNamer,
 ): Promise<true | string> {
+  if (probe.header && !namer) throw new ProbeFailed(`the probe reads ${probe.header} but has no replica addresses to name it with`);
   let seen = seenThrough.get(t);
   if (!seen) seenThrough.set(t, (seen = new Set()));
   // A few requests per attempt: a round-robin balancer shows each replica within one round.
   for (let i = 0; i < probe.backends.length * 2; i++) {
     const res = await fetch(`http://${t.ip}:${probe.port}${probe.path}`, { signal });
     await res.arrayBuffer();
-    const backend = res.headers.get("x-backend");
+    // The replica's own name, or the balancer's header with its address.
+    const raw = res.headers.get(probe.header ?? "x-backend");
+    const backend = raw && probe.header && namer ? await namer.one(raw) : raw;
     if (res.ok && backend) seen.add(backend);
     if (probe.backends.every((b) => seen.has(b))) {
       await ctx.report.detail(`all ${probe.backends.length} replica(s) answer through the balancer`);

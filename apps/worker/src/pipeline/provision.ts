@@ -3,6 +3,7 @@ import { errorMessage } from "../log";
 import { StartedContainer } from "../provisioner/types";
 import { RunContext } from "./context";
 import { waitReady } from "./probes";
+import { backendAddresses, BackendNamer } from "./backends";
 
 export type Provisioned = {
   /** Every container of the topology, in plan order. */
@@ -57,7 +58,10 @@ async function waitTier(ctx: RunContext, plan: RunPlan, tier: PlannedContainer[]
       return { spec, started: s, ip: (await ctx.deps.provisioner.inspect(s.id, network)).ip };
     }),
   );
-  await waitReady(ctx, network, targets);
+  // Through the balancer in front of a user's image, its header's addresses name the replicas.
+  const named = tier.some((c) => c.ready.some((p) => p.kind === "backends" && p.header));
+  const namer = named ? new BackendNamer("balancer", () => backendAddresses(ctx, plan, [...started.values()])) : undefined;
+  await waitReady(ctx, network, targets, namer);
 }
 
 async function startTier(ctx: RunContext, network: string, tier: PlannedContainer[], started: Map<string, StartedContainer>) {

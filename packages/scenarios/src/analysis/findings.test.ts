@@ -116,6 +116,14 @@ describe("run findings on recorded runs", () => {
     );
   });
 
+  it("the same figures when nothing named the replicas (wrk without a balancer) say the spread is unknown, with no imbalance", () => {
+    const s = fixture("exp1--4-replicas").summary;
+    const unknown = { ...s, backendSource: "unknown" as const, backends: { unknown: s.requests }, imbalance: undefined };
+    const f = runFindings({ summary: unknown, hostCpus: 2 });
+    expect(f.map((x) => x.code)).toEqual(["host_cpu_saturated", "backends_unknown"]);
+    expect(f[1]!.message).toMatch(/^Which replica answered each request is unknown/);
+  });
+
   it("k6 at 0.1 CPU: the load generator was saturated, a warning naming its CPU", () => {
     expect(codes("loadgen--k6-at-0-1-cpu")).toEqual(["loadgen_saturated"]);
     expect(finding("loadgen--k6-at-0-1-cpu", "loadgen_saturated")).toMatchObject({

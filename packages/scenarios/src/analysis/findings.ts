@@ -260,6 +260,14 @@ function figureFindings({ summary: s, hostCpus, openModel = false }: RunInput, i
     });
   }
 
+  if (s.backendSource === "unknown") {
+    out.push({
+      code: "backends_unknown",
+      level: "info",
+      message: `Which replica answered each request is unknown: ${s.loadgen?.tool ?? "the load generator"} went to the replicas without a balancer and nothing in the answers named them, so the spread over the replicas (and a fault's shift of it) is not measured. Put a balancer in front, or use k6, which counts the address each connection reached.`,
+      evidence: { backendSource: s.backendSource, backends: s.backends },
+    });
+  }
   if (s.imbalance && s.imbalance.run >= FINDING_THRESHOLDS.imbalance) {
     const faulted = (s.faults ?? []).length > 0;
     const why = faulted ? ", as the faults took replicas out" : interfered ? ", as outside interference took replicas out" : "";

@@ -52,8 +52,11 @@ export type PlannedFile = { path: string; content: string; title?: string };
 export type Probe =
   /** A 2xx answer from the container's own address. */
   | { kind: "http"; port: number; path: string }
-  /** Through a balancer: every one of `backends` answered at least once (its name in X-Backend). */
-  | { kind: "backends"; port: number; path: string; backends: string[] }
+  /**
+   * Through a balancer: every one of `backends` answered at least once: its name in X-Backend, or
+   * with `header` the balancer's UPSTREAM_HEADER, whose address the worker maps to the replica.
+   */
+  | { kind: "backends"; port: number; path: string; backends: string[]; header?: "X-Scalelab-Upstream" }
   /** A line of the container's output matches `pattern` (a regular expression source). */
   | { kind: "log"; pattern: string }
   | { kind: "tcp"; port: number }

@@ -12,6 +12,122 @@ import { round } from "../analysis/stats";
 export const BALANCER_KEY = "balancer";
 /** Nobody answered: a timeout or a connection error before any response. */
 export const NO_ANSWER_KEY = "no answer";
+/** Something answered, but nothing said which replica (wrk without a balancer in front of a user's image). */
+export const UNKNOWN_KEY = "unknown";
+/** sl-wrk's name for the backends past the 64 distinct names a thread keeps. */
+const OTHER_KEY = "other";
+const RESERVED_KEYS: readonly string[] = [BALANCER_KEY, NO_ANSWER_KEY, UNKNOWN_KEY, OTHER_KEY];
+
+/** The testbed's and experiment 7's servers name themselves in every answer. */
+export const BACKEND_HEADER = "X-Backend";
+/**
+ * The balancer's own header: the address of the replica that answered (nginx `$upstream_addr` when
+ * the replica sent a response, HAProxy `%si:%sp` on a server's response), absent when the balancer
+ * answered itself. What names the replica of a user's image, which says nothing of itself.
+ */
+export const UPSTREAM_HEADER = "X-Scalelab-Upstream";
+
+/**
+ * Where the load generator learns which replica answered a request:
+ * - `header`: the replica's X-Backend (the lab's own servers: the testbed, experiment 7's);
+ * - `balancer`: the balancer's UPSTREAM_HEADER, an address (a user's image behind a balancer);
+ * - `address`: the address the connection reached (k6's remote_ip:remote_port; a user's image
+ *   without a balancer: the connection goes to a replica itself);
+ * - `unknown`: nothing (wrk without a balancer: it keeps no address per response); every answered
+ *   request is counted under UNKNOWN_KEY, and the distribution over the replicas is not computed.
+ */
+export const BACKEND_SOURCES = ["header", "balancer", "address", "unknown"] as const;
+export type BackendSource = (typeof BACKEND_SOURCES)[number];
+
+export function backendSource(run: {
+  topology: { service: { kind: string }; balancer: { kind: string } };
+  workload: { loadgen: string };
+}): BackendSource {
+  if (run.topology.service.kind !== "image") return "header";
+  if (run.topology.balancer.kind !== "none") return "balancer";
+  return run.workload.loadgen === "k6" ? "address" : "unknown";
+}
+
+/** The replicas' addresses on the run network (IPv4 or IPv6, no port) → their names (`app-0`); a fault proxy's → the replica it stands for. */
+export type BackendAddresses = Readonly<Record<string, string>>;
+
+/**
+ * The host part of the last address of a list: nginx's `$upstream_addr` names every upstream it
+ * tried, separated by ", " (the next upstream of the same request) and " : " (an internal
+ * redirect); the last one answered. `172.18.0.5:8080` → `172.18.0.5`, `[fd00::5]:8080` → `fd00::5`;
+ * undefined when the value is not an address (a name, a unix socket, an upstream group).
+ */
+export function addressHost(raw: string): string | undefined {
+  const last = raw
+    .split(/,| : /)
+    .map((p) => p.trim())
+    .filter((p) => p !== "")
+    .at(-1);
+  if (!last) return undefined;
+  const v6 = /^\[([0-9A-Fa-f:.]+)\](?::\d{1,5})?$/.exec(last);
+  if (v6) return v6[1]!.toLowerCase();
+  const v4 = /^(\d{1,3}(?:\.\d{1,3}){3})(?::\d{1,5})?$/.exec(last);
+  if (v4) return v4[1];
+  if (/^[0-9A-Fa-f]*:[0-9A-Fa-f:.]+$/.test(last)) return last.toLowerCase();
+  return undefined;
+}
+
+/**
+ * The replica a load generator's backend value stands for: the lab's keys (balancer, no answer,
+ * unknown, other) and replica names stay as they are; an address (or nginx's list of them) becomes
+ * the name of the replica or fault proxy at it; a value that maps to no replica is kept as it came,
+ * never dropped. With the `unknown` source, what the load generator put under BALANCER_KEY (a
+ * response without a name) is UNKNOWN_KEY: no balancer answered it.
+ */
+export function backendName(raw: string, addresses: BackendAddresses, source: BackendSource = "balancer"): string {
+  if (source === "unknown" && raw === BALANCER_KEY) return UNKNOWN_KEY;
+  if (RESERVED_KEYS.includes(raw)) return raw;
+  const host = addressHost(raw);
+  return (host !== undefined && Object.hasOwn(addresses, host) ? addresses[host] : undefined) ?? raw;
+}
+
+/** Per-backend counts under replica names (./backendName); two values of one replica add up. */
+export function nameBackendCounts(
+  counts: Readonly<Record<string, number>>,
+  addresses: BackendAddresses,
+  source: BackendSource,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [raw, n] of Object.entries(counts)) {
+    const name = backendName(raw, addresses, source);
+    out[name] = (out[name] ?? 0) + n;
+  }
+  return out;
+}
+
+/** Per-backend figures under replica names (./backendName); two values of one replica merge as mergeBackendStats does. */
+export function nameBackendStats(stats: TBackendStats, addresses: BackendAddresses, source: BackendSource): TBackendStats {
+  const groups = new Map<string, TBackendStats[]>();
+  for (const [raw, s] of Object.entries(stats)) {
+    const name = backendName(raw, addresses, source);
+    groups.set(name, [...(groups.get(name) ?? []), { [name]: s }]);
+  }
+  const out: TBackendStats = {};
+  for (const [name, parts] of groups) {
+    const merged = parts.length === 1 ? parts[0]! : mergeBackendStats(parts)!;
+    out[name] = merged[name]!;
+  }
+  return out;
+}
+
+/** A sample's or a summary's per-backend parts under replica names; the rest as it was. */
+export function nameBackends<T extends { backends?: Record<string, number>; backendStats?: TBackendStats }>(
+  part: T,
+  addresses: BackendAddresses,
+  source: BackendSource,
+): T {
+  if (source === "header") return part;
+  return {
+    ...part,
+    ...(part.backends && { backends: nameBackendCounts(part.backends, addresses, source) }),
+    ...(part.backendStats && { backendStats: nameBackendStats(part.backendStats, addresses, source) }),
+  };
+}
 
 /** k6's error_code of a request it gave up on after its timeout (lib/netext/httpext/error_codes.go, v1.4.2). */
 export const K6_REQUEST_TIMEOUT_CODE = 1050;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ZBackendStats } from "./backends";
+import { BACKEND_SOURCES, ZBackendStats } from "./backends";
 import { ZErrorCounts, ZFaultEffect } from "./faults";
 import { ZLatency } from "./latency";
 import { LOADGENS } from "./workload";
@@ -68,6 +68,13 @@ export const ZRunSummary = z.object({
   durationSeconds: z.number().optional(),
   /** Requests answered per backend hostname (from the X-Backend header). */
   backends: z.record(z.string(), z.number()).optional(),
+  /**
+   * Where the per-backend counts came from, when not the replicas' X-Backend (./backends.ts
+   * BackendSource): the balancer's header or the connection's address, mapped to replica names;
+   * `unknown`: nothing said which replica answered (wrk without a balancer in front of a user's
+   * image), so the distribution over the replicas, its imbalance and the faults' shifts are unknown.
+   */
+  backendSource: z.enum(BACKEND_SOURCES).optional(),
   /** The run's errors by kind, all backends together. */
   errorKinds: ZErrorCounts.optional(),
   /** The whole run per backend, as the samples' backendStats (./backends.ts): requests, errors by kind, latency. */

@@ -4,8 +4,10 @@ import { LOADGEN_ROLE } from "../names";
 import { ENDPOINT_METHODS, ENDPOINT_PATHS, loadTarget } from "./endpoints";
 import { K6_ENV, k6ExtraFiles, renderK6Script } from "./k6/script";
 import { errorRate, perSecond } from "../analysis/stats";
-import { renderWrkScript, unanswered, wrkCommand, WrkSummary } from "./wrk/wrk";
+import { renderWrkScript, unanswered, wrkBackendHeader, wrkCommand, WrkSummary } from "./wrk/wrk";
 import { ComponentModule, PlanContext, PlannedContainer } from "../components/types";
+import { servicePort } from "../components/service/config";
+import { backendSource } from "../contract/backends";
 
 export const K6_SCRIPT_PATH = "/scalelab/load.js";
 export const WRK_SCRIPT_PATH = "/scalelab/load.lua";
@@ -39,7 +41,8 @@ export function instanceWorkload(w: TWorkload, i: number): TWorkload {
  */
 export function planLoadgens({ run, container }: PlanContext): PlannedContainer[] {
   const w = run.workload;
-  const target = loadTarget(run.topology.balancer.kind);
+  const target = loadTarget(run.topology.balancer.kind, servicePort(run.topology.service));
+  const source = backendSource(run);
   return Array.from({ length: w.loadgenInstances }, (_, index) => {
     const part = instanceWorkload(w, index);
     const common = { index, role: LOADGEN_ROLE, hostname: `${LOADGEN_ROLE}-${index}`, cpus: w.loadgenCpus, tier: 3, ready: [] };
@@ -59,6 +62,7 @@ export function planLoadgens({ run, container }: PlanContext): PlannedContainer[
           durationSeconds: w.durationSeconds,
           timeoutMs: w.requestTimeoutMs,
           scriptPath: WRK_SCRIPT_PATH,
+          backendHeader: wrkBackendHeader(source),
         }),
         files: [{ path: WRK_SCRIPT_PATH, title: "wrk script", content: renderWrkScript({ method: ENDPOINT_METHODS[w.endpoint] }) }],
       });
@@ -70,7 +74,7 @@ export function planLoadgens({ run, container }: PlanContext): PlannedContainer[
       image: "k6",
       env: { ...K6_ENV },
       cmd: ["run", "--no-color", "--quiet", K6_SCRIPT_PATH],
-      files: [{ path: K6_SCRIPT_PATH, title: "k6 script", content: renderK6Script(part, target) }, ...k6ExtraFiles(w)],
+      files: [{ path: K6_SCRIPT_PATH, title: "k6 script", content: renderK6Script(part, target, source) }, ...k6ExtraFiles(w)],
     });
   });
 }

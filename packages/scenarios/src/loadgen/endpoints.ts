@@ -22,6 +22,8 @@ export const ENDPOINT_METHODS: Record<TWorkload["endpoint"], "GET" | "POST"> = {
 
 /**
  * Where the load goes, by network alias on the run network: the balancer, or without one the
- * service's shared alias (Docker's DNS answers it with every replica, in random order).
+ * service's shared alias (Docker's DNS answers it with every replica, in random order) on the
+ * replicas' port (servicePort: a user's image's own).
  */
-export const loadTarget = (kind: BalancerKind): string => (kind === "none" ? `http://app:${APP_PORT}` : `http://lb:${LB_PORT}`);
+export const loadTarget = (kind: BalancerKind, port: number = APP_PORT): string =>
+  kind === "none" ? `http://app:${port}` : `http://lb:${LB_PORT}`;

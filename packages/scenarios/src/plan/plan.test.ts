@@ -335,3 +335,52 @@ describe("balancer kinds", () => {
     }
   });
 });
+
+describe("a user's image behind the balancers", () => {
+  const imageRun = (balancer: object, loadgen: "k6" | "wrk" = "k6") =>
+    plan({
+      topology: { service: { kind: "image", image: "myapp:1.2", replicas: 2, port: 5000, healthPath: "/healthz" }, balancer },
+      workload: { request: { path: "/" }, loadgen, ...(loadgen === "wrk" ? { connections: 4 } : { vus: 4 }) },
+    });
+  const file = (p: ReturnType<typeof plan>, path: string) => byRole(p, "lb")[0]!.files.find((f) => f.path === path)!.content;
+
+  it("nginx sends to the image's port; the balancer is ready once every replica answered its health path, named by the balancer's header", () => {
+    const p = imageRun({ kind: "nginx" });
+    expect(file(p, NGINX_CONF_PATH)).toMatch(/server app-0:5000 .*\n {4}server app-1:5000 /);
+    expect(byRole(p, "lb")[0]!.ready).toEqual([
+      { kind: "backends", port: 8080, path: "/healthz", backends: ["app-0", "app-1"], header: "X-Scalelab-Upstream" },
+    ]);
+    expect(p.backendSource).toBe("balancer");
+    expect(p.entry).toMatchObject({ role: "lb", port: 8080 });
+    expect(p.loadgens[0]!.files[0]!.content).toContain('const SOURCE = "balancer";');
+  });
+
+  it("HAProxy checks the image's health path on its port", () => {
+    const cfg = file(imageRun({ kind: "haproxy", algorithm: "roundrobin" }), HAPROXY_CFG_PATH);
+    expect(cfg).toContain("server-template app 2 app:5000 check");
+    expect(cfg).toContain("option httpchk GET /healthz");
+  });
+
+  it("a sticky algorithm waits for the health path through the balancer", () => {
+    expect(byRole(imageRun({ kind: "nginx", algorithm: "ip_hash" }), "lb")[0]!.ready).toEqual([
+      { kind: "http", port: 8080, path: "/healthz" },
+    ]);
+  });
+
+  it("without a balancer the load goes to the image's port: k6 counts the address it reached, wrk cannot tell", () => {
+    const k6 = imageRun({ kind: "none" });
+    expect(k6.entry).toMatchObject({ role: "app", port: 5000 });
+    expect(k6.backendSource).toBe("address");
+    expect(k6.loadgens[0]!.files[0]!.content).toContain('"http://app:5000');
+    const wrk = imageRun({ kind: "none" }, "wrk");
+    expect(wrk.backendSource).toBe("unknown");
+    expect(wrk.loadgens[0]!.cmd!.at(-1)).toMatch(/^http:\/\/app:5000\//);
+    expect(wrk.loadgens[0]!.cmd).toContain("X-Scalelab-Upstream");
+  });
+
+  it("the lab's own servers keep X-Backend", () => {
+    const p = plan({ topology: { service: { replicas: 2 }, balancer: { kind: "nginx" } }, workload: { endpoint: "hostname", vus: 2 } });
+    expect(p.backendSource).toBe("header");
+    expect(byRole(p, "lb")[0]!.ready[0]).not.toHaveProperty("header");
+  });
+});

@@ -1,5 +1,7 @@
 import { TRunDefinition as TRunCreate } from "../contract/definition";
-import { APP_PORT, BALANCER_ROLE, GRPC_PORT, LABELS, LB_PORT, RUN_ID_PATTERN, SERVICE_ROLE } from "../names";
+import { BALANCER_ROLE, GRPC_PORT, LABELS, LB_PORT, RUN_ID_PATTERN, SERVICE_ROLE } from "../names";
+import { servicePort } from "../components/service/config";
+import { backendSource, BackendSource } from "../contract/backends";
 import { planLoadgens } from "../loadgen/component";
 import { clientEnv, COMPONENTS, serviceEnv } from "../components/registry";
 import { faultProxyImages, planFaultProxies, FaultProxy } from "../components/fault-proxy";
@@ -25,8 +27,13 @@ export type RunPlan = {
   containers: PlannedContainer[];
   /** The load generators (one per instance), started by the load step once the topology is ready. */
   loadgens: PlannedContainer[];
-  /** The X-Backend values the service replicas answer with (their host names). */
+  /** The X-Backend values the service replicas answer with (their host names): what the per-backend counts are named by. */
   backends: string[];
+  /**
+   * Where the load generators learn which replica answered (../contract/backends.ts): an address
+   * (`balancer`, `address`) is mapped to the replica's name by the worker; `unknown`: nothing says.
+   */
+  backendSource: BackendSource;
   /**
    * Where the warm-up goes (the first container of the role): the balancer, or without one the
    * first replica (the load generator then goes to the service's shared alias).
@@ -74,9 +81,10 @@ export function buildPlan({ runId, instance, run, images }: PlanInput): RunPlan 
     containers,
     loadgens: planLoadgens(ctx),
     backends,
+    backendSource: backendSource(run),
     entry: {
       ...(run.topology.balancer.kind === "none"
-        ? { role: SERVICE_ROLE, port: run.workload.protocol === "grpc" ? GRPC_PORT : APP_PORT }
+        ? { role: SERVICE_ROLE, port: run.workload.protocol === "grpc" ? GRPC_PORT : servicePort(run.topology.service) }
         : { role: BALANCER_ROLE, port: LB_PORT }),
       protocol: run.workload.protocol,
     },

@@ -1,4 +1,6 @@
 import { BALANCER_HOST, BALANCER_ROLE, HEALTH_PATH, LB_PORT, SERVICE_ROLE, replicaHost } from "../../names";
+import { UPSTREAM_HEADER } from "../../contract/backends";
+import { serviceHealthPath, servicePort, TService } from "../service/config";
 import { dialHost } from "../fault-proxy";
 import { TWorkload } from "../../contract/workload";
 import { ComponentModule, PlannedContainer, Probe } from "../types";
@@ -7,16 +9,26 @@ import { BalancerAlgorithm, BalancerKind, balancerLabel, BalancerSettings, balan
 
 /**
  * The balancer's readiness: every replica answered through it, or, for a sticky algorithm (which
- * shows one client one replica only), a healthy answer through it: the replicas' own /health
- * passed in the tier before.
+ * shows one client one replica only), a healthy answer through it: the replicas' own health path
+ * passed in the tier before. A user's image names no replica itself: the balancer's header does.
  */
-export function balancerReady(algorithm: BalancerAlgorithm, backends: string[], protocol: TWorkload["protocol"] = "http"): Probe[] {
+export function balancerReady(
+  algorithm: BalancerAlgorithm,
+  backends: string[],
+  protocol: TWorkload["protocol"] = "http",
+  image?: { healthPath: string },
+): Probe[] {
   // A gRPC listener speaks HTTP/2 only: the balancer is ready once it listens (its replicas passed their own /health before).
   if (protocol === "grpc") return [{ kind: "tcp", port: LB_PORT }];
+  const path = image?.healthPath ?? HEALTH_PATH;
   return STICKY_ALGORITHMS.includes(algorithm)
-    ? [{ kind: "http", port: LB_PORT, path: HEALTH_PATH }]
-    : [{ kind: "backends", port: LB_PORT, path: HEALTH_PATH, backends }];
+    ? [{ kind: "http", port: LB_PORT, path }]
+    : [{ kind: "backends", port: LB_PORT, path, backends, ...(image && { header: UPSTREAM_HEADER }) }];
 }
+
+/** What a balancer's config needs of the service: its replicas' port and health path. */
+export type ServiceEndpoint = { port: number; healthPath: string };
+const serviceEndpoint = (s: TService): ServiceEndpoint => ({ port: servicePort(s), healthPath: serviceHealthPath(s) });
 
 /**
  * A balancer kind as a component: its image (named after the kind) and its config file, rendered
@@ -27,7 +39,7 @@ export function balancerReady(algorithm: BalancerAlgorithm, backends: string[], 
 export function balancerComponent(
   kind: Exclude<BalancerKind, "none">,
   configPath: string,
-  render: (b: BalancerSettings, backends: string[], protocol: TWorkload["protocol"]) => string,
+  render: (b: BalancerSettings, backends: string[], protocol: TWorkload["protocol"], service: ServiceEndpoint) => string,
   own: Pick<PlannedContainer, "stats"> & Pick<ComponentModule, "figures" | "figureDefs" | "form"> = {},
 ): ComponentModule {
   return {
@@ -56,10 +68,15 @@ export function balancerComponent(
           image: kind,
           hostname: BALANCER_HOST,
           cpus: b.cpus,
-          files: [{ path: configPath, content: render(b, upstreams, run.workload.protocol) }],
+          files: [{ path: configPath, content: render(b, upstreams, run.workload.protocol, serviceEndpoint(run.topology.service)) }],
           ports: [LB_PORT],
           tier: 2,
-          ready: balancerReady(b.algorithm, backends, run.workload.protocol),
+          ready: balancerReady(
+            b.algorithm,
+            backends,
+            run.workload.protocol,
+            run.topology.service.kind === "image" ? { healthPath: serviceHealthPath(run.topology.service) } : undefined,
+          ),
           ...(own.stats && { stats: own.stats }),
         }),
       ];

@@ -57,7 +57,7 @@ describe("renderHaproxyCfg for gRPC", () => {
       "option httpchk",
       "http-check connect port 8080 proto h1",
       "http-check send meth GET uri /health",
-      "http-check expect status 200",
+      "http-check expect status 200-299",
     ]);
     expect(l).toContain("mode http");
     expect(l).toContain("balance leastconn");
@@ -78,5 +78,24 @@ describe("renderHaproxyCfg for gRPC", () => {
 
   it("refuses an unknown protocol", () => {
     expect(() => renderHaproxyCfg({ algorithm: "roundrobin", replicas: 2, ...({ protocol: "h2c" } as object) })).toThrow(/protocol/);
+  });
+});
+
+describe("renderHaproxyCfg for a user's image", () => {
+  it("checks the image's health path on its port, any 2xx, and names the server's address in X-Scalelab-Upstream", () => {
+    const l = lines(renderHaproxyCfg({ algorithm: "roundrobin", replicas: 3, port: 5000, healthPath: "/healthz?deep=1" }));
+    expect(l).toContain("server-template app 3 app:5000 check resolvers docker init-addr libc,none");
+    expect(l).toContain("option httpchk GET /healthz?deep=1");
+    expect(l).toContain("http-check expect status 200-299");
+    expect(l).toContain("http-response set-header X-Scalelab-Upstream [%si]:%sp");
+  });
+
+  it("escapes what haproxy.cfg would read in a path, and refuses what is no path", () => {
+    expect(lines(renderHaproxyCfg({ algorithm: "roundrobin", replicas: 1, healthPath: "/it's/$HOME" }))).toContain(
+      "option httpchk GET /it%27s/%24HOME",
+    );
+    expect(() => renderHaproxyCfg({ algorithm: "roundrobin", replicas: 1, healthPath: "/a b" })).toThrow(/health path/);
+    expect(() => renderHaproxyCfg({ algorithm: "roundrobin", replicas: 1, healthPath: "/a\n  stats enable" })).toThrow(/health path/);
+    expect(() => renderHaproxyCfg({ algorithm: "roundrobin", replicas: 1, port: 70000 })).toThrow(/port/);
   });
 });

@@ -1,4 +1,6 @@
-import { APP_PORT, GRPC_PORT, LB_PORT, SERVICE_ALIAS } from "../../names";
+import { APP_PORT, GRPC_PORT, HEALTH_PATH, LB_PORT, SERVICE_ALIAS } from "../../names";
+import { UPSTREAM_HEADER } from "../../contract/backends";
+import { URL_PATH_PATTERN } from "../../contract/fields";
 import { HAPROXY_ALGORITHMS, HaproxyAlgorithm } from "./config";
 import { boundedInt } from "../nginx/nginx-conf";
 
@@ -16,7 +18,19 @@ export type HaproxyCfgInput = {
   retryNextUpstream?: boolean;
   /** http (the default): HTTP/1.1 to the replicas' HTTP port; grpc: HTTP/2 both sides, to their gRPC port. */
   protocol?: "http" | "grpc";
+  /** The replicas' HTTP port and health path (servicePort, serviceHealthPath: a user's image's own); 8080 and /health when absent. */
+  port?: number;
+  healthPath?: string;
 };
+
+/**
+ * A health path as a word of haproxy.cfg: the schema's URL characters, with the two HAProxy would
+ * read (`'` opens a quoted string, `$` names an environment variable) percent-escaped.
+ */
+export function haproxyPath(path: string): string {
+  if (!URL_PATH_PATTERN.test(path)) throw new Error(`invalid health path ${JSON.stringify(path)}`);
+  return path.replace(/'/g, "%27").replace(/\$/g, "%24");
+}
 
 /**
  * haproxy.cfg for the balancer. `balance` is always written (HAProxy's default would be
@@ -37,7 +51,11 @@ export type HaproxyCfgInput = {
  *   a gRPC port, so it goes to the replicas' HTTP port in HTTP/1.1, set in the check's own
  *   `http-check connect`: as server options (`check port 8080 check-proto h1`), HAProxy 2.6 checks
  *   only the first slot of a server-template; the slots filled from DNS fail theirs (SOCKERR).
- * X-Backend (x-backend metadata for gRPC) from the replicas passes through untouched.
+ * X-Backend (x-backend metadata for gRPC) from the replicas passes through untouched. Every
+ * response of a server carries UPSTREAM_HEADER with the server's address, `[%si]:%sp` (brackets so
+ * an IPv6 address reads unambiguously; the worker maps it to the replica): server-template's names
+ * (app1, app2...) follow DNS answers, not replicas. HAProxy's own answers (503 with no server up,
+ * 502, 504) go through no http-response rule, so they carry none, as nginx's.
  */
 export function renderHaproxyCfg({
   algorithm,
@@ -46,6 +64,8 @@ export function renderHaproxyCfg({
   failTimeoutSeconds = 10,
   retryNextUpstream = true,
   protocol = "http",
+  port = APP_PORT,
+  healthPath = HEALTH_PATH,
 }: HaproxyCfgInput): string {
   if (!(HAPROXY_ALGORITHMS as readonly string[]).includes(algorithm))
     throw new Error(`unknown haproxy algorithm ${JSON.stringify(algorithm)}`);
@@ -54,6 +74,8 @@ export function renderHaproxyCfg({
   const timeout = boundedInt("failTimeoutSeconds", failTimeoutSeconds, 1, 3600);
   if (protocol !== "http" && protocol !== "grpc") throw new Error(`unknown protocol ${JSON.stringify(protocol)}`);
   const grpc = protocol === "grpc";
+  const httpPort = boundedInt("port", port, 1, 65535);
+  const health = haproxyPath(healthPath);
   const check = [
     "inter 1s",
     `downinter ${timeout}s`,
@@ -97,13 +119,15 @@ export function renderHaproxyCfg({
     "backend app",
     `  balance ${algorithm}`,
     ...(grpc
-      ? ["  option httpchk", `  http-check connect port ${APP_PORT} proto h1`, "  http-check send meth GET uri /health"]
-      : ["  option httpchk GET /health"]),
-    "  http-check expect status 200",
+      ? ["  option httpchk", `  http-check connect port ${httpPort} proto h1`, `  http-check send meth GET uri ${health}`]
+      : [`  option httpchk GET ${health}`]),
+    // Ready is any 2xx, as the lab's own probe takes it.
+    "  http-check expect status 200-299",
+    `  http-response set-header ${UPSTREAM_HEADER} [%si]:%sp`,
     `  default-server ${check}`,
     grpc
       ? `  server-template app ${slots} ${SERVICE_ALIAS}:${GRPC_PORT} proto h2 check resolvers docker init-addr libc,none`
-      : `  server-template app ${slots} ${SERVICE_ALIAS}:${APP_PORT} check resolvers docker init-addr libc,none`,
+      : `  server-template app ${slots} ${SERVICE_ALIAS}:${httpPort} check resolvers docker init-addr libc,none`,
     "",
   ].join("\n");
 }

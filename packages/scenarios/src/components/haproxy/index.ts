@@ -11,8 +11,10 @@ import { HaproxyAlgorithm } from "./config";
 export const haproxy = balancerComponent(
   "haproxy",
   HAPROXY_CFG_PATH,
-  (b, backends, protocol) =>
+  (b, backends, protocol, service) =>
     renderHaproxyCfg({
+      port: service.port,
+      healthPath: service.healthPath,
       algorithm: b.algorithm as HaproxyAlgorithm,
       replicas: backends.length,
       protocol,

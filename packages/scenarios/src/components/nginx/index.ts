@@ -6,8 +6,9 @@ import { NginxAlgorithm } from "./config";
 export const nginx = balancerComponent(
   "nginx",
   NGINX_CONF_PATH,
-  (b, upstreams, protocol) =>
+  (b, upstreams, protocol, service) =>
     renderNginxConf({
+      port: service.port,
       algorithm: b.algorithm as NginxAlgorithm,
       upstreams,
       protocol,

@@ -98,4 +98,20 @@ describe("renderNginxConf for gRPC", () => {
   it("refuses an unknown protocol", () => {
     expect(() => renderNginxConf({ algorithm: "round_robin", upstreams, ...({ protocol: "h2c" } as object) })).toThrow(/protocol/);
   });
+
+  it("sends to a user's image's port, and names the replica that sent the response in X-Scalelab-Upstream", () => {
+    const conf = renderNginxConf({ algorithm: "round_robin", upstreams: ["app-0", "proxy-app-1"], port: 3000 });
+    expect(conf.match(/^ {4}server (proxy-)?app-\d:3000 max_fails=1 fail_timeout=10s;$/gm)).toHaveLength(2);
+    expect(conf).toContain("add_header X-Scalelab-Upstream $scalelab_upstream always;");
+    // The last upstream tried gave no response header ("-"): nginx answered itself, no address.
+    expect(conf).toMatch(
+      /map "\$upstream_header_time\/\$upstream_addr" \$scalelab_upstream \{\n {4}"~-\/" "";\n {4}default \$upstream_addr;\n {2}\}/,
+    );
+    expect(renderNginxConf({ algorithm: "round_robin", upstreams: ["app-0"] })).toContain("server app-0:8080 ");
+    expect(conf.split("{").length).toBe(conf.split("}").length);
+  });
+
+  it.each([0, 65536, 80.5])("refuses port %s", (port) => {
+    expect(() => renderNginxConf({ algorithm: "round_robin", upstreams: ["app-0"], port })).toThrow(/port/);
+  });
 });

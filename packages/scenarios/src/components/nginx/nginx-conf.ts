@@ -1,4 +1,5 @@
 import { APP_PORT, GRPC_PORT, LB_PORT } from "../../names";
+import { UPSTREAM_HEADER } from "../../contract/backends";
 import { NginxAlgorithm } from "./config";
 
 export const NGINX_CONF_PATH = "/etc/nginx/nginx.conf";
@@ -14,6 +15,8 @@ export type NginxConfInput = {
   retryNextUpstream?: boolean;
   /** http (the default): HTTP/1.1 to the replicas' HTTP port; grpc: HTTP/2 both sides, to their gRPC port. */
   protocol?: "http" | "grpc";
+  /** The replicas' HTTP port (servicePort: a user's image's own); 8080 when absent. */
+  port?: number;
 };
 
 /**
@@ -66,6 +69,7 @@ export function renderNginxConf({
   failTimeoutSeconds = 10,
   retryNextUpstream = true,
   protocol = "http",
+  port = APP_PORT,
 }: NginxConfInput): string {
   if (upstreams.length === 0) throw new Error("nginx needs at least one upstream");
   for (const host of upstreams) {
@@ -77,13 +81,22 @@ export function renderNginxConf({
   const timeout = boundedInt("failTimeoutSeconds", failTimeoutSeconds, 1, 3600);
   if (protocol !== "http" && protocol !== "grpc") throw new Error(`unknown protocol ${JSON.stringify(protocol)}`);
   const grpc = protocol === "grpc";
+  const httpPort = boundedInt("port", port, 1, 65535);
   const next = retryNextUpstream ? "error timeout" : "off";
   return [
     ...nginxMain("auto"),
     "",
+    // The replica that answered, for UPSTREAM_HEADER: the last address nginx tried ($upstream_addr
+    // lists each), unless that one sent no response header ($upstream_header_time "-": refused,
+    // reset, timed out, or no live upstream), when nginx answers itself and the header is left out.
+    '  map "$upstream_header_time/$upstream_addr" $scalelab_upstream {',
+    '    "~-/" "";',
+    "    default $upstream_addr;",
+    "  }",
+    "",
     "  upstream app {",
     ...(algo ? [`    ${algo}`] : []),
-    ...upstreams.map((host) => `    server ${host}:${grpc ? GRPC_PORT : APP_PORT} max_fails=${fails} fail_timeout=${timeout}s;`),
+    ...upstreams.map((host) => `    server ${host}:${grpc ? GRPC_PORT : httpPort} max_fails=${fails} fail_timeout=${timeout}s;`),
     "    keepalive 64;",
     "  }",
     "",
@@ -101,6 +114,7 @@ export function renderNginxConf({
           `      proxy_next_upstream ${next};`,
         ]),
     "      add_header X-Upstream $upstream_addr always;",
+    `      add_header ${UPSTREAM_HEADER} $scalelab_upstream always;`,
     "    }",
     "  }",
     "}",

@@ -44,17 +44,23 @@ describe("renderK6Script", () => {
     expect(script).toContain('http.request("GET", "http://lb:8080/cpu", null, {"timeout":"1500ms"})');
   });
 
-  it("counts hits per backend from X-Backend", () => {
+  it("counts hits per backend from what names the replica (X-Backend for the lab's servers)", () => {
     expect(script).toContain('new Counter("backend_hits")');
-    expect(script).toContain("backendHits.add(1, { backend: String(backend) })");
-    expect(script).toContain('res.headers["X-Backend"]');
+    expect(script).toContain("const backend = httpBackend(res);");
+    expect(script).toContain("backendHits.add(1, { backend: backend })");
+    expect(script).toContain('const SOURCE = "header";');
+  });
+
+  it("names the replica from the run's backend source", () => {
+    expect(renderK6Script(workload({ vus: 1 }), "http://lb:8080", "balancer")).toContain('const SOURCE = "balancer";');
+    expect(renderK6Script(workload({ vus: 1 }), "http://app:3000", "address")).toContain('const SOURCE = "address";');
   });
 
   it("counts every request per backend, failed ones per kind and backend, and the latency per backend", () => {
     expect(script).toContain('const backendReqs = new Counter("backend_reqs");');
     expect(script).toContain('const backendErrors = new Counter("backend_errors");');
     expect(script).toContain('const backendLatency = new Trend("backend_latency", true);');
-    expect(script).toContain("const who = backend ? String(backend) : res.status !== 0 ? BALANCER : NO_ANSWER;");
+    expect(script).toContain("const who = httpWho(res, backend);");
     expect(script).toContain("count(who, httpKind(res.status, res.error_code), res.status !== 0 ? res.timings.duration : undefined);");
     // The dashboard makes per-second sub-metrics of both tags.
     expect(K6_ENV.K6_WEB_DASHBOARD_TAGS).toBe("backend,backend_error");

@@ -1,6 +1,15 @@
 import { TWorkload } from "../../contract/workload";
 import { GRPC_PORT } from "../../names";
-import { BALANCER_KEY, GRPC_CODES, K6_REQUEST_TIMEOUT_CODE, NO_ANSWER_KEY } from "../../contract/backends";
+import {
+  BACKEND_HEADER,
+  BackendSource,
+  BALANCER_KEY,
+  GRPC_CODES,
+  K6_REQUEST_TIMEOUT_CODE,
+  NO_ANSWER_KEY,
+  UNKNOWN_KEY,
+  UPSTREAM_HEADER,
+} from "../../contract/backends";
 import { ENDPOINT_METHODS, ENDPOINT_PATHS, loadTarget } from "../endpoints";
 import { GRPC_BACKEND_METADATA, GRPC_METHOD, HOSTNAME_PROTO } from "../../components/service/grpc";
 import { LIMITS } from "../../contract/fields";
@@ -86,23 +95,49 @@ export const END_TAIL_SECONDS = 0.5;
  * The k6 script. Everything variable is a validated number or comes from a fixed map and is
  * written with JSON.stringify, so no user text reaches the script.
  */
-export function renderK6Script(w: TWorkload, target: string = loadTarget("nginx")): string {
+export function renderK6Script(w: TWorkload, target: string = loadTarget("nginx"), source: BackendSource = "header"): string {
   const options = { discardResponseBodies: true, scenarios: { load: k6Scenario(w) } };
   if (!/^http:\/\/(lb|app):\d{1,5}$/.test(target)) throw new Error(`invalid load target ${JSON.stringify(target)}`);
-  return w.protocol === "grpc" ? grpcScript(w, options, target) : httpScript(w, options, target);
+  return w.protocol === "grpc" ? grpcScript(w, options, target) : httpScript(w, options, target, source);
 }
 
 /**
  * The per-backend counting both scripts share: the metrics, the classification of ./backends.ts
- * (httpErrorKind, grpcErrorKind; the tests run this text against them) and `count`. Constants only.
+ * (httpErrorKind, grpcErrorKind; the tests run this text against them), who answered an HTTP
+ * response (`httpBackend`, `httpWho`, from the run's BackendSource) and `count`. Constants only.
  */
-export function k6BackendCode(): string {
+export function k6BackendCode(source: BackendSource = "header"): string {
   const str = JSON.stringify;
   return `const backendReqs = new Counter(${str(BACKEND_REQS_METRIC)});
 const backendErrors = new Counter(${str(BACKEND_ERRORS_METRIC)});
 const backendLatency = new Trend(${str(BACKEND_LATENCY_METRIC)}, true);
 const BALANCER = ${str(BALANCER_KEY)};
 const NO_ANSWER = ${str(NO_ANSWER_KEY)};
+const UNKNOWN = ${str(UNKNOWN_KEY)};
+const SOURCE = ${str(source)};
+
+// What names the replica that answered an HTTP response, "" when nothing does: the replica's own
+// header (the lab's servers), the balancer's header (the replica's address; absent when the
+// balancer answered itself), or the address the connection reached (no balancer; IPv6 in brackets).
+// The worker maps addresses to replica names.
+function httpBackend(res) {
+  if (res.status === 0) return "";
+  if (SOURCE === "header") return String(res.headers[${str(BACKEND_HEADER)}] || "");
+  if (SOURCE === "balancer") return String(res.headers[${str(UPSTREAM_HEADER)}] || "");
+  if (SOURCE === "address" && res.remote_ip) {
+    const ip = String(res.remote_ip);
+    return (ip.includes(":") ? "[" + ip + "]" : ip) + ":" + res.remote_port;
+  }
+  return "";
+}
+
+// Who answered: the named replica, else the balancer itself (a response without a name), or
+// nobody said (no balancer, no name), else nobody (no response).
+function httpWho(res, backend) {
+  if (backend) return backend;
+  if (res.status === 0) return NO_ANSWER;
+  return SOURCE === "header" || SOURCE === "balancer" ? BALANCER : UNKNOWN;
+}
 
 // Status 0: no response (k6's error_code ${K6_REQUEST_TIMEOUT_CODE} is its request timeout); "" when the request did not fail.
 function httpKind(status, errorCode) {
@@ -132,7 +167,7 @@ function count(backend, kind, ms) {
 }`;
 }
 
-function httpScript(w: TWorkload, options: object, target: string): string {
+function httpScript(w: TWorkload, options: object, target: string, source: BackendSource): string {
   const url = target + ENDPOINT_PATHS[w.endpoint];
   const params = { timeout: `${w.requestTimeoutMs}ms` };
   return `import { sleep } from "k6";
@@ -140,16 +175,15 @@ import http from "k6/http";
 import { Counter, Trend } from "k6/metrics";
 
 const backendHits = new Counter(${JSON.stringify(BACKEND_HITS_METRIC)});
-${k6BackendCode()}
+${k6BackendCode(source)}
 
 export const options = ${JSON.stringify(options, null, 2)};
 
 export default function () {
   const res = http.request(${JSON.stringify(ENDPOINT_METHODS[w.endpoint])}, ${JSON.stringify(url)}, null, ${JSON.stringify(params)});
-  const backend = res.headers["X-Backend"];
-  if (backend) backendHits.add(1, { ${BACKEND_TAG}: String(backend) });
-  // Who answered: the replica's header, else the balancer itself (a status without it), else nobody.
-  const who = backend ? String(backend) : res.status !== 0 ? BALANCER : NO_ANSWER;
+  const backend = httpBackend(res);
+  if (backend) backendHits.add(1, { ${BACKEND_TAG}: backend });
+  const who = httpWho(res, backend);
   count(who, httpKind(res.status, res.error_code), res.status !== 0 ? res.timings.duration : undefined);
 }
 ${teardown}`;

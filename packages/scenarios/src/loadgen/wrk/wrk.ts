@@ -1,6 +1,6 @@
 import { TSample } from "../../contract/results";
 import { z } from "zod";
-import { errorCount, errorKindsOf, TBackendStats } from "../../contract/backends";
+import { BACKEND_HEADER, BackendSource, errorCount, errorKindsOf, TBackendStats, UPSTREAM_HEADER } from "../../contract/backends";
 import { ERROR_KINDS, TErrorCounts } from "../../contract/faults";
 import { LIMITS } from "../../contract/fields";
 import { ZLatency, TLatency } from "../../contract/latency";
@@ -35,7 +35,15 @@ export const WRK_REPORT_BINARY = "sl-wrk";
 export const WRK_REPORT_STOCK_BINARY = "wrk";
 export const WRK_REPORT_FLAG = "--sl-report";
 export const WRK_REPORT_BACKEND_FLAG = "--sl-backend-header";
-export const WRK_REPORT_BACKEND_HEADER = "X-Backend";
+export const WRK_REPORT_BACKEND_HEADER = BACKEND_HEADER;
+/**
+ * The header sl-wrk counts responses by, for the run's BackendSource: the replica's X-Backend, or
+ * the balancer's address header. wrk keeps no address per response, so without a balancer in front
+ * of a user's image ("unknown") nothing names the replica: the balancer's header, which no one
+ * sets there, leaves every response without a name, and the worker counts them as unknown.
+ */
+export const wrkBackendHeader = (source: BackendSource): string => (source === "header" ? BACKEND_HEADER : UPSTREAM_HEADER);
+const BACKEND_HEADERS: readonly string[] = [BACKEND_HEADER, UPSTREAM_HEADER];
 /** Backends past the 64 distinct names a wrk thread keeps are counted under this name. */
 export const WRK_REPORT_OTHER_BACKEND = "other";
 
@@ -51,6 +59,8 @@ export type WrkCommandInput = {
   timeoutMs: number;
   /** Where the container finds the script of renderWrkScript. */
   scriptPath: string;
+  /** The header that names the replica (wrkBackendHeader); X-Backend when absent. */
+  backendHeader?: string;
 };
 
 const METHODS: readonly string[] = ["GET", "POST"];
@@ -60,9 +70,10 @@ const wholeNumber = (name: string, n: number, min: number, max: number): number 
   return n;
 };
 
-/** The argv of one sl-wrk container: the per-second report, backends from X-Backend, the static script. */
+/** The argv of one sl-wrk container: the per-second report, backends from X-Backend (or the balancer's header), the static script. */
 export function wrkCommand(input: WrkCommandInput): string[] {
-  const { target, path, method, scriptPath } = input;
+  const { target, path, method, scriptPath, backendHeader = WRK_REPORT_BACKEND_HEADER } = input;
+  if (!BACKEND_HEADERS.includes(backendHeader)) throw new Error(`invalid backend header ${JSON.stringify(backendHeader)}`);
   if (!/^http:\/\/(lb|app):\d{1,5}$/.test(target)) throw new Error(`invalid load target ${JSON.stringify(target)}`);
   if (!/^\/[A-Za-z0-9/_.-]*$/.test(path)) throw new Error(`invalid request path ${JSON.stringify(path)}`);
   if (!METHODS.includes(method)) throw new Error(`invalid method ${JSON.stringify(method)}; wrk sends GET or POST`);
@@ -80,7 +91,7 @@ export function wrkCommand(input: WrkCommandInput): string[] {
     WRK_REPORT_BINARY,
     WRK_REPORT_FLAG,
     WRK_REPORT_BACKEND_FLAG,
-    WRK_REPORT_BACKEND_HEADER,
+    backendHeader,
     `-t${threads}`,
     `-c${connections}`,
     `-d${duration}s`,
