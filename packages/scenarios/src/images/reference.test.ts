@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isLabName, nameOf, parseImageReference } from "./reference";
+import { isLabName, nameOf, parseImageReference, REFERENCE_PATTERN } from "./reference";
 
 const ok = (raw: string) => {
   const r = parseImageReference(raw);
@@ -55,6 +55,15 @@ describe("parseImageReference", () => {
     expect(ok("scalelab:1")).toBe("scalelab:1");
     expect(ok("me/scalelab")).toBe("me/scalelab:latest");
     expect(parseImageReference("scalelab/base:1", "image", { allowLab: true }).ok).toBe(true);
+  });
+});
+
+describe("REFERENCE_PATTERN", () => {
+  it("agrees with the check on syntax", () => {
+    const pattern = new RegExp(REFERENCE_PATTERN);
+    for (const raw of ["myapp", "myapp:1.2", "team/my-app_v2:V1.0-rc_1", "a.b/c__d/e--f:_x"]) expect(pattern.test(raw), raw).toBe(true);
+    for (const raw of ["MyApp", "app:", "app:.1", "a//b", "localhost:5000/app", "app@sha256:abc"])
+      expect(pattern.test(raw), raw).toBe(false);
   });
 });
 

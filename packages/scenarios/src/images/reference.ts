@@ -12,7 +12,12 @@ export const MAX_NAME_LENGTH = 255;
 
 const COMPONENT = "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*";
 const NAME = new RegExp(`^${COMPONENT}(?:/${COMPONENT})*$`);
-const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+const TAG_CHARS = "[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}";
+const TAG = new RegExp(`^${TAG_CHARS}$`);
+/** The syntax of `name[:tag]` as one regular expression (for the OpenAPI document; the length and namespace rules are apart). */
+export const REFERENCE_PATTERN = `^${COMPONENT}(?:/${COMPONENT})*(?::${TAG_CHARS})?$`;
+/** The longest reference: the name, a colon and the tag. */
+export const MAX_REFERENCE_LENGTH = MAX_NAME_LENGTH + 1 + 128;
 /** Names Docker reads as Docker Hub: `docker.io/scalelab/x` is `scalelab/x`. */
 const HUB_DOMAINS = new Set(["docker.io", "index.docker.io", "registry-1.docker.io"]);
 
