@@ -191,10 +191,9 @@ export function createImageUpload(opts: ImageUploadOptions): (req: Request) => P
       return new Response(body, { status: 200, headers: { "content-type": NDJSON, "cache-control": "no-store" } });
     } catch (err) {
       release();
-      if (err instanceof Refusal) {
-        await req.body?.cancel().catch(() => {});
-        return restError(err.status, err.body, err.headers);
-      }
+      // Whatever of the upload is still unread is not wanted (a body being read is locked: nothing to do).
+      await req.body?.cancel().catch(() => {});
+      if (err instanceof Refusal) return restError(err.status, err.body, err.headers);
       if (err instanceof AppError && err.kind === "unavailable") return restError(503, { error: "unavailable", message: err.message });
       if (req.signal.aborted) return restError(499, { error: "client_closed", message: "The client went away; the build was cancelled" });
       log("REST POST /images:", err);
