@@ -93,7 +93,7 @@ async function listed(): Promise<TRunnableImage[]> {
 
 /** Runs the image and returns what its CMD printed. */
 async function output(ref: string): Promise<string> {
-  const container = await docker.createContainer({ Image: ref, Labels: { "scalelab.instance": "imagesapi-test" } });
+  const container = await docker.createContainer({ Image: ref, Labels: { "scalelab.test": "web-images" } });
   try {
     await container.start();
     await container.wait();
