@@ -10,7 +10,18 @@ const config: NextConfig = {
   // Required from node_modules at runtime instead of being bundled. trpc-to-openapi must be:
   // webpack folds its `"coerce" in z` feature test to false, which breaks its query-string
   // coercion and its document generator; zod and @trpc/server then stay single instances.
-  serverExternalPackages: ["pg", "@prisma/adapter-pg", "@prisma/client", "bullmq", "ioredis", "trpc-to-openapi", "@trpc/server", "zod"],
+  // dockerode's ssh2 has an optional native module webpack cannot bundle.
+  serverExternalPackages: [
+    "pg",
+    "@prisma/adapter-pg",
+    "@prisma/client",
+    "bullmq",
+    "ioredis",
+    "trpc-to-openapi",
+    "@trpc/server",
+    "zod",
+    "dockerode",
+  ],
 };
 
 export default config;

@@ -31,7 +31,7 @@ const IO_MODULES = [
 ];
 
 /** The curated entry points of @scalelab/scenarios (its package.json "exports"). */
-const SCENARIOS_ENTRIES = ["contract", "messages", "components", "plan", "loadgen", "analysis", "experiments"];
+const SCENARIOS_ENTRIES = ["contract", "messages", "components", "plan", "loadgen", "analysis", "experiments", "images"];
 
 /** @param {{ root: string }} opts */
 export function scalelab({ root }) {

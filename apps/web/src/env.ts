@@ -24,6 +24,8 @@ const ZEnv = z.object({
         }),
       ),
     ),
+  /** The Docker engine the lab builds users' images on and lists them from (the worker's: apps/worker/src/env.ts). */
+  SCALELAB_DOCKER_SOCKET: z.string().min(1).default("/var/run/docker.sock"),
 });
 export type Env = z.infer<typeof ZEnv>;
 
@@ -39,6 +41,7 @@ export function getEnv(): Env {
     DATABASE_URL: process.env.DATABASE_URL,
     REDIS_URL: process.env.REDIS_URL,
     SCALELAB_ALLOWED_HOSTS: process.env.SCALELAB_ALLOWED_HOSTS,
+    SCALELAB_DOCKER_SOCKET: process.env.SCALELAB_DOCKER_SOCKET || undefined,
   });
   if (!r.success) {
     const lines = r.error.issues.map((i) => `  - ${i.message}`).join("\n");

@@ -1,5 +1,6 @@
 import { createDb, type Db } from "@scalelab/db";
 import { Queue } from "bullmq";
+import Docker from "dockerode";
 import { Redis, type RedisOptions } from "ioredis";
 import { getEnv } from "~/env";
 import { RedisChannels } from "./channels";
@@ -14,6 +15,8 @@ export type Deps = {
   redis: Redis;
   queue: RunQueue;
   channels: RedisChannels;
+  /** The Docker engine: users' images are built and listed there (server/images). */
+  docker: Docker;
 };
 
 type State = Partial<Deps>;
@@ -45,5 +48,8 @@ export const deps: Deps = {
   },
   get channels() {
     return (state.channels ??= new RedisChannels(redis(getEnv().REDIS_URL, { maxRetriesPerRequest: null })));
+  },
+  get docker() {
+    return (state.docker ??= new Docker({ socketPath: getEnv().SCALELAB_DOCKER_SOCKET }));
   },
 };

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createDb } from "@scalelab/db";
 import { Queue } from "bullmq";
+import Docker from "dockerode";
 import { Redis } from "ioredis";
 import { expect } from "vitest";
 import { getEnv } from "~/env";
@@ -21,6 +22,7 @@ export async function openServiceDeps(): Promise<{ deps: Deps; close(): Promise<
       connection: new Redis(env.REDIS_URL, { maxRetriesPerRequest: null }),
     }),
     channels: new RedisChannels(new Redis(env.REDIS_URL, { maxRetriesPerRequest: null })),
+    docker: new Docker({ socketPath: env.SCALELAB_DOCKER_SOCKET }),
   };
   await deps.db.$queryRaw`SELECT 1`;
   expect(await deps.redis.ping()).toBe("PONG");

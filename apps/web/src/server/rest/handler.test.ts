@@ -477,6 +477,33 @@ describe("routes", () => {
     expect(get.headers.get("allow")).toBe("OPTIONS, POST");
     expect((await rest(new Request(`${API}/experiments/other`, { method: "OPTIONS" }))).headers.get("allow")).toBe("GET, HEAD, OPTIONS");
   });
+
+  it("a raw route takes its method and path before the procedures, and the path's other methods still answer", async () => {
+    const { deps } = fakeDeps();
+    const seen: Request[] = [];
+    const handle = async (req: Request) => (seen.push(req), new Response(null, { status: 202 }));
+    const rest = createRestHandler({
+      router: appRouter,
+      createContext: () => ({ deps }),
+      raw: [
+        { method: "POST", path: "/images", handle },
+        { method: "POST", path: "/elsewhere", handle },
+      ],
+    });
+    expect((await rest(post(`${API}/images/?tag=a`, "bytes", { "content-type": "application/x-tar" }))).status).toBe(202);
+    expect(await seen[0]!.text()).toBe("bytes");
+    for (const [path, allow] of [
+      ["/images", "GET, HEAD, OPTIONS, POST"],
+      ["/elsewhere", "OPTIONS, POST"],
+    ]) {
+      const put = await rest(new Request(`${API}${path}`, { method: "PUT" }));
+      expect(put.status, path).toBe(405);
+      expect(put.headers.get("allow"), path).toBe(allow);
+      expect((await rest(new Request(`${API}${path}`, { method: "OPTIONS" }))).headers.get("allow"), path).toBe(allow);
+    }
+    expect((await rest(post(`${API}/images/x`, "{}"))).status).toBe(404);
+    expect(seen).toHaveLength(1);
+  });
 });
 
 describe("the OpenAPI document says what the handler does", () => {

@@ -18,13 +18,16 @@ import {
 } from "../http";
 import { fromTrpcError, invalidInputError, restError, type TRestError } from "./errors";
 import { fileResponse, ZFile } from "./file";
-import { matchRoute, routesOf, type Route } from "./routes";
+import { matchRoute, normalizePath, routesOf, type RawRoute, type Route, type RouteMatch } from "./routes";
+import { createImageUpload } from "../images/upload";
 
 export const REST_BASE = "/api/v1";
 
 export type RestHandlerOptions = ApiHandlerOptions & {
   /** The path the API is mounted at; default /api/v1. */
   base?: string;
+  /** Endpoints with a handler of their own (routes.ts RawRoute), matched before the procedures. */
+  raw?: readonly RawRoute[];
 };
 
 /** A failure of the request itself, answered before any procedure runs. */
@@ -163,7 +166,14 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
     try {
       const url = new URL(req.url);
       const path = url.pathname === base ? "/" : url.pathname.startsWith(`${base}/`) ? url.pathname.slice(base.length) : null;
-      const match = path === null ? ({ kind: "not_found" } as const) : matchRoute(routes, method, path);
+      const raws = path === null ? [] : (opts.raw ?? []).filter((r) => normalizePath(r.path) === normalizePath(path));
+      const raw = raws.find((r) => r.method === method);
+      if (raw) return await raw.handle(req);
+      let match: RouteMatch = path === null ? ({ kind: "not_found" } as const) : matchRoute(routes, method, path);
+      if (raws.length > 0 && match.kind !== "found") {
+        const allow = new Set([...(match.kind === "method_not_allowed" ? match.allow : ["OPTIONS"]), ...raws.map((r) => r.method)]);
+        match = { kind: "method_not_allowed", allow: [...allow].sort() };
+      }
 
       if (match.kind === "not_found") {
         return restError(404, { error: "not_found", message: `No endpoint ${url.pathname}; see ${base}/openapi.json` });
@@ -198,4 +208,8 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
   };
 }
 
-export const handleRest = createRestHandler({ router: appRouter, createContext: () => ({ deps }) });
+export const handleRest = createRestHandler({
+  router: appRouter,
+  createContext: () => ({ deps }),
+  raw: [{ method: "POST", path: "/images", handle: createImageUpload({ docker: () => deps.docker }) }],
+});

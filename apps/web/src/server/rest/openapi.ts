@@ -5,6 +5,7 @@ import { appRouter } from "../routers/_app";
 import { ZRestError } from "./errors";
 import { FILE_TYPES } from "./file";
 import { REST_BASE } from "./handler";
+import { imageUploadOperation } from "./openapi-images";
 import { routesOf } from "./routes";
 
 type ResponseObject = { description?: string; content?: Record<string, { schema?: unknown }> };
@@ -85,7 +86,8 @@ let cached: OpenAPIObject | undefined;
  *   whose preprocessing hides that from the generator);
  * - a body is required only when it has required fields: handler.ts reads no body as `{}`, so
  *   `POST /presets/{name}/run` without one runs the preset as it is;
- * - a valid example of each body (OPERATION_EXAMPLES).
+ * - a valid example of each body (OPERATION_EXAMPLES);
+ * - `POST /images`, which is no procedure (openapi-images.ts).
  */
 export function openApiDocument(): OpenAPIObject {
   if (cached) return cached;
@@ -147,6 +149,8 @@ export function openApiDocument(): OpenAPIObject {
       }
     }
   }
+  const images = (doc.paths ??= {})["/images"] ?? {};
+  doc.paths["/images"] = { ...images, post: imageUploadOperation(errorSchema) };
   cached = doc;
   return doc;
 }

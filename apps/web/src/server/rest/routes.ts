@@ -22,6 +22,13 @@ export type RouteMatch =
   { kind: "found"; route: Route; params: Record<string, string> } | { kind: "method_not_allowed"; allow: string[] } | { kind: "not_found" };
 
 const normalize = (path: string) => `/${path.replace(/^\/+|\/+$/g, "")}`;
+export { normalize as normalizePath };
+
+/**
+ * An endpoint served by a handler of its own instead of a procedure, for a body tRPC cannot take
+ * (the raw build context of `POST /images`); documented by hand in openapi.ts. Its path is literal.
+ */
+export type RawRoute = { method: "POST"; path: string; handle: (req: Request) => Promise<Response> };
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 function compile(template: string): { pattern: RegExp; params: string[] } {

@@ -1,5 +1,6 @@
 import { experimentsRouter } from "./experiments";
 import { hostRouter } from "./host";
+import { imagesRouter } from "./images";
 import { presetsRouter } from "./presets";
 import { previewRouter } from "./preview";
 import { runsRouter } from "./runs";
@@ -11,6 +12,7 @@ export const appRouter = router({
   presets: presetsRouter,
   preview: previewRouter,
   host: hostRouter,
+  images: imagesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createDb } from "@scalelab/db";
 import { ZRunCreate, type TRunCreateInput } from "@scalelab/scenarios/contract";
 import { Queue } from "bullmq";
+import Docker from "dockerode";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getEnv } from "~/env";
@@ -33,6 +34,7 @@ beforeAll(() => {
     redis: new Redis(env.REDIS_URL),
     queue: new Queue(queueName, { connection: new Redis(env.REDIS_URL, { maxRetriesPerRequest: null }) }),
     channels: new RedisChannels(sub),
+    docker: new Docker({ socketPath: env.SCALELAB_DOCKER_SOCKET }),
   };
 });
 
