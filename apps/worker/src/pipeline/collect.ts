@@ -13,7 +13,7 @@ const ERROR_WARNING = 0.01;
 /** Stores the whole-run summary and the facts of the host it was measured on, and flags a doubtful result. */
 export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, host: THostFacts): Promise<TRunSummary> {
   const { deps, runId, report, run } = ctx;
-  const seconds = run.workload.durationSeconds;
+  const seconds = load.seconds;
   const totals = load.totals;
   if (!totals) throw new Error(`${run.workload.loadgen} reported no whole-run totals`);
   const readings = await deps.db.containerSample.findMany({
@@ -67,6 +67,7 @@ export async function collect(ctx: RunContext, plan: RunPlan, load: LoadResult, 
     ...(broker && { broker }),
     ...(imbalance && { imbalance }),
     ...(faults && { faults }),
+    ...(load.script && { script: load.script }),
   };
   await deps.db.run.update({ where: { id: runId }, data: { summary, host } });
 

@@ -8,6 +8,7 @@ import { watchCancel } from "./cancel";
 import { collect } from "./collect";
 import { RunStopped, PipelineDeps, RunContext } from "./context";
 import { runLoad } from "./load";
+import { checkScript } from "./script-check";
 import { prepareImages } from "./prepare-images";
 import { provision, waitHealthy } from "./provision";
 import { RunReporter } from "./reporter";
@@ -83,6 +84,8 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
     const host = hostSettled.value;
     const images = imagesSettled.value;
     const plan = buildPlan({ runId, instance: deps.instance, run: ctx.run, images });
+    // Before any container of the topology: a script that does not compile fails the run here.
+    ctx.script = await checkScript(ctx, plan);
 
     await report.enter("provisioning");
     const { started, last } = await provision(ctx, plan);
