@@ -1,4 +1,4 @@
-import { describeLoad, scriptFacts, ScriptFacts } from "@scalelab/scenarios/loadgen";
+import { describeLoad, NO_SCENARIOS_MESSAGE, scriptFacts, ScriptFacts } from "@scalelab/scenarios/loadgen";
 import { RunPlan } from "@scalelab/scenarios/plan";
 import { RunContext } from "./context";
 import { dockerMessage } from "./provision";
@@ -16,7 +16,11 @@ export function k6Error(stderr: string): string {
     .map((l) => l.trim())
     .filter(Boolean);
   const errors = lines.map((l) => /level=error msg="((?:[^"\\]|\\.)*)"/.exec(l)?.[1]).filter((m): m is string => m !== undefined);
-  const text = (errors.length > 0 ? errors.join("; ") : lines.slice(-5).join("; ")).replace(/\\"/g, '"').replace(/\\n/g, " ");
+  const text = (errors.length > 0 ? errors.join("; ") : lines.slice(-5).join("; "))
+    .replace(/\\"/g, '"')
+    .replace(/\\[nt]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   return text.replace(/^could not initialize '[^']*': /, "").replace(/^could not load JS test '[^']*': /, "");
 }
 
@@ -39,7 +43,11 @@ export async function checkScript(ctx: RunContext, plan: RunPlan): Promise<Scrip
   }
   ctx.signal.throwIfAborted();
   if (result.exitCode === undefined) throw new Error(`k6 inspect of workload.script did not finish within ${CHECK_TIMEOUT_MS / 1000} s`);
-  if (result.exitCode !== 0) throw new Error(`workload.script does not compile: ${k6Error(result.stderr || result.stdout)}`);
+  if (result.exitCode !== 0) {
+    const message = k6Error(result.stderr || result.stdout);
+    // The wrapper's own refusal is not a compile error of the script.
+    throw new Error(message.includes(NO_SCENARIOS_MESSAGE) ? NO_SCENARIOS_MESSAGE : `workload.script does not compile: ${message}`);
+  }
   const facts = scriptFacts(result.stdout, run.workload);
   const message = `workload.script compiles: ${describeLoad(run.workload, facts.ownScenarios)}${
     facts.ownScenarios ? `, up to ${facts.totalSeconds} s with graceful stops` : ""

@@ -8,6 +8,7 @@ import {
   K6_HTTP_FUNCTIONS,
   mergeChecks,
   mergeScriptMetrics,
+  NO_SCENARIOS_MESSAGE,
   parseScriptSummary,
   renderK6Wrapper,
   scriptFacts,
@@ -81,6 +82,12 @@ describe("renderK6Wrapper", () => {
   it("keeps the user's options whole when they declare scenarios", () => {
     const own = { scenarios: { browse: { executor: "constant-vus", vus: 2, duration: "30s", exec: "browse" } }, thresholds: {} };
     expect(evaluate(lab, { options: own, browse: () => undefined }).exports.options).toBe(own);
+  });
+
+  it("refuses a script with neither its own scenarios nor workload.vus or arrivalRate (k6 would make up one iteration)", () => {
+    expect(() => evaluate(workload({}), { options: { vus: 10, duration: "1m" }, default: () => undefined })).toThrow(NO_SCENARIOS_MESSAGE);
+    const own = { scenarios: { browse: { executor: "constant-vus", vus: 1, duration: "5s" } } };
+    expect(evaluate(workload({}), { options: own, default: () => undefined }).exports.options).toBe(own);
   });
 
   it("refuses a script without a default function when a scenario would run it", () => {

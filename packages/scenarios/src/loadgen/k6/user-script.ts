@@ -35,6 +35,8 @@ export const LAB_SCENARIO_NAME = "load";
 const LAB_MARKER = { SCALELAB_SCENARIO: "lab" } as const;
 /** The line of the wrapper's handleSummary on stdout: this prefix, then JSON. */
 export const SCRIPT_SUMMARY_MARKER = "SCALELAB_SCRIPT_SUMMARY ";
+/** A script without its own scenarios in a run without workload.vus or arrivalRate (the wrapper throws it, k6 inspect prints it). */
+export const NO_SCENARIOS_MESSAGE = `workload.script declares no options.scenarios: give workload.vus (closed model, ${LIMITS.vus.min}–${LIMITS.vus.max}) or workload.arrivalRate (open model), or declare scenarios in the script`;
 /** Options that are shortcuts for a scenario: dropped when the lab's scenario runs. */
 const SHORTCUT_OPTIONS = ["vus", "duration", "iterations", "stages"] as const;
 /** The `k6/http` functions that send requests, patched so that each response is counted. */
@@ -94,7 +96,10 @@ function labOptions() {
   return out;
 }
 
-export const options = ownScenarios || LAB_SCENARIO === null ? own : labOptions();
+// Without either, k6 would make up a scenario of one iteration: refused.
+if (!ownScenarios && LAB_SCENARIO === null) throw new Error(${str(NO_SCENARIOS_MESSAGE)});
+
+export const options = ownScenarios ? own : labOptions();
 
 const runsDefault = ownScenarios
   ? Object.keys(own.scenarios).some((name) => !own.scenarios[name].exec || own.scenarios[name].exec === "default")
@@ -208,9 +213,7 @@ export function scriptFacts(inspectOutput: string, w: TWorkload): ScriptFacts {
   const lab = scenarios.length === 1 && scenarios[0]!.env?.SCALELAB_SCENARIO === LAB_MARKER.SCALELAB_SCENARIO;
   const ownScenarios = scenarios.length > 0 && !lab;
   if (!ownScenarios && w.vus === undefined && w.arrivalRate === undefined) {
-    throw new Error(
-      `workload.script declares no options.scenarios: give workload.vus (closed model, ${LIMITS.vus.min}–${LIMITS.vus.max}) or workload.arrivalRate (open model), or declare scenarios in the script`,
-    );
+    throw new Error(NO_SCENARIOS_MESSAGE);
   }
   const totalSeconds = Math.ceil(goDurationSeconds(parsed.data.totalDuration));
   const max = LIMITS.durationSeconds.max;
