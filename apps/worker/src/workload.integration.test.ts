@@ -124,6 +124,28 @@ export function browse() {
     expect(s.loadgen?.medianCpuPct).toBeDefined();
   });
 
+  it("runs a script without scenarios in the lab's scenario, split over two k6 instances by execution segments", async () => {
+    const script = `import http from "k6/http";
+import { check } from "k6";
+
+export const options = { vus: 50, duration: "10m" };
+
+export default function () {
+  check(http.get(\`\${__ENV.SCALELAB_TARGET}/hostname\`), { "status is 200": (r) => r.status === 200 });
+}
+`;
+    const { summary, events } = await run({ script, vus: 2, durationSeconds: 5, loadgenInstances: 2 });
+    expect(events).toContainEqual(expect.stringMatching(/^workload\.script compiles: k6 script \([\d.]+ KB; the lab's scenario\)$/));
+    const s = summary!;
+    expect(s.script?.ownScenarios).toBe(false);
+    // The script's vus and duration gave way to the workload's: 5 s, both instances' checks added up.
+    expect(s.durationSeconds).toBe(5);
+    expect(s.loadgen).toMatchObject({ instances: 2 });
+    expect(s.script!.checks).toEqual([{ name: "status is 200", passed: s.requests, failed: 0 }]);
+    expect(s.script!.metrics).toEqual([]);
+    expectBothReplicas(s);
+  });
+
   it("a script that does not compile fails the run before any container of the topology starts, with k6's line", async () => {
     const script = `import http from "k6/http";\nexport default function () {\n  const x = ;\n}\n`;
     const { row, events } = await run({ script, vus: 1, durationSeconds: 5 }, false);
