@@ -31,6 +31,7 @@ import { FaultTable } from "./fault-table";
 import { FigureCharts, hasPoolModel } from "./figure-charts";
 import { StatusBadge, StepProgress, stepLabel } from "./status";
 import { BackendsTable, BrokerSummary, HostFacts, PoolSummary, SetupFacts, SummaryTable } from "./summary";
+import { ChecksTable, ScriptMetricsTable } from "./script-summary";
 import { TopologyDiagram } from "./topology-diagram";
 
 function useNow(active: boolean): number {
@@ -359,6 +360,18 @@ export function RunPage({ id }: { id: string }) {
                   <BrokerSummary summary={summary} broker={summary.broker} />
                 </div>
               )}
+              {summary.script && (
+                <>
+                  <div style={{ marginTop: 16 }}>
+                    <h3>Checks</h3>
+                    <ChecksTable checks={summary.script.checks} />
+                  </div>
+                  <div style={{ marginTop: 16 }}>
+                    <h3>Script metrics</h3>
+                    <ScriptMetricsTable metrics={summary.script.metrics} />
+                  </div>
+                </>
+              )}
               {summary.backends && Object.keys(summary.backends).length > 0 && (
                 <div style={{ marginTop: 16 }}>
                   <h3>Per backend</h3>
@@ -373,7 +386,7 @@ export function RunPage({ id }: { id: string }) {
         <div className="stack">
           <section className="panel" style={{ marginBottom: 0 }}>
             <h2>Setup</h2>
-            <SetupFacts topology={run.topology} workload={run.workload} faults={run.faults} />
+            <SetupFacts topology={run.topology} workload={run.workload} faults={run.faults} script={summary?.script} />
           </section>
           <section className="panel" style={{ marginBottom: 0 }}>
             <h2>Host</h2>

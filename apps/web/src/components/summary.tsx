@@ -109,10 +109,21 @@ export function BackendsTable({ backends }: { backends: Record<string, number> }
 }
 
 /** The run's configuration, with the same rows and labels as the compare page's setup table. */
-export function SetupFacts({ topology, workload, faults }: { topology: TTopology; workload: TWorkload; faults?: readonly TFaultRecord[] }) {
+export function SetupFacts({
+  topology,
+  workload,
+  faults,
+  script,
+}: {
+  topology: TTopology;
+  workload: TWorkload;
+  faults?: readonly TFaultRecord[];
+  /** A script's run: whose scenarios ran, once its summary says. */
+  script?: { ownScenarios: boolean };
+}) {
   return (
     <dl className="facts" data-testid="run-setup">
-      {setupRows([{ topology, workload, faults }]).map((row) => (
+      {setupRows([{ topology, workload, faults, ...(script && { script }) }]).map((row) => (
         <Fact key={row.key} label={row.label}>
           {row.values[0]}
         </Fact>

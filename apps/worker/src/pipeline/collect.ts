@@ -22,7 +22,7 @@ export async function collect(
   interference: TInterference[],
 ): Promise<TRunSummary> {
   const { deps, runId, report, run } = ctx;
-  const seconds = run.workload.durationSeconds;
+  const seconds = load.seconds;
   const totals = load.totals;
   if (!totals) throw new Error(`${run.workload.loadgen} reported no whole-run totals`);
   const readings = await deps.db.containerSample.findMany({
@@ -82,6 +82,7 @@ export async function collect(
     ...(imbalance && { imbalance }),
     ...(faults && { faults }),
     ...(interference.length > 0 && { interference }),
+    ...(load.script && { script: load.script }),
   };
   await deps.db.run.update({ where: { id: runId }, data: { summary, host } });
 

@@ -2,6 +2,7 @@ import { Db } from "@scalelab/db";
 import { EnsureOptions } from "@scalelab/images";
 import { LabImage } from "@scalelab/scenarios/plan";
 import { TRunCreate } from "@scalelab/scenarios/contract";
+import { ScriptFacts } from "@scalelab/scenarios/loadgen";
 import Docker from "dockerode";
 import { Redis } from "ioredis";
 import { Logger } from "../log";
@@ -55,6 +56,8 @@ export type RunContext = {
   report: RunReporter;
   /** Aborted on cancel (reason: RunStopped "cancelled") or worker shutdown ("interrupted"). */
   signal: AbortSignal;
+  /** workload.script, once k6 checked it (./script-check.ts). */
+  script?: ScriptFacts;
 };
 
 export { deadline, RunStopped, sleep } from "./timing";

@@ -10,6 +10,7 @@ import { InterferenceWatch, watchInterference } from "./interference";
 import { RunStopped, PipelineDeps, RunContext } from "./context";
 import { runLoad } from "./load";
 import { prepareImages, ServiceImage } from "./prepare-images";
+import { checkScript } from "./script-check";
 import { provision, waitHealthy } from "./provision";
 import { RunReporter } from "./reporter";
 import { teardown } from "./teardown";
@@ -92,6 +93,8 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
     const host = { ...hostSettled.value, ...(serviceImage && { serviceImage }) };
     if (serviceImage) await db.run.update({ where: { id: runId }, data: { host } });
     const plan = pinImage(buildPlan({ runId, instance: deps.instance, run: ctx.run, images }), serviceImage);
+    // Before any container of the topology: a script that does not compile fails the run here.
+    ctx.script = await checkScript(ctx, plan);
 
     // From before the first container starts: whatever happens to them that the run does not do is on its timeline.
     interference = watchInterference(ctx, plan);

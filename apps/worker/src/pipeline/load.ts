@@ -4,7 +4,8 @@ import { K6EventReader } from "@scalelab/scenarios/loadgen";
 import { wrkTotals } from "@scalelab/scenarios/loadgen";
 import { mergeSummaries, SampleMerger } from "@scalelab/scenarios/loadgen";
 import { PlannedContainer, RunPlan } from "@scalelab/scenarios/plan";
-import { TRunSummary, TSample } from "@scalelab/scenarios/contract";
+import { TRunSummary, TSample, TScriptSummary } from "@scalelab/scenarios/contract";
+import { mergeChecks, mergeScriptMetrics, parseScriptSummary, ScriptSummaryLine } from "@scalelab/scenarios/loadgen";
 import { WrkOutputReader } from "@scalelab/scenarios/loadgen";
 import { StartedContainer } from "../provisioner/types";
 import { errorMessage } from "../log";
@@ -20,17 +21,26 @@ export type LoadResult = {
   /** The load generators' whole-run figures, merged over the instances; undefined if none reported them. */
   totals: TRunSummary | undefined;
   figures: FigureFollower;
+  /**
+   * The load's seconds, the rates' denominator: workload.durationSeconds, or with a script's own
+   * scenarios the seconds k6 reported (they end when the script's scenarios do).
+   */
+  seconds: number;
+  /** workload.script: its checks, thresholds and own metrics. */
+  script?: TScriptSummary;
 };
 
 type LoadUpdate = { type: "start"; at: Date } | { type: "sample"; sample: TSample } | { type: "stop"; at: Date };
 
-/** One running load-generator container: its per-second updates as they come, and its totals once it stopped. */
+/** One running load-generator container: its per-second updates as they come, and its totals (rates over `seconds`) once it stopped. */
 type Generator = {
   container: StartedContainer;
   title: string;
   updates: AsyncIterable<LoadUpdate>;
-  /** Its whole-run figures, per-backend values named after the replicas. */
-  totals: () => Promise<TRunSummary | undefined>;
+  /** Its whole-run figures (rates over `seconds`), per-backend values named after the replicas. */
+  totals: (seconds: number) => Promise<TRunSummary | undefined>;
+  /** k6 running a user's script: the script's own metrics. */
+  scriptMetrics?: () => TScriptSummary["metrics"];
 };
 
 /**
@@ -58,7 +68,11 @@ export async function runLoad(
   });
 
   const { durationSeconds } = ctx.run.workload;
-  const limitMs = (durationSeconds + gracefulStopSeconds(ctx.run.workload)) * 1000 + deps.timeouts.k6ConnectMs;
+  // A script's own scenarios take what k6 inspect said they may (graceful stops included); the lab's, the workload's duration.
+  const own = ctx.script?.ownScenarios === true;
+  const boundSeconds = own ? ctx.script!.totalSeconds : durationSeconds + gracefulStopSeconds(ctx.run.workload);
+  const limitMs = boundSeconds * 1000 + deps.timeouts.k6ConnectMs;
+  let sampled = 0;
   const overtime = AbortSignal.timeout(limitMs);
   // One generator failing stops following the others.
   const failed = new AbortController();
@@ -75,8 +89,13 @@ export async function runLoad(
   const save = (samples: TSample[]) => {
     for (const s of samples) {
       saving = saving.then(async () => {
+        sampled = Math.max(sampled, s.t + 1);
         await report.saveSample(s);
-        await report.detail(`${Math.min(s.t + 1, durationSeconds)}/${durationSeconds} s, ${s.requests} req/s`);
+        await report.detail(
+          own
+            ? `${s.t + 1} s (the script's scenarios), ${s.requests} req/s`
+            : `${Math.min(s.t + 1, durationSeconds)}/${durationSeconds} s, ${s.requests} req/s`,
+        );
       });
     }
   };
@@ -92,7 +111,9 @@ export async function runLoad(
               stats.begin(update.at.getTime());
               figures.begin(update.at.getTime());
               await deps.db.run.update({ where: { id: runId }, data: { loadStartedAt: update.at } });
-              await report.detail(`load running for ${durationSeconds} s`);
+              await report.detail(
+                own ? `load running: the script's scenarios, up to ${boundSeconds} s` : `load running for ${durationSeconds} s`,
+              );
             } else if (update.type === "sample") {
               save(merger.push(i, await namer.name(update.sample)));
             } else if (update.type === "stop") {
@@ -124,14 +145,38 @@ export async function runLoad(
     await figures.stop();
   }
 
+  const lines: ScriptSummaryLine[] = [];
   for (const g of generators) {
     const exitCode = await deps.provisioner.waitExit(g.container.id, deps.timeouts.k6ExitMs);
     if (exitCode === undefined)
       throw new Error(`${g.title} (${g.container.name}) did not exit within ${deps.timeouts.k6ExitMs / 1000} s after the test`);
     if (exitCode !== 0) throw new Error(await describeExit(deps, g.container.id, `${g.title} (${g.container.name})`, network));
+    if (g.scriptMetrics) {
+      const line = parseScriptSummary(await deps.provisioner.logs(g.container.id, SCRIPT_OUTPUT_LINES));
+      if (!line) throw new Error(`${g.title} (${g.container.name}) printed no summary of the script's checks`);
+      lines.push(line);
+    }
   }
-  const parts = await Promise.all(generators.map((g) => g.totals()));
-  return { totals: parts.every((p) => p !== undefined) ? mergeSummaries(parts as TRunSummary[]) : undefined, figures };
+  // With the script's own scenarios the load lasts as long as they do: the seconds k6 reported.
+  const seconds = own ? Math.max(1, sampled) : durationSeconds;
+  const parts = await Promise.all(generators.map((g) => g.totals(seconds)));
+  const script = scriptSummary(generators, lines, own);
+  return {
+    totals: parts.every((p) => p !== undefined) ? mergeSummaries(parts as TRunSummary[]) : undefined,
+    figures,
+    seconds,
+    ...(script && { script }),
+  };
+}
+
+/** Lines of a k6 container's output searched for the wrapper's summary line (the last of its stdout; k6 may log a line or two after it). */
+const SCRIPT_OUTPUT_LINES = 50;
+
+/** The user script's checks (k6's end-of-test summary) and own metrics (the dashboard's), over the instances. */
+function scriptSummary(generators: Generator[], lines: ScriptSummaryLine[], ownScenarios: boolean): TScriptSummary | undefined {
+  const metrics = generators.flatMap((g) => (g.scriptMetrics ? [g.scriptMetrics()] : []));
+  if (metrics.length === 0) return undefined;
+  return { ownScenarios, checks: mergeChecks(lines.map((l) => l.checks)), metrics: mergeScriptMetrics(metrics) };
 }
 
 /** Follows one load generator: k6 through its web dashboard's event stream, wrk through its JSON lines on stdout. */
@@ -181,10 +226,11 @@ function follow(
     container,
     title: spec.title,
     updates: updates(),
-    totals: async () => {
-      const totals = reader.summary(loadSeconds);
+    totals: async (seconds) => {
+      const totals = reader.summary(seconds);
       return totals && namer.name(totals);
     },
+    ...(ctx.run.workload.script !== undefined && { scriptMetrics: () => reader.scriptMetrics() }),
   };
 }
 

@@ -1,7 +1,7 @@
 import { Agent, request } from "node:http";
 import { GRPC_METHOD } from "@scalelab/scenarios/components";
-import { ENDPOINT_METHODS, ENDPOINT_PATHS } from "@scalelab/scenarios/loadgen";
-import { TRunCreate } from "@scalelab/scenarios/contract";
+import { warmupRequest, WarmupRequest } from "@scalelab/scenarios/loadgen";
+import { serviceHealthPath, TRunCreate } from "@scalelab/scenarios/contract";
 import { RunContext } from "./context";
 import { grpcSession, grpcUnary } from "./grpc-call";
 
@@ -26,12 +26,11 @@ function client(run: TRunCreate, entryUrl: string): Client {
     session.on("error", () => undefined); // a failed call reports it; the session's own error must not crash the worker
     return { send: async (signal) => (await grpcUnary(session, GRPC_METHOD, signal)) === 0, close: () => session.destroy() };
   }
-  const url = entryUrl + ENDPOINT_PATHS[run.workload.endpoint];
-  const method = ENDPOINT_METHODS[run.workload.endpoint];
+  const req = warmupRequest(run.workload, serviceHealthPath(run.topology.service));
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   return {
     send: async (signal) => {
-      const status = await send(url, method, agent, signal);
+      const status = await send(entryUrl, req, agent, signal);
       return status >= 200 && status <= 299;
     },
     close: () => agent.destroy(),
@@ -68,15 +67,17 @@ export async function warmup({ run, deps, report, signal }: RunContext, entryUrl
   await report.event(errors > 0 ? "warn" : "info", message);
 }
 
-/** One request with an empty body; resolves with the status once the answer has been read. */
-function send(url: string, method: string, agent: Agent, signal: AbortSignal): Promise<number> {
+/** One request (the template's headers and body, or none); resolves with the status once the answer has been read. */
+function send(entryUrl: string, r: WarmupRequest, agent: Agent, signal: AbortSignal): Promise<number> {
+  const body = r.body === undefined ? undefined : Buffer.from(r.body, "utf8");
+  const headers = { ...r.headers, ...(r.method !== "GET" && r.method !== "HEAD" && { "content-length": String(body?.length ?? 0) }) };
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent, signal, headers: method === "GET" ? {} : { "content-length": "0" } }, (res) => {
+    const req = request(entryUrl + r.path, { method: r.method, agent, signal, headers }, (res) => {
       res.on("error", reject);
       res.on("end", () => resolve(res.statusCode ?? 0));
       res.resume();
     });
     req.on("error", reject);
-    req.end();
+    req.end(body);
   });
 }

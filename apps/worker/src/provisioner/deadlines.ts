@@ -12,6 +12,8 @@ export function withDeadlines(p: Provisioner, ms: number): Provisioner {
     createNetwork: (spec) => d("create network", p.createNetwork(spec)),
     startContainer: (spec, network) => d(`start ${spec.name}`, p.startContainer(spec, network), 2),
     putFiles: (id, files) => d("copy files", p.putFiles(id, files)),
+    // Create, copy, start, the run itself, logs and removal.
+    runIsolated: (spec, timeoutMs) => d(`run ${spec.name}`, p.runIsolated(spec, timeoutMs), 4 + timeoutMs / ms),
     inspect: (id, network) => d("inspect", p.inspect(id, network)),
     logs: (id, lines) => d("logs", p.logs(id, lines)),
     stats: (id, signal) => p.stats(id, signal),

@@ -75,6 +75,32 @@ export class DockerProvisioner implements Provisioner {
     return { id: container.id, name: spec.name, role: spec.role };
   }
 
+  async runIsolated(spec: PlannedContainer, timeoutMs: number): Promise<{ exitCode: number | undefined; stdout: string; stderr: string }> {
+    const container = await this.docker.createContainer({
+      name: spec.name,
+      Image: spec.image,
+      Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
+      ...(spec.cmd && { Cmd: spec.cmd }),
+      Labels: spec.labels,
+      Healthcheck: { Test: ["NONE"] },
+      HostConfig: {
+        NetworkMode: "none",
+        ...(spec.nanoCpus !== undefined && { NanoCpus: spec.nanoCpus }),
+        ...(spec.memoryBytes !== undefined && { Memory: spec.memoryBytes, MemorySwap: spec.memoryBytes }),
+      },
+    });
+    try {
+      if (spec.files.length > 0) await this.putFiles(container.id, spec.files);
+      await container.start();
+      const exitCode = await this.waitExit(container.id, timeoutMs);
+      const read = async (stream: "stdout" | "stderr") =>
+        demuxLogs((await container.logs({ stdout: stream === "stdout", stderr: stream === "stderr", follow: false })) as Buffer);
+      return { exitCode, stdout: await read("stdout"), stderr: await read("stderr") };
+    } finally {
+      await removing(() => container.remove({ force: true, v: true }));
+    }
+  }
+
   async putFiles(containerId: string, files: PlannedFile[]): Promise<void> {
     await this.docker.getContainer(containerId).putArchive(await tarFiles(files), { path: "/" });
   }

@@ -38,6 +38,11 @@ export interface Provisioner {
   /** Creates the container on the network, writes its files, then starts it. */
   startContainer(spec: PlannedContainer, network: string): Promise<StartedContainer>;
   putFiles(containerId: string, files: PlannedFile[]): Promise<void>;
+  /**
+   * Runs the container to its end without any network (NetworkMode none), then removes it: a
+   * throwaway check. `exitCode` is undefined when it still ran after timeoutMs (it is removed all the same).
+   */
+  runIsolated(spec: PlannedContainer, timeoutMs: number): Promise<{ exitCode: number | undefined; stdout: string; stderr: string }>;
   inspect(containerId: string, network: string): Promise<ContainerState>;
   /** The last lines of the container's stdout and stderr. */
   logs(containerId: string, lines: number): Promise<string>;

@@ -219,6 +219,8 @@ export type SetupField = { key: string; label: string; show: (run: SetupRun) => 
 /** A stored run's definition as the setup table reads it (runs stored before a field existed lack it). */
 export type SetupRun = Pick<TRunCreate, "topology" | "workload"> & {
   faults?: readonly Pick<TFault, "at" | "action" | "target" | "ms" | "jitterMs" | "percent" | "kbps">[];
+  /** A script's run, once its summary says whose scenarios ran (workload.script). */
+  script?: { ownScenarios: boolean };
 };
 
 /**

@@ -58,6 +58,28 @@ export const ZInterference = z.object({
   signal: z.number().int().optional(),
 });
 export type TInterference = z.infer<typeof ZInterference>;
+/** What the user's k6 script reported besides the lab's figures (workload.script). */
+export const ZScriptSummary = z.object({
+  /** Whether the script's own `options.scenarios` ran (true) or the lab's scenario from workload.vus / arrivalRate (false). */
+  ownScenarios: z.boolean(),
+  /** Every check by name (a check inside a group is named `group::check`), as k6's end-of-test summary counts it. */
+  checks: z.array(z.object({ name: z.string(), passed: z.number().int(), failed: z.number().int() })),
+  /**
+   * The script's own metrics (Counter, Rate, Trend, Gauge) over the whole run, as k6's web dashboard
+   * aggregates them: a counter's count and rate, a gauge's value, a rate's rate, a trend's avg, min,
+   * med, max, p(90), p(95), p(99).
+   */
+  metrics: z.array(
+    z.object({
+      name: z.string(),
+      type: z.enum(["counter", "gauge", "rate", "trend"]),
+      /** "time" for milliseconds (a Trend made with isTime), "data" for bytes; absent for plain numbers. */
+      contains: z.enum(["time", "data"]).optional(),
+      values: z.record(z.string(), z.number()),
+    }),
+  ),
+});
+export type TScriptSummary = z.infer<typeof ZScriptSummary>;
 
 export const ZRunSummary = z.object({
   requests: z.number().int(),
@@ -142,6 +164,8 @@ export const ZRunSummary = z.object({
   faults: z.array(ZFaultEffect).optional(),
   /** What happened to the run's containers that its fault timeline did not do (ZInterference); absent when nothing did. */
   interference: z.array(ZInterference).optional(),
+  /** The user's k6 script: its checks and its own metrics (workload.script only). */
+  script: ZScriptSummary.optional(),
   containers: z
     .record(
       z.string(),

@@ -34,10 +34,25 @@ describe("experimentRunsCsv", () => {
     ]);
     const lines = text.trim().split("\n");
     expect(lines[0]).toBe(
-      "experiment,variant,topology.service.replicas,repetition,attempt,runId,status,requests,rps,errors,errorRate,latAvgMs,latP50Ms,latP90Ms,latP95Ms,latP99Ms,latMaxMs,durationSeconds",
+      "experiment,variant,topology.service.replicas,repetition,attempt,runId,status,requests,rps,errors,errorRate,latAvgMs,latP50Ms,latP90Ms,latP95Ms,latP99Ms,latMaxMs,durationSeconds,checksPassed,checksFailed",
     );
-    expect(lines[1]).toBe("replicas,replicas=1,1,1,1,r1,succeeded,100,10,1,0.01,5,4,6,7,9,12,10");
-    expect(lines[2]).toBe("replicas,replicas=2,2,1,2,r2,failed,,,,,,,,,,,");
+    expect(lines[1]).toBe("replicas,replicas=1,1,1,1,r1,succeeded,100,10,1,0.01,5,4,6,7,9,12,10,,");
+    expect(lines[2]).toBe("replicas,replicas=2,2,1,2,r2,failed,,,,,,,,,,,,,");
+  });
+
+  it("adds a script's checks, all checks together", () => {
+    const script = {
+      ownScenarios: false,
+      checks: [
+        { name: "ok", passed: 90, failed: 10 },
+        { name: "fast", passed: 99, failed: 1 },
+      ],
+      metrics: [],
+    };
+    const text = experimentRunsCsv("s", [
+      { runId: "r", variant: "v", axes: {}, repetition: 0, attempt: 1, status: "succeeded", summary: { ...summary, script } },
+    ]);
+    expect(text.trim().split("\n")[1]).toMatch(/,189,11$/);
   });
 
   it("quotes commas and quotes, and defuses cells a spreadsheet would run as a formula", () => {

@@ -20,6 +20,8 @@ const SUMMARY_COLUMNS = [
   "latP99Ms",
   "latMaxMs",
   "durationSeconds",
+  "checksPassed",
+  "checksFailed",
 ];
 const summaryCells = (s: TRunSummary | null): unknown[] =>
   s
@@ -35,6 +37,9 @@ const summaryCells = (s: TRunSummary | null): unknown[] =>
         s.latencyMs.p99,
         s.latencyMs.max,
         s.durationSeconds ?? "",
+        // A user's k6 script: its checks' passes and failures, all checks together.
+        s.script ? s.script.checks.reduce((n, c) => n + c.passed, 0) : "",
+        s.script ? s.script.checks.reduce((n, c) => n + c.failed, 0) : "",
       ]
     : SUMMARY_COLUMNS.map(() => "");
 

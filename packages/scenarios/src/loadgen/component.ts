@@ -1,10 +1,11 @@
 import { TRunSummary } from "../contract/results";
-import { TWorkload } from "../contract/workload";
+import { customWorkload, TWorkload } from "../contract/workload";
 import { LOADGEN_ROLE } from "../names";
 import { ENDPOINT_METHODS, ENDPOINT_PATHS, loadTarget } from "./endpoints";
 import { K6_ENV, k6ExtraFiles, renderK6Script } from "./k6/script";
 import { errorRate, perSecond } from "../analysis/stats";
-import { renderWrkScript, unanswered, wrkBackendHeader, wrkCommand, WrkSummary } from "./wrk/wrk";
+import { renderWrkRequestScript, renderWrkScript, unanswered, wrkBackendHeader, wrkCommand, WrkSummary } from "./wrk/wrk";
+import { K6_INSPECT_COMMAND, K6_SCRIPT_FLAGS, K6_TARGET_ENV, K6_USER_SCRIPT_PATH, renderK6Wrapper } from "./k6/user-script";
 import { ComponentModule, PlanContext, PlannedContainer } from "../components/types";
 import { servicePort } from "../components/service/config";
 import { backendSource } from "../contract/backends";
@@ -48,6 +49,7 @@ export function planLoadgens({ run, container }: PlanContext): PlannedContainer[
     const common = { index, role: LOADGEN_ROLE, hostname: `${LOADGEN_ROLE}-${index}`, cpus: w.loadgenCpus, tier: 3, ready: [] };
     if (w.loadgen === "wrk") {
       const connections = part.connections!;
+      const request = w.request;
       return container({
         ...common,
         component: "wrk",
@@ -55,8 +57,9 @@ export function planLoadgens({ run, container }: PlanContext): PlannedContainer[
         image: "wrk",
         cmd: wrkCommand({
           target,
-          path: ENDPOINT_PATHS[w.endpoint],
-          method: ENDPOINT_METHODS[w.endpoint],
+          // The user's path is the script's (wrk.path): the command line keeps to the lab's characters.
+          path: request ? "/" : ENDPOINT_PATHS[w.endpoint],
+          method: request ? request.method : ENDPOINT_METHODS[w.endpoint],
           threads: wrkThreads(w, connections),
           connections,
           durationSeconds: w.durationSeconds,
@@ -64,19 +67,81 @@ export function planLoadgens({ run, container }: PlanContext): PlannedContainer[
           scriptPath: WRK_SCRIPT_PATH,
           backendHeader: wrkBackendHeader(source),
         }),
-        files: [{ path: WRK_SCRIPT_PATH, title: "wrk script", content: renderWrkScript({ method: ENDPOINT_METHODS[w.endpoint] }) }],
+        files: [
+          {
+            path: WRK_SCRIPT_PATH,
+            title: "wrk script",
+            content: request ? renderWrkRequestScript(request) : renderWrkScript({ method: ENDPOINT_METHODS[w.endpoint] }),
+          },
+        ],
+      });
+    }
+    const k6 = { ...common, component: "k6", title: w.loadgenInstances > 1 ? `k6 ${index + 1}` : "k6", image: "k6" as const };
+    if (w.script !== undefined) {
+      // The whole workload in every instance: k6's execution segments give each its share of any scenario, the user's included.
+      return container({
+        ...k6,
+        env: { ...K6_ENV, [K6_TARGET_ENV]: target },
+        cmd: ["run", "--no-color", "--quiet", ...K6_SCRIPT_FLAGS, ...executionSegment(index, w.loadgenInstances), K6_SCRIPT_PATH],
+        files: [
+          { path: K6_SCRIPT_PATH, title: "k6 wrapper", content: renderK6Wrapper(w, source) },
+          { path: K6_USER_SCRIPT_PATH, title: "k6 script (yours)", content: w.script },
+        ],
       });
     }
     return container({
-      ...common,
-      component: "k6",
-      title: w.loadgenInstances > 1 ? `k6 ${index + 1}` : "k6",
-      image: "k6",
+      ...k6,
       env: { ...K6_ENV },
       cmd: ["run", "--no-color", "--quiet", K6_SCRIPT_PATH],
       files: [{ path: K6_SCRIPT_PATH, title: "k6 script", content: renderK6Script(part, target, source) }, ...k6ExtraFiles(w)],
     });
   });
+}
+
+/**
+ * The check of a user's script before the run's containers start: k6 inspect on the first load
+ * generator's files, in a container of its own without a network (the worker removes it).
+ */
+export function planScriptCheck(loadgen: PlannedContainer): PlannedContainer {
+  return {
+    ...loadgen,
+    name: `${loadgen.name}-check`,
+    title: "the script check (k6 inspect)",
+    aliases: [],
+    cmd: K6_INSPECT_COMMAND(K6_SCRIPT_PATH),
+  };
+}
+
+/** k6's flags that make instance `i` of `n` run its share of every scenario; none for a single instance. */
+export function executionSegment(i: number, n: number): string[] {
+  if (n === 1) return [];
+  const at = (k: number) => (k === 0 ? "0" : k === n ? "1" : `${k}/${n}`);
+  return [
+    "--execution-segment",
+    `${at(i)}:${at(i + 1)}`,
+    "--execution-segment-sequence",
+    Array.from({ length: n + 1 }, (_, k) => at(k)).join(","),
+  ];
+}
+
+/** What the load sends, for the setup: the endpoint, the request, the mix or the script (and whose scenarios, once known). */
+export function describeLoad(
+  w: Pick<TWorkload, "endpoint" | "protocol" | "request" | "requests" | "script">,
+  ownScenarios?: boolean,
+): string {
+  switch (customWorkload(w)) {
+    case "request":
+      return `${w.request!.method} ${w.request!.path}`;
+    case "requests":
+      return `mix of ${w.requests!.length} request${w.requests!.length === 1 ? "" : "s"}`;
+    case "script": {
+      const kb = new TextEncoder().encode(w.script!).length / 1024;
+      const scenarios = ownScenarios === undefined ? "" : ownScenarios ? "; scenarios from the script" : "; the lab's scenario";
+      return `k6 script (${kb < 10 ? kb.toFixed(1) : Math.round(kb)} KB${scenarios})`;
+    }
+    default:
+      return `${w.endpoint}${w.protocol === "grpc" ? " (gRPC)" : ""}`;
+  }
 }
 
 /** The generator's image; its containers are planned by `planLoadgens` for the load step. */
@@ -90,7 +155,7 @@ export const loadgen: ComponentModule = {
   ],
   presentation: { [LOADGEN_ROLE]: { one: "load generator", many: "load generators", column: 0, color: "#495057", label: "title" } },
   setup: [
-    { key: "endpoint", label: "Endpoint", show: (s) => `${s.workload.endpoint}${s.workload.protocol === "grpc" ? " (gRPC)" : ""}` },
+    { key: "endpoint", label: "Endpoint", show: (s) => describeLoad(s.workload, s.script?.ownScenarios) },
     {
       key: "loadgen",
       label: "Load generator",
@@ -100,14 +165,16 @@ export const loadgen: ComponentModule = {
     {
       key: "load",
       label: "Load",
-      show: ({ workload: w }) =>
-        w.loadgen === "wrk"
-          ? `${w.connections} connections, ${wrkThreads(w, w.connections ?? 1)} thread(s) per instance (closed)`
-          : w.arrivalRate !== undefined
-            ? `${w.arrivalRate} req/s (open)`
-            : `${w.vus ?? "?"} VUs (closed)`,
+      show: ({ workload: w, script }) =>
+        script?.ownScenarios
+          ? "the script's scenarios"
+          : w.loadgen === "wrk"
+            ? `${w.connections} connections, ${wrkThreads(w, w.connections ?? 1)} thread(s) per instance (closed)`
+            : w.arrivalRate !== undefined
+              ? `${w.arrivalRate} req/s (open)`
+              : `${w.vus ?? "?"} VUs (closed)`,
     },
-    { key: "duration", label: "Duration", show: (s) => `${s.workload.durationSeconds} s` },
+    { key: "duration", label: "Duration", show: (s) => (s.script?.ownScenarios ? "the script's" : `${s.workload.durationSeconds} s`) },
   ],
 };
 

@@ -27,3 +27,17 @@ export const ENDPOINT_METHODS: Record<TWorkload["endpoint"], "GET" | "POST"> = {
  */
 export const loadTarget = (kind: BalancerKind, port: number = APP_PORT): string =>
   kind === "none" ? `http://app:${port}` : `http://lb:${LB_PORT}`;
+
+/** One request as the warm-up sends it. */
+export type WarmupRequest = { method: string; path: string; headers: Record<string, string>; body?: string };
+
+/**
+ * What the warm-up sends: the user's request, the mix's first entry, GET on the service's health
+ * path for a script (its requests are known only to k6), else the endpoint's request.
+ */
+export function warmupRequest(w: Pick<TWorkload, "endpoint" | "request" | "requests" | "script">, healthPath: string): WarmupRequest {
+  const r = w.script !== undefined ? undefined : (w.requests?.[0] ?? w.request);
+  if (r) return { method: r.method, path: r.path, headers: { ...r.headers }, ...(r.body !== undefined && { body: r.body }) };
+  if (w.script !== undefined) return { method: "GET", path: healthPath, headers: {} };
+  return { method: ENDPOINT_METHODS[w.endpoint], path: ENDPOINT_PATHS[w.endpoint], headers: {} };
+}

@@ -2,7 +2,7 @@ import { TRunDefinition as TRunCreate } from "../contract/definition";
 import { BALANCER_ROLE, GRPC_PORT, LABELS, LB_PORT, RUN_ID_PATTERN, SERVICE_ROLE } from "../names";
 import { servicePort } from "../components/service/config";
 import { backendSource, BackendSource } from "../contract/backends";
-import { planLoadgens } from "../loadgen/component";
+import { planLoadgens, planScriptCheck } from "../loadgen/component";
 import { clientEnv, COMPONENTS, serviceEnv } from "../components/registry";
 import { faultProxyImages, planFaultProxies, FaultProxy } from "../components/fault-proxy";
 import { planNetnsHolders } from "../components/netns";
@@ -27,6 +27,8 @@ export type RunPlan = {
   containers: PlannedContainer[];
   /** The load generators (one per instance), started by the load step once the topology is ready. */
   loadgens: PlannedContainer[];
+  /** workload.script: k6 inspect of the script, run without a network before the topology starts. */
+  scriptCheck?: PlannedContainer;
   /** The X-Backend values the service replicas answer with (their host names): what the per-backend counts are named by. */
   backends: string[];
   /**
@@ -75,11 +77,13 @@ export function buildPlan({ runId, instance, run, images }: PlanInput): RunPlan 
   );
   const containers = planNetnsHolders(run, proxied, images[run.workload.loadgen]).sort((a, b) => a.tier - b.tier);
   const backends = containers.filter((c) => c.role === SERVICE_ROLE).map((c) => c.hostname);
+  const loadgens = planLoadgens(ctx);
   return {
     runId,
     network: { name: `sl-run-${runId}`, labels: runLabels(runId, instance) },
     containers,
-    loadgens: planLoadgens(ctx),
+    loadgens,
+    ...(run.workload.script !== undefined && { scriptCheck: planScriptCheck(loadgens[0]!) }),
     backends,
     backendSource: backendSource(run),
     entry: {

@@ -301,7 +301,7 @@ export async function compare(deps: Deps, ids: string[]) {
   return {
     runs,
     figures: compareRuns(runs),
-    setup: setupRows(runs),
+    setup: setupRows(runs.map((r) => ({ ...r, ...(r.summary?.script && { script: r.summary.script }) }))),
     samples,
   };
 }

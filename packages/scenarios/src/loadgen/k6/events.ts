@@ -1,5 +1,5 @@
 import { TWorkload } from "../../contract/workload";
-import { TRunSummary, TSample } from "../../contract/results";
+import { TRunSummary, TSample, TScriptSummary } from "../../contract/results";
 import { TLatency } from "../../contract/latency";
 import { errorCount, errorKindsOf, TBackendStats } from "../../contract/backends";
 import { ERROR_KINDS, ErrorKind } from "../../contract/faults";
@@ -53,12 +53,23 @@ const BACKEND_PREFIX = `${BACKEND_HITS_METRIC}{${BACKEND_TAG}:`;
 const REQS_PREFIX = `${BACKEND_REQS_METRIC}{${BACKEND_TAG}:`;
 const ERRORS_PREFIX = `${BACKEND_ERRORS_METRIC}{${BACKEND_ERROR_TAG}:`;
 const LATENCY_PREFIX = `${BACKEND_LATENCY_METRIC}{${BACKEND_TAG}:`;
+/** The metrics the lab's scripts (and the wrapper around a user's) make themselves. */
+const LAB_METRICS: ReadonlySet<string> = new Set([
+  BACKEND_HITS_METRIC,
+  BACKEND_REQS_METRIC,
+  BACKEND_ERRORS_METRIC,
+  BACKEND_LATENCY_METRIC,
+  K6_METRICS.grpc.requests,
+  K6_METRICS.grpc.failed,
+]);
 const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export class K6EventReader {
   private aggregates = DEFAULT_AGGREGATES;
   private periodMs = 1000;
   private readonly types = new Map<string, MetricType>();
+  /** Metrics a script made (k6 flags them `custom`), the lab's own per-backend ones included, and what their values are. */
+  private readonly custom = new Map<string, string | undefined>();
   private names: string[] = [];
   private startMs: number | undefined;
   private lastT = -1;
@@ -79,8 +90,11 @@ export class K6EventReader {
         return undefined;
       }
       case "metric": {
-        for (const [name, meta] of Object.entries(JSON.parse(data) as Record<string, { type: MetricType }>)) {
+        for (const [name, meta] of Object.entries(
+          JSON.parse(data) as Record<string, { type: MetricType; custom?: boolean; contains?: string }>,
+        )) {
           this.types.set(name, meta.type);
+          if (meta.custom) this.custom.set(name, meta.contains);
         }
         this.names = [...this.types.keys()].sort(byteOrder);
         return undefined;
@@ -124,6 +138,28 @@ export class K6EventReader {
       ...(truth && { errorKinds: truth.errorKinds, backendStats: truth.backendStats }),
       ...(dropped !== undefined && { droppedIterations: dropped }),
     };
+  }
+
+  /**
+   * The user script's own metrics over the whole run, from the last cumulative event: every metric
+   * k6 flags as custom but the lab's (LAB_METRICS), without tagged sub-metrics; by name. A metric
+   * that got no value has none.
+   */
+  scriptMetrics(): TScriptSummary["metrics"] {
+    const m = this.lastCumulative;
+    if (!m) return [];
+    return [...this.custom.keys()]
+      .filter((name) => !name.includes("{") && !LAB_METRICS.has(name) && m.has(name))
+      .sort(byteOrder)
+      .map((name) => {
+        const contains = this.custom.get(name);
+        return {
+          name,
+          type: this.types.get(name)!,
+          ...((contains === "time" || contains === "data") && { contains }),
+          values: m.get(name)!,
+        };
+      });
   }
 
   private sample(m: Map<string, Values>): TSample {

@@ -1,4 +1,4 @@
-import { TWorkload } from "../../contract/workload";
+import { TRequest, TWeightedRequest, TWorkload } from "../../contract/workload";
 import { GRPC_PORT } from "../../names";
 import {
   BACKEND_HEADER,
@@ -92,12 +92,14 @@ export function k6Scenario(w: TWorkload): Scenario {
 export const END_TAIL_SECONDS = 0.5;
 
 /**
- * The k6 script. Everything variable is a validated number or comes from a fixed map and is
- * written with JSON.stringify, so no user text reaches the script.
+ * The k6 script: one of the testbed's endpoints, the user's request or the user's weighted mix.
+ * Everything variable is a validated number, comes from a fixed map or is the user's validated
+ * request, and is written with JSON.stringify, so no text reaches the script as code.
  */
 export function renderK6Script(w: TWorkload, target: string = loadTarget("nginx"), source: BackendSource = "header"): string {
-  const options = { discardResponseBodies: true, scenarios: { load: k6Scenario(w) } };
   if (!/^http:\/\/(lb|app):\d{1,5}$/.test(target)) throw new Error(`invalid load target ${JSON.stringify(target)}`);
+  if (w.script !== undefined) throw new Error("workload.script runs in the lab's wrapper (renderK6Wrapper), not in the lab's script");
+  const options = { discardResponseBodies: true, scenarios: { load: k6Scenario(w) } };
   return w.protocol === "grpc" ? grpcScript(w, options, target) : httpScript(w, options, target, source);
 }
 
@@ -108,7 +110,8 @@ export function renderK6Script(w: TWorkload, target: string = loadTarget("nginx"
  */
 export function k6BackendCode(source: BackendSource = "header"): string {
   const str = JSON.stringify;
-  return `const backendReqs = new Counter(${str(BACKEND_REQS_METRIC)});
+  return `const backendHits = new Counter(${str(BACKEND_HITS_METRIC)});
+const backendReqs = new Counter(${str(BACKEND_REQS_METRIC)});
 const backendErrors = new Counter(${str(BACKEND_ERRORS_METRIC)});
 const backendLatency = new Trend(${str(BACKEND_LATENCY_METRIC)}, true);
 const BALANCER = ${str(BALANCER_KEY)};
@@ -164,27 +167,93 @@ function count(backend, kind, ms) {
   backendReqs.add(1, { ${BACKEND_TAG}: backend });
   if (kind) backendErrors.add(1, { ${BACKEND_ERROR_TAG}: kind + ${str(BACKEND_ERROR_SEPARATOR)} + backend });
   if (ms !== undefined) backendLatency.add(ms, { ${BACKEND_TAG}: backend });
-}`;
 }
 
-function httpScript(w: TWorkload, options: object, target: string, source: BackendSource): string {
-  const url = target + ENDPOINT_PATHS[w.endpoint];
-  const params = { timeout: `${w.requestTimeoutMs}ms` };
-  return `import { sleep } from "k6";
-import http from "k6/http";
-import { Counter, Trend } from "k6/metrics";
-
-const backendHits = new Counter(${JSON.stringify(BACKEND_HITS_METRIC)});
-${k6BackendCode(source)}
-
-export const options = ${JSON.stringify(options, null, 2)};
-
-export default function () {
-  const res = http.request(${JSON.stringify(ENDPOINT_METHODS[w.endpoint])}, ${JSON.stringify(url)}, null, ${JSON.stringify(params)});
+// One HTTP response, counted under whoever answered it.
+function countHttp(res) {
   const backend = httpBackend(res);
   if (backend) backendHits.add(1, { ${BACKEND_TAG}: backend });
   const who = httpWho(res, backend);
   count(who, httpKind(res.status, res.error_code), res.status !== 0 ? res.timings.duration : undefined);
+}`;
+}
+
+/** What the HTTP script sends: one of the testbed's endpoints, the user's request, or a pick from the user's mix. */
+type HttpRequestSpec = { method: string; url: string; body: string | null; params: { timeout: string; headers?: Record<string, string> } };
+
+function requestSpec(r: TRequest | TWeightedRequest, target: string, timeout: string): HttpRequestSpec {
+  return {
+    method: r.method,
+    url: target + r.path,
+    body: r.body ?? null,
+    params: { timeout, ...(r.headers && Object.keys(r.headers).length > 0 && { headers: r.headers }) },
+  };
+}
+
+/**
+ * The mix's entries and their cumulative weights: an iteration draws one number in [0, total) and
+ * sends the first entry whose cumulative weight is above it, so each is sent weight / total of the time.
+ */
+export function requestMix(
+  requests: readonly TWeightedRequest[],
+  target: string,
+  timeout: string,
+): { requests: HttpRequestSpec[]; cumulative: number[] } {
+  let sum = 0;
+  return {
+    requests: requests.map((r) => requestSpec(r, target, timeout)),
+    cumulative: requests.map((r) => (sum += r.weight)),
+  };
+}
+
+/** The statement that sends one request into `res`; every value is JSON.stringify output. */
+function sendCode(w: TWorkload, target: string): { setup: string; send: string } {
+  const str = JSON.stringify;
+  const timeout = `${w.requestTimeoutMs}ms`;
+  if (w.requests !== undefined) {
+    const mix = requestMix(w.requests, target, timeout);
+    return {
+      setup: `const REQUESTS = ${str(mix.requests, null, 2)};
+const CUMULATIVE = ${str(mix.cumulative)};
+const TOTAL = CUMULATIVE[CUMULATIVE.length - 1];
+
+// One draw per iteration: entry i with probability weight[i] / TOTAL.
+function pick() {
+  const x = Math.random() * TOTAL;
+  for (let i = 0; i < CUMULATIVE.length; i++) if (x < CUMULATIVE[i]) return REQUESTS[i];
+  return REQUESTS[REQUESTS.length - 1];
+}
+`,
+      send: `const req = pick();
+  const res = http.request(req.method, req.url, req.body, req.params);`,
+    };
+  }
+  if (w.request !== undefined) {
+    const r = requestSpec(w.request, target, timeout);
+    return { setup: "", send: `const res = http.request(${str(r.method)}, ${str(r.url)}, ${str(r.body)}, ${str(r.params)});` };
+  }
+  const url = target + ENDPOINT_PATHS[w.endpoint];
+  return { setup: "", send: `const res = http.request(${str(ENDPOINT_METHODS[w.endpoint])}, ${str(url)}, null, ${str({ timeout })});` };
+}
+
+function httpScript(w: TWorkload, options: object, target: string, source: BackendSource): string {
+  const { setup, send } = sendCode(w, target);
+  return `import { sleep } from "k6";
+import http from "k6/http";
+import { Counter, Trend } from "k6/metrics";
+
+${k6BackendCode(source)}
+
+export const options = ${JSON.stringify(options, null, 2)};
+${
+  setup
+    ? `
+${setup}`
+    : ""
+}
+export default function () {
+  ${send}
+  countHttp(res);
 }
 ${teardown}`;
 }
@@ -206,7 +275,6 @@ import { Counter, Rate, Trend } from "k6/metrics";
 const client = new grpc.Client();
 client.load([${JSON.stringify(K6_PROTO_DIR)}], ${JSON.stringify(K6_PROTO_FILE)});
 
-const backendHits = new Counter(${JSON.stringify(BACKEND_HITS_METRIC)});
 const calls = new Counter(${JSON.stringify(m.requests)});
 const failed = new Rate(${JSON.stringify(m.failed)});
 ${k6BackendCode()}

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { BALANCER_KEY, errorCount, NO_ANSWER_KEY } from "../../contract/backends";
 import { wrkTotals } from "../component";
-import { renderWrkScript, WrkOutputReader, wrkCommand, WrkCommandInput, WrkUpdate } from "./wrk";
+import { luaString, renderWrkRequestScript, renderWrkScript, WrkOutputReader, wrkCommand, WrkCommandInput, WrkUpdate } from "./wrk";
 
 const input: WrkCommandInput = {
   target: "http://lb:8080",
@@ -45,7 +45,7 @@ describe("wrkCommand", () => {
     expect(() => wrkCommand({ ...input, path: "hostname" })).toThrow(/invalid request path/);
     expect(() => wrkCommand({ ...input, path: "/a b" })).toThrow(/invalid request path/);
     expect(() => wrkCommand({ ...input, scriptPath: "load.lua" })).toThrow(/invalid script path/);
-    expect(() => wrkCommand({ ...input, method: "DELETE" as "GET" })).toThrow(/GET or POST/);
+    expect(() => wrkCommand({ ...input, method: "TRACE" as "GET" })).toThrow(/wrk sends GET, POST, PUT/);
   });
 
   it("checks the numbers, and that every thread gets a connection", () => {
@@ -85,6 +85,67 @@ describe("renderWrkScript", () => {
   it("refuses a body on a GET and methods wrk is not given", () => {
     expect(() => renderWrkScript({ method: "GET", body: { a: 1 } })).toThrow("only a POST request has a body");
     expect(() => renderWrkScript({ method: "PUT" as "GET" })).toThrow(/GET or POST/);
+  });
+});
+
+/** Lua's reading of a literal of luaString: the bytes, \\ddd decoded. */
+function readLua(literal: string): string {
+  expect(literal).toMatch(/^"[\x20-\x7e]*"$/);
+  const inner = literal.slice(1, -1);
+  const bytes: number[] = [];
+  for (let i = 0; i < inner.length; i++) {
+    if (inner[i] === "\\") {
+      expect(inner.slice(i + 1, i + 4)).toMatch(/^\d{3}$/);
+      bytes.push(Number(inner.slice(i + 1, i + 4)));
+      i += 3;
+    } else {
+      expect(inner[i]).not.toBe('"');
+      bytes.push(inner.charCodeAt(i));
+    }
+  }
+  return new TextDecoder().decode(new Uint8Array(bytes));
+}
+
+describe("luaString", () => {
+  it("passes printable ASCII but quote and backslash as it is", () => {
+    expect(luaString("/orders?id=1&x=a b")).toBe('"/orders?id=1&x=a b"');
+  });
+
+  it("escapes every other byte as three decimal digits, so a digit after it cannot join it", () => {
+    expect(luaString('a"b\\c')).toBe('"a\\034b\\092c"');
+    expect(luaString("\n1")).toBe('"\\0101"');
+    expect(luaString("é")).toBe('"\\195\\169"');
+    expect(luaString("\u0000]]--")).toBe('"\\000]]--"');
+  });
+
+  it("round-trips any text through Lua's reading of it", () => {
+    for (const text of ['{"a":"]]\\n"}', "\r\nX-Evil: 1", "ünïcödé ✓ 😀", "\u2028\u0007\u007f", ""]) {
+      expect(readLua(luaString(text))).toBe(text);
+    }
+  });
+});
+
+describe("renderWrkRequestScript", () => {
+  it("sets wrk's method, path, headers and body from workload.request, each a Lua literal", () => {
+    const script = renderWrkRequestScript({
+      method: "POST",
+      path: "/orders?src=lab",
+      headers: { "Content-Type": "application/json", "X-Note": 'say "hi"' },
+      body: '{"sku":"é"}',
+    });
+    expect(script.split("\n").slice(2)).toEqual([
+      'wrk.method = "POST"',
+      'wrk.path = "/orders?src=lab"',
+      'wrk.headers["Content-Type"] = "application/json"',
+      'wrk.headers["X-Note"] = "say \\034hi\\034"',
+      'wrk.body = "{\\034sku\\034:\\034\\195\\169\\034}"',
+      "",
+    ]);
+    expect(script).not.toMatch(/function/);
+  });
+
+  it("leaves the body out when there is none", () => {
+    expect(renderWrkRequestScript({ method: "GET", path: "/cpu" })).not.toContain("wrk.body");
   });
 });
 
