@@ -21,6 +21,7 @@ import {
   runFormResolver,
   runInputOf,
   scalePatch,
+  SCRIPT_NOTE,
   SECTIONS,
   sectionOn,
   sectionOptional,
@@ -197,6 +198,15 @@ export function NewRunForm({ kind }: { kind?: string }) {
   const after = (id: string): ReactNode => {
     if (id === "image") return <ImagePickerSlot />;
     if (id === "traffic" && values.traffic === "requests") return <RequestMix />;
+    if (id === "script") {
+      return (
+        <div className="field wide">
+          <div className="hint" data-testid="script-note">
+            {SCRIPT_NOTE}
+          </div>
+        </div>
+      );
+    }
     return null;
   };
 

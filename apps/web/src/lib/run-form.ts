@@ -148,8 +148,9 @@ const WRK = when("workload.loadgen", "wrk");
 const IMAGE = when("topology.service.kind", "image");
 const REQUEST = when("traffic", "request");
 
+/** Shown under the script field, whatever its errors. */
 export const SCRIPT_NOTE =
-  "The target's URL is in __ENV.SCALELAB_TARGET; VUs and duration below apply unless the script declares its own scenarios (then leave the VUs empty if you like). At most 256 KB.";
+  "The target's URL is in __ENV.SCALELAB_TARGET; VUs and duration below apply unless the script declares its own scenarios.";
 
 /** The form-only text fields of a user's image, after its health path in the Service section. */
 const IMAGE_FIELDS: FieldSpec[] = [
@@ -262,10 +263,10 @@ export const SECTIONS: readonly SectionSpec[] = [
       {
         path: "workload.script",
         id: "script",
-        label: "k6 script",
+        label: "Script",
         wide: true,
         placeholder: "import http from 'k6/http';\nexport default function () {\n  http.get(`${__ENV.SCALELAB_TARGET}/`);\n}",
-        hint: SCRIPT_NOTE,
+        hint: "A k6 script (JavaScript), at most 256 KB.",
         textarea: { rows: 14, code: true, load: { accept: ".js,.mjs,text/javascript", maxBytes: LIMITS.scriptBytes.max } },
         when: when("traffic", "script"),
       },
