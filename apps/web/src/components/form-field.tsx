@@ -1,8 +1,10 @@
 "use client";
 
+import type { FormFieldSpec } from "@scalelab/scenarios/components";
 import type { FieldInfo } from "@scalelab/scenarios/contract";
-import type { ChangeEvent, ReactNode } from "react";
+import { useRef, type ChangeEvent, type ReactNode } from "react";
 import { get, useFormContext, useFormState, type UseFormRegisterReturn } from "react-hook-form";
+import { formatBytes } from "~/lib/format";
 import { depsOf, fieldHint, fieldId, infoOf, numberFromInput, type FieldSpec, type RunFormValues } from "~/lib/run-form";
 
 /**
@@ -80,9 +82,13 @@ export type SchemaFieldProps = {
   subset?: true;
   /** An enum shown as a row of buttons rather than a select. */
   segmented?: true;
+  /** A text shown as a textarea. */
+  textarea?: FormFieldSpec["textarea"];
   wide?: true;
   errors: readonly string[];
   bind: Binding;
+  /** Controls after the field's own (a button that loads a file into it). */
+  extra?: ReactNode;
 };
 
 /**
@@ -105,12 +111,13 @@ export function SchemaField(props: SchemaFieldProps) {
       errorAttrs={{ testId: props.testIds.error, data: props.testIds.errorData }}
     >
       <Control {...props} aria={{ "aria-invalid": props.errors.length > 0 || undefined, "aria-describedby": described }} />
+      {props.extra}
     </FieldFrame>
   );
 }
 
 type Aria = { "aria-invalid": true | undefined; "aria-describedby": string | undefined };
-type Changed = ChangeEvent<HTMLInputElement | HTMLSelectElement>;
+type Changed = ChangeEvent<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>;
 
 /** A value control's props for the binding: react-hook-form's registration, or the state's value and setter. */
 function bound(bind: Binding, number: boolean) {
@@ -126,6 +133,7 @@ function Control({
   options: labels,
   subset,
   segmented,
+  textarea,
   bind,
   aria,
 }: SchemaFieldProps & { aria: Aria }) {
@@ -183,6 +191,22 @@ function Control({
       />
     );
   }
+  if (textarea) {
+    return (
+      <textarea
+        id={id}
+        data-testid={testIds.control}
+        rows={textarea.rows}
+        spellCheck={textarea.code ? false : undefined}
+        autoCapitalize={textarea.code ? "off" : undefined}
+        autoCorrect={textarea.code ? "off" : undefined}
+        maxLength={info.maxLength ?? undefined}
+        placeholder={placeholder}
+        {...aria}
+        {...bound(bind, false)}
+      />
+    );
+  }
   return (
     <input
       id={id}
@@ -193,6 +217,46 @@ function Control({
       {...aria}
       {...bound(bind, false)}
     />
+  );
+}
+
+/**
+ * A "Load file…" button that reads a local file into a text field (a schema script, a k6 script),
+ * refusing one larger than the field takes before reading it.
+ */
+function LoadFile({ spec, id, load }: { spec: FieldSpec; id: string; load: { accept: string; maxBytes: number } }) {
+  const { setValue, setError } = useFormContext<RunFormValues>();
+  const input = useRef<HTMLInputElement>(null);
+  const read = async (file: File | undefined) => {
+    if (!file) return;
+    if (file.size > load.maxBytes) {
+      setError(spec.path, {
+        type: "file",
+        message: `${file.name} is ${formatBytes(file.size)}: ${spec.label} takes at most ${formatBytes(load.maxBytes)}`,
+      });
+      return;
+    }
+    setValue(spec.path, await file.text(), { shouldDirty: true, shouldValidate: true });
+  };
+  return (
+    <div style={{ display: "flex", gap: 8, alignItems: "center" }}>
+      <button type="button" className="btn" data-testid={`load-${id}`} onClick={() => input.current?.click()}>
+        Load file…
+      </button>
+      <input
+        ref={input}
+        type="file"
+        hidden
+        accept={load.accept}
+        aria-label={`Load a file into ${spec.label}`}
+        data-testid={`file-${id}`}
+        onChange={(e) => {
+          void read(e.target.files?.[0]);
+          // The same file again is a change too (it may have been edited).
+          e.target.value = "";
+        }}
+      />
+    </div>
   );
 }
 
@@ -214,9 +278,11 @@ export function FormField({ spec }: { spec: FieldSpec }) {
       options={spec.options}
       subset={spec.subset}
       segmented={spec.segmented}
+      textarea={spec.textarea}
       wide={spec.wide}
       errors={error ? [error] : []}
       bind={{ register: (options) => register(spec.path, { deps, ...options }) }}
+      extra={spec.textarea?.load && <LoadFile spec={spec} id={id} load={spec.textarea.load} />}
     />
   );
 }

@@ -3,20 +3,32 @@
 import { ZRunCreate, type TRunCreateInput } from "@scalelab/scenarios/contract";
 import { keepPreviousData, skipToken, useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useMemo } from "react";
-import { FormProvider, useForm, useFormState, type Control } from "react-hook-form";
+import { useEffect, useMemo, type ReactNode } from "react";
+import { FormProvider, useForm, useFormContext, useFormState, type Control } from "react-hook-form";
 import { faultFieldPaths } from "~/lib/faults";
 import { formatBytes } from "~/lib/format";
 import {
-  DEFAULT_FORM,
+  DEPENDENCY_ENV_NAMES,
   errorMessages,
   holds,
+  includePath,
+  initialForm,
   issueTarget,
+  mixFieldPaths,
+  offeredField,
+  placeIssues,
+  placePresetIssue,
   runFormResolver,
+  runInputOf,
+  scalePatch,
+  SCRIPT_NOTE,
   SECTIONS,
+  sectionOn,
+  sectionOptional,
   sectionShown,
   toRunInput,
   visibleFields,
+  type FieldSpec,
   type RunFormValues,
   type SectionSpec,
 } from "~/lib/run-form";
@@ -25,10 +37,34 @@ import { useTRPC } from "~/trpc/client";
 import { FaultEditor } from "./fault-editor";
 import { FilePreview } from "./file-preview";
 import { FormField } from "./form-field";
+import { RequestMix } from "./request-mix";
 import { TopologyDiagram } from "./topology-diagram";
 
-function FormSection({ section, values }: { section: SectionSpec; values: RunFormValues }) {
+/** The scale-my-service preset (@scalelab/scenarios/experiments SCALE_MY_SERVICE). */
+const SCALE_PRESET = "scale-my-service";
+
+/** The checkbox of an optional section (a broker beside a user's image). */
+function IncludeSection({ section }: { section: SectionSpec }) {
+  const { register } = useFormContext<RunFormValues>();
+  const id = `f-include-${section.key}`;
+  return (
+    <div className="field wide">
+      <label htmlFor={id} style={{ display: "flex", gap: 8, alignItems: "center" }}>
+        <input
+          id={id}
+          type="checkbox"
+          data-testid={`include-${section.key}`}
+          {...register(includePath(section), { deps: section.fields.map((f) => f.path) })}
+        />
+        {section.optional?.label}
+      </label>
+    </div>
+  );
+}
+
+function FormSection({ section, values, after }: { section: SectionSpec; values: RunFormValues; after: (id: string) => ReactNode }) {
   if (!sectionShown(section, values)) return null;
+  const on = sectionOn(section, values);
   return (
     <section className="panel" data-testid={`section-${section.key}`}>
       <h2>
@@ -36,20 +72,58 @@ function FormSection({ section, values }: { section: SectionSpec; values: RunFor
         {section.hint && <span className="h2-hint"> — {section.hint}</span>}
       </h2>
       <fieldset className="fields">
-        {section.fields
-          .filter((f) => holds(f.when, values))
-          .map((f) => (
-            <FormField key={f.path} spec={f} />
-          ))}
+        {sectionOptional(section, values) && <IncludeSection section={section} />}
+        {on &&
+          section.fields
+            .filter((f) => holds(f.when, values))
+            .map((f) => <FieldWithSlot key={f.path} spec={offeredField(f, values)} after={after(f.id ?? f.path)} />)}
       </fieldset>
     </section>
+  );
+}
+
+function FieldWithSlot({ spec, after }: { spec: FieldSpec; after: ReactNode }) {
+  return (
+    <>
+      <FormField spec={spec} />
+      {after}
+    </>
+  );
+}
+
+/*
+ * IMAGE PICKER SLOT — the lead drops images-api's picker in here:
+ *   <ImagePicker onPicked={(reference) => setValue("topology.service.image", reference, { shouldValidate: true })} />
+ * (apps/web/src/components/image-picker.tsx: a select of GET /api/v1/images and a build-context upload).
+ * Until then the Image field above is a plain text input.
+ */
+function ImagePickerSlot() {
+  return null;
+}
+
+function FormSectionWithNote(props: { section: SectionSpec; values: RunFormValues; after: (id: string) => ReactNode; note: ReactNode }) {
+  return (
+    <>
+      <FormSection section={props.section} values={props.values} after={props.after} />
+      {props.note}
+    </>
+  );
+}
+
+/** The line under the dependency sections of a user's image: the variables the lab hands it. */
+function DependencyEnv() {
+  return (
+    <p className="muted" data-testid="dependency-env" style={{ margin: "0 4px" }}>
+      Your service gets {DEPENDENCY_ENV_NAMES.join(", ")} for the store, broker and cache chosen above, beside PORT and SCALELAB_REPLICA
+      (see the README).
+    </p>
   );
 }
 
 /** Errors with no field on screen: cross-component rules, the server's, a failed request. */
 function FormErrors({ control, values }: { control: Control<RunFormValues, unknown, TRunCreateInput>; values: RunFormValues }) {
   const { errors, submitCount } = useFormState({ control });
-  const shown = new Set<string>([...visibleFields(values).map((f) => f.path), ...faultFieldPaths(values.faults)]);
+  const shown = new Set<string>([...visibleFields(values).map((f) => f.path), ...faultFieldPaths(values.faults), ...mixFieldPaths(values)]);
   const all = errorMessages(errors);
   const elsewhere = all.filter((e) => !shown.has(e.path));
   return (
@@ -66,11 +140,20 @@ function FormErrors({ control, values }: { control: Control<RunFormValues, unkno
   );
 }
 
-export function NewRunForm() {
+/** `kind`: the server the form opens on (`/runs/new?kind=image`, from the presets page). */
+export function NewRunForm({ kind }: { kind?: string }) {
   const trpc = useTRPC();
   const router = useRouter();
-  const form = useForm<RunFormValues, unknown, TRunCreateInput>({ defaultValues: DEFAULT_FORM, resolver: runFormResolver, mode: "all" });
+  const defaultValues = useMemo(() => initialForm(kind), [kind]);
+  const form = useForm<RunFormValues, unknown, TRunCreateInput>({ defaultValues, resolver: runFormResolver, mode: "all" });
   const values = form.watch();
+  const image = values.topology.service.kind === "image";
+
+  // The built-in endpoints are the testbed's: a user's image sends a request of its own.
+  const { setValue } = form;
+  useEffect(() => {
+    if (image && values.traffic === "endpoint") setValue("traffic", "request", { shouldValidate: true });
+  }, [image, values.traffic, setValue]);
 
   const host = useQuery(trpc.host.facts.queryOptions({}));
   const body = toRunInput(values);
@@ -83,7 +166,7 @@ export function NewRunForm() {
     trpc.runs.create.mutationOptions({
       onSuccess: (run) => router.push(`/runs/${run.id}`),
       onError: (err) => {
-        const issues = err.data?.issues ?? [];
+        const issues = placeIssues(err.data?.issues ?? [], form.getValues());
         for (const i of issues) form.setError(issueTarget(i.path), { type: "server", message: i.message });
         if (issues.length === 0) form.setError("root.server", { type: "server", message: err.message });
       },
@@ -92,6 +175,40 @@ export function NewRunForm() {
   const submit = form.handleSubmit((run) => {
     if (!create.isPending) create.mutate(run);
   });
+
+  // "How does it scale?": the scale-my-service preset with this service and workload; its issues land on the form like a run's.
+  const scale = useMutation(
+    trpc.presets.run.mutationOptions({
+      onSuccess: (ref) => router.push(`/experiments/${ref.id}`),
+      onError: (err) => {
+        const { lines } = runInputOf(form.getValues());
+        const issues = (err.data?.issues ?? []).map((i) => placePresetIssue(i, lines));
+        for (const i of issues) form.setError(issueTarget(i.path), { type: "server", message: i.message });
+        if (issues.length === 0) form.setError("root.server", { type: "server", message: err.message });
+      },
+    }),
+  );
+  const scaleIt = form.handleSubmit((run) => {
+    if (scale.isPending) return;
+    const name = run.name?.trim();
+    scale.mutate({ name: SCALE_PRESET, patch: scalePatch(run), ...(name && { experimentName: name }) });
+  });
+  const busy = create.isPending || scale.isPending;
+
+  const after = (id: string): ReactNode => {
+    if (id === "image") return <ImagePickerSlot />;
+    if (id === "traffic" && values.traffic === "requests") return <RequestMix />;
+    if (id === "script") {
+      return (
+        <div className="field wide">
+          <div className="hint" data-testid="script-note">
+            {SCRIPT_NOTE}
+          </div>
+        </div>
+      );
+    }
+    return null;
+  };
 
   return (
     <>
@@ -128,14 +245,32 @@ export function NewRunForm() {
         <FormProvider {...form}>
           <form className="stack" onSubmit={submit} noValidate data-testid="run-form">
             {SECTIONS.map((s) => (
-              <FormSection key={s.key} section={s} values={values} />
+              <FormSectionWithNote
+                key={s.key}
+                section={s}
+                values={values}
+                after={after}
+                note={image && s.key === "cache" && <DependencyEnv />}
+              />
             ))}
             <FaultEditor values={values} />
             <FormErrors control={form.control} values={values} />
             <div className="form-actions">
-              <button type="submit" className="btn btn-primary" data-testid="submit-run" disabled={create.isPending}>
+              <button type="submit" className="btn btn-primary" data-testid="submit-run" disabled={busy}>
                 {create.isPending ? "Queueing…" : "Start run"}
               </button>
+              {image && (
+                <button
+                  type="button"
+                  className="btn"
+                  data-testid="scale-my-service"
+                  disabled={busy}
+                  onClick={() => void scaleIt()}
+                  title="An experiment of 9 runs: this service at 1, 2 and 4 replicas, 3 times each, with the USL fit, findings and the report"
+                >
+                  {scale.isPending ? "Queueing…" : "How does it scale? (1, 2, 4 replicas × 3)"}
+                </button>
+              )}
             </div>
           </form>
         </FormProvider>

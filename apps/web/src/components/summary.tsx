@@ -1,5 +1,5 @@
 import { COMPARE_FIGURES, setupRows } from "@scalelab/scenarios/analysis";
-import type { TFaultRecord } from "@scalelab/scenarios/contract";
+import { imageService, type TFaultRecord } from "@scalelab/scenarios/contract";
 import type { TRunSummary, TTopology, TWorkload, THostFacts } from "@scalelab/scenarios/contract";
 import type { ReactNode } from "react";
 import { formatBytes, formatCount, formatMs, formatPct, formatRps } from "~/lib/format";
@@ -121,24 +121,63 @@ export function SetupFacts({
   /** A script's run: whose scenarios ran, once its summary says. */
   script?: { ownScenarios: boolean };
 }) {
+  const rows = setupRows([{ topology, workload, faults, ...(script && { script }) }]);
   return (
     <dl className="facts" data-testid="run-setup">
-      {setupRows([{ topology, workload, faults, ...(script && { script }) }]).map((row) => (
+      {rows.map((row) => (
         <Fact key={row.key} label={row.label}>
           {row.values[0]}
         </Fact>
       ))}
+      <ImageFacts topology={topology} envShown={rows.some((r) => r.label === "Environment")} />
       {workload.endpoint === "cpu" && <Fact label="CPU work per request">{formatCount(topology.service.cpuIterations)} iterations</Fact>}
       <Fact label="Request timeout">{formatMs(workload.requestTimeoutMs)}</Fact>
     </dl>
   );
 }
 
-function Fact({ label, children }: { label: string; children: ReactNode }) {
+/**
+ * A user's image's contract with the lab (its defaults filled in): the image, port, health path and
+ * command, and its environment unless a setup row already shows it.
+ */
+function ImageFacts({ topology, envShown }: { topology: TTopology; envShown: boolean }) {
+  const image = imageService(topology.service);
+  if (!image) return null;
+  const env = Object.entries(image.env);
+  return (
+    <>
+      <Fact label="Image" testId="setup-image">
+        <span className="mono">{image.image}</span>
+      </Fact>
+      <Fact label="Port" testId="setup-port">
+        {image.port}
+      </Fact>
+      <Fact label="Health path" testId="setup-health-path">
+        <span className="mono">{image.healthPath}</span>
+      </Fact>
+      <Fact label="Command" testId="setup-command">
+        {image.command ? <span className="mono">{image.command.map((a) => JSON.stringify(a)).join(" ")}</span> : "the image's own"}
+      </Fact>
+      {!envShown && (
+        <Fact label="Environment" testId="setup-env">
+          {env.length === 0 ? (
+            "none set (the lab's only)"
+          ) : (
+            <span className="mono" style={{ whiteSpace: "pre-wrap" }}>
+              {env.map(([name, value]) => `${name}=${value}`).join("\n")}
+            </span>
+          )}
+        </Fact>
+      )}
+    </>
+  );
+}
+
+function Fact({ label, testId, children }: { label: string; testId?: string; children: ReactNode }) {
   return (
     <>
       <dt>{label}</dt>
-      <dd>{children}</dd>
+      <dd data-testid={testId}>{children}</dd>
     </>
   );
 }

@@ -8,26 +8,41 @@ import {
   faultRolesOf,
   fieldId,
   infoOf,
+  initialForm,
   numberFromInput,
+  offeredField,
+  placeIssue,
+  placePresetIssue,
   runFormResolver,
+  runInputOf,
+  scalePatch,
   SECTIONS,
   toRunInput,
   visibleFields,
   type RunFormValues,
 } from "./run-form";
 
-type Patch = { model?: RunFormValues["model"]; name?: string } & {
+type Patch = {
+  model?: RunFormValues["model"];
+  name?: string;
+  traffic?: RunFormValues["traffic"];
+  text?: Partial<RunFormValues["text"]>;
+  include?: RunFormValues["include"];
+} & {
   [K in keyof RunFormValues["topology"]]?: Partial<RunFormValues["topology"][K]>;
 } & {
   workload?: Partial<RunFormValues["workload"]>;
 };
 
 const form = (patch: Patch = {}): RunFormValues => {
-  const { model, name, workload, ...topology } = patch;
+  const { model, name, workload, traffic, text, include, ...topology } = patch;
   const t = DEFAULT_FORM.topology;
   return {
     name: name ?? DEFAULT_FORM.name,
     model: model ?? DEFAULT_FORM.model,
+    traffic: traffic ?? DEFAULT_FORM.traffic,
+    text: { ...DEFAULT_FORM.text, ...text },
+    include: include ?? DEFAULT_FORM.include,
     topology: {
       balancer: { ...t.balancer, ...topology.balancer },
       service: { ...t.service, ...topology.service },
@@ -260,5 +275,268 @@ describe("errorMessages", () => {
       { path: "topology.broker", message: "no broker" },
       { path: "root.server", message: "queue down" },
     ]);
+  });
+});
+
+/** A user's image, as /runs/new?kind=image opens the form, with these changes. */
+const image = (patch: Patch = {}): RunFormValues => {
+  const start = initialForm("image");
+  const v = form({
+    ...patch,
+    traffic: patch.traffic ?? start.traffic,
+    service: { ...start.topology.service, image: "myapp:1.2", ...patch.service },
+  });
+  return v;
+};
+
+describe("a user's image", () => {
+  it("opens on the image with one request from /runs/new?kind=image", () => {
+    const v = initialForm("image");
+    expect(v.topology.service.kind).toBe("image");
+    expect(v.traffic).toBe("request");
+    expect(initialForm()).toEqual(DEFAULT_FORM);
+    expect(initialForm("bogus")).toEqual(DEFAULT_FORM);
+  });
+
+  it("sends its image, port, health path, env and command, and none of the testbed's knobs", () => {
+    const v = image({
+      service: { port: 5000, healthPath: "/healthz" },
+      text: { env: "LOG_LEVEL=info\n# comment\nWORKERS=2", command: "gunicorn\n--bind=0.0.0.0:5000\napp:app" },
+    });
+    const body = toRunInput(v);
+    expect(body.topology?.service).toEqual({
+      kind: "image",
+      image: "myapp:1.2",
+      port: 5000,
+      healthPath: "/healthz",
+      env: { LOG_LEVEL: "info", WORKERS: "2" },
+      command: ["gunicorn", "--bind=0.0.0.0:5000", "app:app"],
+      replicas: 3,
+      cpus: 0.2,
+      memoryMb: 256,
+    });
+    expect(body.topology?.downstream).toEqual({});
+    expect(body.topology).not.toHaveProperty("broker");
+    expect(body.topology?.cache).toEqual({ kind: "none" });
+    expect(body.workload).toMatchObject({ request: { method: "GET", path: "/" } });
+    expect(body.workload).not.toHaveProperty("endpoint");
+    expect(ZRunCreate.safeParse(body).success).toBe(true);
+  });
+
+  it("sends no env or command when their text is empty, and neither for the lab's own servers", () => {
+    const service = toRunInput(image()).topology?.service;
+    expect(service).not.toHaveProperty("env");
+    expect(service).not.toHaveProperty("command");
+    const testbed = toRunInput(form({ text: { env: "A=1", command: "x" } })).topology?.service;
+    expect(testbed).not.toHaveProperty("env");
+    expect(testbed).not.toHaveProperty("command");
+  });
+
+  it("puts a bad env line, and the schema's issues of an entry, under the Environment with the line", async () => {
+    expect(await messagesOf(image({ text: { env: "A=1\nB=2\nnonsense" } }))).toEqual({
+      "text.env": "Environment, line 3: NAME=value expected",
+    });
+    expect(await messagesOf(image({ text: { env: "A=1\nPORT=9000" } }))).toEqual({
+      "text.env": expect.stringMatching(/^Environment, line 2: service\.env\.PORT is set by the lab/),
+    });
+    expect(await messagesOf(image({ text: { env: "\nlower=1" } }))).toEqual({
+      "text.env": expect.stringMatching(/^Environment, line 2: service\.env names must match/),
+    });
+  });
+
+  it("puts a command's issues under the Command with the line", async () => {
+    expect(await messagesOf(image({ text: { command: "gunicorn -w 4 app:app" } }))).toEqual({
+      "text.command": expect.stringMatching(/^Command, line 1: one argv item per line/),
+    });
+    expect(await messagesOf(image({ text: { command: `run\n\n${"x".repeat(5000)}` } }))).toEqual({
+      "text.command": "Command, line 3: service.command items must be at most 4,096 bytes",
+    });
+  });
+
+  it("names a missing image under the Image field", async () => {
+    expect(await messagesOf(image({ service: { image: "" } }))).toEqual({
+      "topology.service.image": "service.image must name an image (e.g. myapp:1.2)",
+    });
+  });
+
+  it("offers no built-in endpoint for an image, every traffic for the testbed", () => {
+    const traffic = SECTIONS.flatMap((s) => s.fields).find((f) => f.path === "traffic")!;
+    expect(Object.keys(offeredField(traffic, image()).options ?? {})).toEqual(["request", "requests", "script"]);
+    expect(Object.keys(offeredField(traffic, DEFAULT_FORM).options ?? {})).toEqual(["endpoint", "request", "requests", "script"]);
+  });
+
+  it("shows the store for an image with its init script, not the testbed's pool and products", () => {
+    const ids = (v: RunFormValues) => visibleFields(v).map(fieldId);
+    const pg = image({ storage: { kind: "postgres", init: "CREATE TABLE t (id int);" } });
+    expect(ids(pg)).toEqual(expect.arrayContaining(["storage.kind", "storage.memoryMb", "storageInit"]));
+    expect(ids(pg)).not.toContain("storage.poolSize");
+    expect(ids(pg)).not.toContain("storage.products");
+    expect(toRunInput(pg).topology?.storage).toEqual({ kind: "postgres", memoryMb: 1024, init: "CREATE TABLE t (id int);" });
+    expect(ZRunCreate.safeParse(toRunInput(pg)).success).toBe(true);
+    // The testbed has its own schema: no init field, and nothing sent from it.
+    expect(ids(form({ storage: { kind: "postgres", init: "x" } }))).not.toContain("storageInit");
+    expect(toRunInput(form({ storage: { kind: "postgres", init: "x" } })).topology?.storage).not.toHaveProperty("init");
+  });
+
+  it("runs a broker beside an image only when asked, without the testbed's downstream mode", () => {
+    const ids = (v: RunFormValues) => visibleFields(v).map(fieldId);
+    expect(ids(image())).not.toContain("broker.kind");
+    expect(toRunInput(image())).not.toHaveProperty("topology.broker");
+    const on = image({ include: { broker: true }, broker: { kind: "rabbitmq" } });
+    expect(ids(on)).toEqual(expect.arrayContaining(["broker.kind", "broker.memoryMb"]));
+    expect(ids(on)).not.toContain("downstream.mode");
+    const body = toRunInput(on);
+    expect(body.topology?.broker).toMatchObject({ kind: "rabbitmq" });
+    expect(ZRunCreate.safeParse(body).success).toBe(true);
+    // The testbed's broker follows its async hand-off, whatever the image's checkbox says.
+    expect(toRunInput(form({ include: { broker: true } })).topology).not.toHaveProperty("broker");
+    expect(ids(form({ downstream: { mode: "async" } }))).toContain("broker.kind");
+    // A stale async mode does not bring a broker to experiment 7's servers.
+    expect(ids(form({ service: { kind: "nginx_static" }, downstream: { mode: "async" } }))).not.toContain("broker.kind");
+  });
+
+  it("shows the cache only for an image, and sends it only then", () => {
+    const ids = (v: RunFormValues) => visibleFields(v).map(fieldId);
+    expect(ids(DEFAULT_FORM)).not.toContain("cache.kind");
+    expect(toRunInput(DEFAULT_FORM).topology).not.toHaveProperty("cache");
+    expect(ids(image())).toContain("cache.kind");
+    expect(ids(image())).not.toContain("cache.memoryMb");
+    const redis = toRunInput(image({ cache: { kind: "redis", memoryMb: 128 } }));
+    expect(redis.topology?.cache).toEqual({ kind: "redis", memoryMb: 128 });
+    expect(ZRunCreate.safeParse(redis).success).toBe(true);
+  });
+});
+
+describe("the traffic", () => {
+  it("endpoint: the testbed's endpoint and nothing else", () => {
+    const w = toRunInput(DEFAULT_FORM).workload;
+    expect(w.endpoint).toBe("cpu");
+    for (const key of ["request", "requests", "script"]) expect(w).not.toHaveProperty(key);
+  });
+
+  it("one request: its method, path, headers from the text and body, without the endpoint", () => {
+    const v = image({
+      traffic: "request",
+      text: { headers: "Content-Type: application/json\nX-Trace: 1" },
+      workload: { request: { method: "POST", path: "/orders?x=1", body: '{"item":"book"}' } },
+    });
+    const w = toRunInput(v).workload;
+    expect(w.request).toEqual({
+      method: "POST",
+      path: "/orders?x=1",
+      headers: { "Content-Type": "application/json", "X-Trace": "1" },
+      body: '{"item":"book"}',
+    });
+    for (const key of ["endpoint", "requests", "script"]) expect(w).not.toHaveProperty(key);
+    expect(ZRunCreate.safeParse(toRunInput(v)).success).toBe(true);
+    // An empty body and no headers are left out; the testbed takes a request too.
+    expect(toRunInput(form({ traffic: "request" })).workload.request).toEqual({ method: "GET", path: "/" });
+  });
+
+  it("one request: a GET with a body, a bad header line and a reserved header land under their fields", async () => {
+    expect(await messagesOf(image({ workload: { request: { method: "GET", path: "/", body: "x" } } }))).toEqual({
+      "workload.request.body": "workload.request.body is not sent with GET or HEAD: use POST, PUT or PATCH, or leave the body out",
+    });
+    expect(await messagesOf(image({ text: { headers: "Accept: */*\nbroken" } }))).toEqual({
+      "text.headers": "Headers, line 2: Name: value expected",
+    });
+    expect(await messagesOf(image({ text: { headers: "Host: example.org" } }))).toEqual({
+      "text.headers": expect.stringMatching(/^workload\.request\.headers must not set host/),
+    });
+    expect(await messagesOf(image({ text: { headers: "\nbad name: v" } }))).toEqual({
+      "text.headers": expect.stringMatching(/^Headers, line 2: workload\.request\.headers names must be HTTP tokens/),
+    });
+  });
+
+  it("a mix: the rows with their weights, an empty body left out, nothing else", async () => {
+    const v = image({
+      traffic: "requests",
+      workload: {
+        requests: [
+          { weight: 3, method: "GET", path: "/orders", body: "" },
+          { weight: 1, method: "POST", path: "/orders", body: '{"item":"pen"}' },
+        ],
+      },
+    });
+    const w = toRunInput(v).workload;
+    expect(w.requests).toEqual([
+      { weight: 3, method: "GET", path: "/orders" },
+      { weight: 1, method: "POST", path: "/orders", body: '{"item":"pen"}' },
+    ]);
+    for (const key of ["endpoint", "request", "script"]) expect(w).not.toHaveProperty(key);
+    expect(ZRunCreate.safeParse(toRunInput(v)).success).toBe(true);
+    // A row's issue lands on its field; a mix with wrk on the list.
+    expect(
+      await messagesOf(
+        image({
+          traffic: "requests",
+          workload: {
+            requests: [
+              { weight: 1, method: "GET", path: "/", body: "x" },
+              { weight: 0, method: "GET", path: "/" },
+            ],
+          },
+        }),
+      ),
+    ).toEqual({
+      "workload.requests.0.body": "workload.requests[].body is not sent with GET or HEAD: use POST, PUT or PATCH",
+      "workload.requests.1.weight": expect.stringContaining("workload.requests[].weight must be"),
+    });
+    expect(Object.keys(await messagesOf(image({ traffic: "requests", workload: { loadgen: "wrk" } })))).toEqual(["workload.requests"]);
+  });
+
+  it("a script: the script without VUs when left empty, nothing else", async () => {
+    const script = "import http from 'k6/http';\nexport default () => http.get(__ENV.SCALELAB_TARGET);\n";
+    const v = image({ traffic: "script", workload: { script, vus: undefined } });
+    const w = toRunInput(v).workload;
+    expect(w.script).toBe(script);
+    expect(w.vus).toBeUndefined();
+    for (const key of ["endpoint", "request", "requests"]) expect(w).not.toHaveProperty(key);
+    expect(await messagesOf(v)).toEqual({});
+    expect(await messagesOf(image({ traffic: "script" }))).toEqual({ "workload.script": "workload.script must not be empty" });
+    // VUs are still required without a script.
+    expect(Object.keys(await messagesOf(image({ workload: { vus: undefined } })))).toEqual(["workload.vus"]);
+  });
+
+  it("an image without a request is named on the traffic choice", () => {
+    expect(placeIssue({ path: "workload.request", message: "m" }, { env: {}, command: {}, headers: {} })).toEqual({
+      path: "traffic",
+      message: "m",
+    });
+  });
+});
+
+describe("How does it scale?", () => {
+  it("patches the preset with the service (no replicas), its dependencies and the workload", () => {
+    const v = image({
+      include: { broker: true },
+      storage: { kind: "postgres" },
+      cache: { kind: "redis" },
+      text: { env: "A=1" },
+    });
+    const patch = scalePatch(toRunInput(v));
+    expect(patch).toEqual({
+      topology: {
+        service: { kind: "image", image: "myapp:1.2", env: { A: "1" }, cpus: 0.2, memoryMb: 256 },
+        storage: { kind: "postgres", memoryMb: 1024 },
+        broker: { kind: "kafka", memoryMb: 512 },
+        cache: { kind: "redis", memoryMb: 256 },
+      },
+      workload: toRunInput(v).workload,
+    });
+  });
+
+  it("places the preset's issues about its base on the form's fields, the rest on the form", () => {
+    const { lines } = runInputOf(image({ text: { env: "\nPORT=1" } }));
+    expect(placePresetIssue({ path: "base.topology.service.image", message: "m" }, lines)).toEqual({
+      path: "topology.service.image",
+      message: "m",
+    });
+    expect(placePresetIssue({ path: "base.topology.service.env.PORT", message: "m" }, lines)).toEqual({
+      path: "text.env",
+      message: "Environment, line 2: m",
+    });
+    expect(placePresetIssue({ path: "sweep.0.values", message: "m" }, lines)).toEqual({ path: "", message: "m" });
+    expect(placePresetIssue({ path: "values", message: "m" }, lines)).toEqual({ path: "", message: "m" });
   });
 });

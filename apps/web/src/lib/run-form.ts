@@ -1,9 +1,10 @@
-import { zodResolver } from "@hookform/resolvers/zod";
 import type { FaultableRole } from "@scalelab/scenarios/contract";
 import { fieldInfo, type FieldInfo } from "@scalelab/scenarios/contract";
 import { FORM_SECTIONS, faultableRoles, type FormFieldSpec, type FormSectionSpec } from "@scalelab/scenarios/components";
 import {
   balancerSettings,
+  HTTP_METHODS,
+  LIMITS,
   ZBalancer,
   ZBroker,
   ZCache,
@@ -15,9 +16,10 @@ import {
   type TTopologyInput,
   type TWorkloadInput,
 } from "@scalelab/scenarios/contract";
-import { get, type FieldErrors, type Path, type Resolver, type ResolverOptions } from "react-hook-form";
+import { get, set, type FieldErrors, type Path, type Resolver } from "react-hook-form";
 import { faultBody, type FaultFormValue } from "./faults";
-import type { FieldIssue } from "./issues";
+import { parseCommand, parseEnv, parseHeaders } from "./form-text";
+import { toFieldIssues, type FieldIssue } from "./issues";
 
 /**
  * The new-run form, bound to ZRunCreate: its values are the run body (every component present,
@@ -29,14 +31,40 @@ import type { FieldIssue } from "./issues";
 export const LOAD_MODELS = ["closed", "open"] as const;
 export type LoadModel = (typeof LOAD_MODELS)[number];
 
+/**
+ * What the load sends (form-only, like the load model): one of the testbed's endpoints, one
+ * request, a weighted mix of requests (k6) or the user's k6 script. Only the chosen one is sent.
+ */
+export const TRAFFIC = ["endpoint", "request", "requests", "script"] as const;
+export type Traffic = (typeof TRAFFIC)[number];
+
+/**
+ * Text the form turns into the body's objects and lists (form-only): the service's environment
+ * (`NAME=value` per line) and command (one argv item per line), the request's headers (`Name: value` per line).
+ */
+export type FormText = { env: string; command: string; headers: string };
+
 type Components = { [K in keyof TTopologyInput]-?: NonNullable<TTopologyInput[K]> };
 /** `faults` are the rows of the form's fault timeline (fault-editor.tsx), at the body's paths too. */
-export type RunFormValues = { name: string; model: LoadModel; topology: Components; workload: TWorkloadInput; faults: FaultFormValue[] };
+export type RunFormValues = {
+  name: string;
+  model: LoadModel;
+  traffic: Traffic;
+  text: FormText;
+  /** Optional sections switched on (a broker beside a user's image). */
+  include: { broker: boolean };
+  topology: Components;
+  workload: TWorkloadInput;
+  faults: FaultFormValue[];
+};
 export type FormPath = Path<RunFormValues>;
 
 export const DEFAULT_FORM: RunFormValues = {
   name: "",
   model: "closed",
+  traffic: "endpoint",
+  text: { env: "", command: "", headers: "" },
+  include: { broker: false },
   topology: {
     // The schema leaves the kind-dependent algorithm and the health knobs out; the form shows their defaults.
     balancer: { ...ZBalancer.parse({}), ...balancerSettings(ZBalancer.parse({})) },
@@ -56,29 +84,107 @@ export const DEFAULT_FORM: RunFormValues = {
     durationSeconds: 20,
     loadgenCpus: 1,
     loadgenInstances: 1,
+    // The request, the mix and the script are sent only when chosen as the traffic (TRAFFIC).
+    request: { method: "GET", path: "/", body: "" },
+    requests: [{ weight: 1, method: "GET", path: "/", body: "" }],
+    script: "",
   },
   faults: [],
 };
 
-/** A field or section is shown while the value at `path` is (or is not) one of the values. */
-export type Condition = { path: FormPath; in: readonly unknown[]; negate?: true };
+/** The form's first values: `/runs/new?kind=image` opens it on the user's own image, sending one request. */
+export function initialForm(kind?: string): RunFormValues {
+  const v = structuredClone(DEFAULT_FORM);
+  if (kind === "image") {
+    v.topology.service.kind = "image";
+    v.traffic = "request";
+  }
+  return v;
+}
+
+/**
+ * The variables the lab hands a user's image for its dependencies (issue 15, item 3). One list,
+ * for the line under the dependency sections: to be read from the components' `serviceEnv` once
+ * the worker's side of kind image has it.
+ */
+export const DEPENDENCY_ENV_NAMES: readonly string[] = [
+  "DATABASE_URL",
+  "PGHOST",
+  "PGPORT",
+  "PGUSER",
+  "PGPASSWORD",
+  "PGDATABASE",
+  "CASSANDRA_CONTACT_POINTS",
+  "KAFKA_BROKERS",
+  "AMQP_URL",
+  "REDIS_URL",
+];
+
+/**
+ * A field or section is shown while the value at `path` is (or is not) one of the values; `any`
+ * while one of its alternatives holds (@scalelab/scenarios/components FormCondition, with typed paths).
+ */
+export type Condition = { path: FormPath; in: readonly unknown[]; negate?: true } | { any: readonly (Condition | readonly Condition[])[] };
 const when = (path: FormPath, ...values: unknown[]): Condition => ({ path, in: values });
 
 /** A field of the form (the components declare theirs, @scalelab/scenarios/components FormFieldSpec), with typed paths. */
 export type FieldSpec = Omit<FormFieldSpec, "path" | "when" | "deps"> & {
   path: FormPath;
-  when?: Condition | Condition[];
+  when?: Condition | readonly Condition[];
   deps?: FormPath[];
+  /** Enum values not offered while the condition holds (the built-in endpoints for a user's image). */
+  omit?: { when: Condition; values: readonly string[] };
 };
 
-export type SectionSpec = Omit<FormSectionSpec, "when" | "object" | "fields" | "order"> & {
+export type SectionSpec = Omit<FormSectionSpec, "when" | "object" | "fields" | "order" | "optional"> & {
   when?: Condition;
   object?: FormPath;
+  optional?: { label: string; when: Condition };
   fields: FieldSpec[];
 };
 
 const K6 = when("workload.loadgen", "k6");
 const WRK = when("workload.loadgen", "wrk");
+const IMAGE = when("topology.service.kind", "image");
+const REQUEST = when("traffic", "request");
+
+/** Shown under the script field, whatever its errors. */
+export const SCRIPT_NOTE =
+  "The target's URL is in __ENV.SCALELAB_TARGET; VUs and duration below apply unless the script declares its own scenarios.";
+
+/** The form-only text fields of a user's image, after its health path in the Service section. */
+const IMAGE_FIELDS: FieldSpec[] = [
+  {
+    path: "text.env",
+    id: "env",
+    label: "Environment",
+    wide: true,
+    placeholder: "LOG_LEVEL=info\nWORKERS=2",
+    hint: "One NAME=value per line (no quotes; # starts a comment). The lab also sets PORT, SCALELAB_REPLICA and the dependencies' addresses.",
+    textarea: { rows: 3, code: true },
+    when: IMAGE,
+  },
+  {
+    path: "text.command",
+    id: "command",
+    label: "Command",
+    wide: true,
+    placeholder: "gunicorn\n--bind=0.0.0.0:8080\napp:app",
+    hint: "One argv item per line, run without a shell. Empty = the image's own CMD.",
+    textarea: { rows: 3, code: true },
+    when: IMAGE,
+  },
+];
+
+/** The components' sections with the form-only fields placed in them. */
+function withFormFields(sections: readonly SectionSpec[]): SectionSpec[] {
+  return sections.map((s) => {
+    if (s.key !== "service") return s;
+    const at = s.fields.findIndex((f) => f.path === "topology.service.healthPath") + 1;
+    if (at === 0) throw new Error("no field topology.service.healthPath in the Service section");
+    return { ...s, fields: [...s.fields.slice(0, at), ...IMAGE_FIELDS, ...s.fields.slice(at)] };
+  });
+}
 
 export const SECTIONS: readonly SectionSpec[] = [
   {
@@ -96,16 +202,27 @@ export const SECTIONS: readonly SectionSpec[] = [
     ],
   },
   // The topology's sections come from its components (@scalelab/scenarios/components FORM_SECTIONS).
-  ...(FORM_SECTIONS as readonly SectionSpec[]),
+  ...withFormFields(FORM_SECTIONS as unknown as readonly SectionSpec[]),
   {
     key: "workload",
     title: "Workload",
     fields: [
       {
+        path: "traffic",
+        id: "traffic",
+        label: "Traffic",
+        wide: true,
+        segmented: true,
+        options: { endpoint: "Endpoint (testbed)", request: "One request", requests: "Request mix", script: "k6 script" },
+        // The built-in endpoints are the testbed's: the schema refuses them for a user's image.
+        omit: { when: IMAGE, values: ["endpoint"] },
+      },
+      {
         path: "workload.endpoint",
         id: "endpoint",
         label: "Endpoint",
         wide: true,
+        when: when("traffic", "endpoint"),
         options: {
           hostname: "hostname — returns the replica's host name",
           cpu: "cpu — JSON-encodes a random string N times",
@@ -113,6 +230,45 @@ export const SECTIONS: readonly SectionSpec[] = [
           activity: "activity — writes an activity row to the store",
           key: "key — reads the hot key (from Redis)",
         },
+      },
+      {
+        path: "workload.request.method",
+        id: "method",
+        label: "Method",
+        options: Object.fromEntries(HTTP_METHODS.map((m) => [m, m])),
+        when: REQUEST,
+        deps: ["workload.request.body"],
+      },
+      { path: "workload.request.path", id: "requestPath", label: "Path", hint: "With an optional ?query.", when: REQUEST },
+      {
+        path: "text.headers",
+        id: "headers",
+        label: "Headers",
+        wide: true,
+        placeholder: "Content-Type: application/json",
+        hint: "One Name: value per line.",
+        textarea: { rows: 2, code: true },
+        when: REQUEST,
+      },
+      {
+        path: "workload.request.body",
+        id: "body",
+        label: "Body",
+        wide: true,
+        placeholder: '{"item": "book"}',
+        hint: "For POST, PUT or PATCH, sent as it is (give its Content-Type in Headers). Empty = none.",
+        textarea: { rows: 3, code: true },
+        when: REQUEST,
+      },
+      {
+        path: "workload.script",
+        id: "script",
+        label: "Script",
+        wide: true,
+        placeholder: "import http from 'k6/http';\nexport default function () {\n  http.get(`${__ENV.SCALELAB_TARGET}/`);\n}",
+        hint: "A k6 script (JavaScript), at most 256 KB.",
+        textarea: { rows: 14, code: true, load: { accept: ".js,.mjs,text/javascript", maxBytes: LIMITS.scriptBytes.max } },
+        when: when("traffic", "script"),
       },
       {
         path: "workload.loadgen",
@@ -141,12 +297,19 @@ export const SECTIONS: readonly SectionSpec[] = [
         options: { closed: "Closed — fixed virtual users", open: "Open — fixed arrival rate" },
         when: K6,
       },
-      { path: "workload.vus", id: "vus", label: "Virtual users", hint: "Connections looping.", when: [K6, when("model", "closed")] },
+      {
+        path: "workload.vus",
+        id: "vus",
+        label: "Virtual users",
+        hint: "Connections looping. Optional with a k6 script.",
+        when: [K6, when("model", "closed")],
+      },
       // The schema names a missing load on workload.vus, hidden in the open model.
       {
         path: "workload.arrivalRate",
         id: "arrivalRate",
         label: "Arrival rate (req/s)",
+        hint: "Optional with a k6 script.",
         when: [K6, when("model", "open")],
         deps: ["workload.vus"],
       },
@@ -196,10 +359,18 @@ const ALL_FIELDS = SECTIONS.flatMap((s) => s.fields.map((field) => ({ section: s
 
 export const fieldId = (f: FieldSpec): string => f.id ?? f.path.replace(/^topology\./, "");
 
-const MODEL_INFO: FieldInfo = { kind: "enum", options: LOAD_MODELS, optional: false };
+const TEXT_INFO: FieldInfo = { kind: "text", maxLength: null, optional: true };
+/** The form-only fields' controls (the rest are read from the schema). */
+const FORM_ONLY_INFO: Partial<Record<FormPath, FieldInfo>> = {
+  model: { kind: "enum", options: LOAD_MODELS, optional: false },
+  traffic: { kind: "enum", options: TRAFFIC, optional: false },
+  "text.env": TEXT_INFO,
+  "text.command": TEXT_INFO,
+  "text.headers": TEXT_INFO,
+};
 
-/** The field's control, range and default, from the schema (the load model is the form's own). */
-export const infoOf = (path: FormPath): FieldInfo => (path === "model" ? MODEL_INFO : fieldInfo(ZRunCreate, path));
+/** The field's control, range and default, from the schema (the load model, the traffic and the text fields are the form's own). */
+export const infoOf = (path: FormPath): FieldInfo => FORM_ONLY_INFO[path] ?? fieldInfo(ZRunCreate, path);
 
 /** "1–16", "0.05–64"; empty for fields without a range. */
 export function rangeOf(info: FieldInfo): string {
@@ -209,25 +380,60 @@ export function rangeOf(info: FieldInfo): string {
 /** A field's hint: the schema's range, then the form's words ("1–16 · Empty = no limit."). */
 export const fieldHint = (info: FieldInfo, hint?: string): string => [rangeOf(info), hint].filter(Boolean).join(" · ");
 
-export const holds = (c: Condition | Condition[] | undefined, v: RunFormValues): boolean =>
-  !c || (Array.isArray(c) ? c.every((one) => holds(one, v)) : c.in.includes(get(v, c.path)) !== Boolean(c.negate));
+type Conditions = Condition | readonly Condition[] | undefined;
+const isList = (c: Conditions): c is readonly Condition[] => Array.isArray(c);
 
-const conditionPaths = (c: Condition | Condition[] | undefined): FormPath[] =>
-  c === undefined ? [] : Array.isArray(c) ? c.map((one) => one.path) : [c.path];
+export const holds = (c: Conditions, v: RunFormValues): boolean => {
+  if (c === undefined) return true;
+  if (isList(c)) return c.every((one) => holds(one, v));
+  if ("any" in c) return c.any.some((alt) => holds(alt, v));
+  return c.in.includes(get(v, c.path)) !== Boolean(c.negate);
+};
+
+const conditionPaths = (c: Conditions): FormPath[] => {
+  if (c === undefined) return [];
+  if (isList(c)) return c.flatMap(conditionPaths);
+  if ("any" in c) return c.any.flatMap(conditionPaths);
+  return [c.path];
+};
 
 export const sectionShown = (s: SectionSpec, v: RunFormValues) => holds(s.when, v);
 
+/** The checkbox of an optional section (`include.<key>`). */
+export const includePath = (s: SectionSpec): FormPath => `include.${s.key}` as FormPath;
+/** Whether the section's checkbox is offered: it is optional for these values. */
+export const sectionOptional = (s: SectionSpec, v: RunFormValues): boolean => Boolean(s.optional && holds(s.optional.when, v));
+/** A shown section's fields are on screen unless it is optional and left off. */
+export const sectionOn = (s: SectionSpec, v: RunFormValues): boolean =>
+  sectionShown(s, v) && (!sectionOptional(s, v) || get(v, includePath(s)) === true);
+
 /** The fields on screen for these values, in order. */
 export function visibleFields(v: RunFormValues): FieldSpec[] {
-  return ALL_FIELDS.filter(({ section, field }) => holds(section.when, v) && holds(field.when, v)).map(({ field }) => field);
+  return ALL_FIELDS.filter(({ section, field }) => sectionOn(section, v) && holds(field.when, v)).map(({ field }) => field);
+}
+
+/** A field as offered for these values: an enum without the values it omits now (the endpoints for a user's image). */
+export function offeredField(f: FieldSpec, v: RunFormValues): FieldSpec {
+  if (!f.omit || !f.options || !holds(f.omit.when, v)) return f;
+  const omitted = new Set(f.omit.values);
+  return { ...f, subset: true, options: Object.fromEntries(Object.entries(f.options).filter(([value]) => !omitted.has(value))) };
 }
 
 /** The fields to re-check when this one changes: those it shows or hides, and its declared dependants. */
 export function depsOf(f: FieldSpec): FormPath[] {
   const shown = ALL_FIELDS.filter(({ section, field }) =>
-    [...conditionPaths(field.when), ...conditionPaths(section.when)].includes(f.path),
+    [...conditionPaths(field.when), ...conditionPaths(section.when), ...conditionPaths(section.optional?.when)].includes(f.path),
   ).map(({ field }) => field.path);
   return [...new Set([...(f.deps ?? []), ...shown])];
+}
+
+/** The paths of the request mix's rows on screen (request-mix.tsx), whose issues show on the rows. */
+export function mixFieldPaths(v: RunFormValues): string[] {
+  if (v.traffic !== "requests") return [];
+  const rows = (v.workload.requests ?? []).flatMap((_, i) =>
+    ["weight", "method", "path", "body"].map((k) => `workload.requests.${i}.${k}`),
+  );
+  return ["workload.requests", ...rows];
 }
 
 function unset(target: object, path: string): void {
@@ -238,20 +444,58 @@ function unset(target: object, path: string): void {
   if (typeof at === "object" && at !== null) delete (at as Record<string, unknown>)[last];
 }
 
+/** The line each entry of the text fields came from (./form-text.ts), to place the schema's issues on it. */
+export type TextLines = { env: Record<string, number>; command: Record<number, number>; headers: Record<string, number> };
+
 /**
- * The API body of what is on screen: hidden fields and sections are left out, so the schema's
- * defaults apply to them; each fault with only the parameters its action takes, none when empty.
+ * The API body of what is on screen, with the issues of the text fields' lines: hidden fields and
+ * sections are left out, so the schema's defaults apply to them; only the chosen traffic is sent;
+ * the text fields become the service's env and command and the request's headers (none when
+ * empty); an empty body is no body; each fault with only the parameters its action takes, none when empty.
  */
-export function toRunInput(v: RunFormValues): TRunCreateInput {
-  const { model: _model, faults, ...body } = structuredClone(v);
-  const visible = new Set(visibleFields(v).map((f) => f.path));
-  for (const s of SECTIONS) if (s.object && !sectionShown(s, v)) unset(body, s.object);
+export function runInputOf(v: RunFormValues): { body: TRunCreateInput; issues: FieldIssue[]; lines: TextLines } {
+  const { model: _model, traffic, text, include: _include, faults, ...body } = structuredClone(v);
+  const visible = new Set<string>(visibleFields(v).map((f) => f.path));
+  for (const s of SECTIONS) if (s.object && !sectionOn(s, v)) unset(body, s.object);
   for (const { field } of ALL_FIELDS) if (!visible.has(field.path)) unset(body, field.path);
+  const issues: FieldIssue[] = [];
+  const lines: TextLines = { env: {}, command: {}, headers: {} };
+
+  const service = body.topology.service;
+  if (visible.has("text.env")) {
+    const env = parseEnv(text.env);
+    lines.env = env.lines;
+    issues.push(...env.issues.map((message) => ({ path: "text.env", message })));
+    if (Object.keys(env.value).length > 0) service.env = env.value;
+  }
+  if (visible.has("text.command")) {
+    const command = parseCommand(text.command);
+    lines.command = command.lines;
+    issues.push(...command.issues.map((message) => ({ path: "text.command", message })));
+    if (command.value.length > 0) service.command = command.value;
+  }
+
+  const w = body.workload;
+  if (traffic === "request" && w.request) {
+    const headers = parseHeaders(text.headers);
+    lines.headers = headers.lines;
+    issues.push(...headers.issues.map((message) => ({ path: "text.headers", message })));
+    if (Object.keys(headers.value).length > 0) w.request.headers = headers.value;
+    if (!w.request.body) delete w.request.body;
+  } else {
+    delete w.request;
+  }
+  if (traffic === "requests" && w.requests) w.requests = w.requests.map(({ body: sent, ...r }) => (sent ? { ...r, body: sent } : r));
+  else delete w.requests;
+
   const name = v.name.trim();
   if (name) body.name = name;
   else unset(body, "name");
-  return { ...body, ...(faults.length > 0 && { faults: faults.map(faultBody) }) } as TRunCreateInput;
+  return { body: { ...body, ...(faults.length > 0 && { faults: faults.map(faultBody) }) } as TRunCreateInput, issues, lines };
 }
+
+/** The API body of what is on screen (runInputOf without its issues). */
+export const toRunInput = (v: RunFormValues): TRunCreateInput => runInputOf(v).body;
 
 /** The roles a fault can target in the topology on screen, whatever its faults; null while the rest of the form is invalid. */
 export function faultRolesOf(v: RunFormValues): Record<string, FaultableRole> | null {
@@ -259,13 +503,79 @@ export function faultRolesOf(v: RunFormValues): Record<string, FaultableRole> | 
   return run.success ? faultableRoles(run.data) : null;
 }
 
-const resolveBody = zodResolver(ZRunCreate, undefined, { raw: true });
+/** The body's objects and lists the form writes as text: an issue inside one goes under its text field, naming the line. */
+const TEXT_FIELDS = [
+  { prefix: "topology.service.env", field: "text.env", label: "Environment", lines: "env" },
+  { prefix: "topology.service.command", field: "text.command", label: "Command", lines: "command" },
+  { prefix: "workload.request.headers", field: "text.headers", label: "Headers", lines: "headers" },
+] as const;
 
-/** Checks the body the form would send with ZRunCreate; issues come back at the body's paths, which are the fields' names. */
-export const runFormResolver: Resolver<RunFormValues, unknown, TRunCreateInput> = async (values, context, options) => {
-  const result = await resolveBody(toRunInput(values), context, options as unknown as ResolverOptions<TRunCreateInput>);
-  return result as Awaited<ReturnType<Resolver<RunFormValues, unknown, TRunCreateInput>>>;
+/**
+ * Where an issue of the body goes on the form: an entry of the env, the command or the headers
+ * under its text field with its line ("Environment, line 2: service.env.PORT is set by the lab");
+ * a missing request (a user's image without one) under the traffic choice; anything else at its path.
+ */
+export function placeIssue(issue: FieldIssue, lines: TextLines): FieldIssue {
+  if (issue.path === "workload.request") return { path: "traffic", message: issue.message };
+  for (const t of TEXT_FIELDS) {
+    if (issue.path !== t.prefix && !issue.path.startsWith(`${t.prefix}.`)) continue;
+    const entry = issue.path.slice(t.prefix.length + 1);
+    const line = entry ? (lines[t.lines] as Record<string, number>)[entry] : undefined;
+    return { path: t.field, message: line ? `${t.label}, line ${line}: ${issue.message}` : issue.message };
+  }
+  return issue;
+}
+
+/** The server's issues about the body these values make, placed on the form's fields. */
+export const placeIssues = (issues: readonly FieldIssue[], v: RunFormValues): FieldIssue[] => {
+  const { lines } = runInputOf(v);
+  return issues.map((i) => placeIssue(i, lines));
 };
+
+/**
+ * Checks the body the form would send with ZRunCreate; issues come back at the body's paths, which
+ * are the fields' names, those of the text fields under them with their lines.
+ */
+export const runFormResolver: Resolver<RunFormValues, unknown, TRunCreateInput> = async (values) => {
+  const { body, issues, lines } = runInputOf(values);
+  const parsed = ZRunCreate.safeParse(body);
+  const all = [...issues, ...(parsed.success ? [] : toFieldIssues(parsed.error.issues).map((i) => placeIssue(i, lines)))];
+  if (all.length === 0) return { values: body, errors: {} };
+  const errors: FieldErrors<RunFormValues> = {};
+  // The first issue of a path wins, as the field shows one.
+  for (const i of all) {
+    const path = i.path || "root.schema";
+    if (!get(errors, path)) set(errors, path, { type: "validation", message: i.message });
+  }
+  return { values: {}, errors };
+};
+
+/**
+ * "How does it scale?": the scale-my-service preset's patch from the run's body: the service
+ * (without its replicas: the preset sweeps them), its store, broker and cache, and the workload.
+ */
+export function scalePatch(body: TRunCreateInput): Record<string, unknown> {
+  const t = body.topology ?? {};
+  const { replicas: _replicas, ...service } = t.service ?? {};
+  return {
+    topology: {
+      service,
+      ...(t.storage && { storage: t.storage }),
+      ...(t.broker && { broker: t.broker }),
+      ...(t.cache && { cache: t.cache }),
+    },
+    workload: body.workload,
+  };
+}
+
+/**
+ * Where an issue of a preset run goes: the experiment's base (`base.topology.service.image`) on
+ * the run's field (through placeIssue); the rest (the sweep's values, the preset) in the form's own error.
+ */
+export function placePresetIssue(issue: FieldIssue, lines: TextLines): FieldIssue {
+  const path = issue.path.replace(/^base\./, "");
+  return /^(topology|workload)\./.test(path) ? placeIssue({ path, message: issue.message }, lines) : { path: "", message: issue.message };
+}
 
 /** A number input's text as the API wants it: empty is "not given"; anything else a number (the schema names a NaN). */
 export function numberFromInput(value: unknown): number | undefined {

@@ -4,10 +4,15 @@
  * here: the form reads them from the schema (../contract/form.ts). The web types the paths.
  */
 
-/** A field or section is shown while the value at `path` is (or is not) one of the values. */
-export type FormCondition = { path: string; in: readonly unknown[]; negate?: true };
+/**
+ * A field or section is shown while the value at `path` is (or is not) one of the values; `any`
+ * holds while one of its alternatives does (an alternative that is a list holds while all of it does).
+ */
+export type FormCondition =
+  { path: string; in: readonly unknown[]; negate?: true } | { any: readonly (FormCondition | readonly FormCondition[])[] };
 export const when = (path: string, ...values: unknown[]): FormCondition => ({ path, in: values });
 export const unless = (path: string, ...values: unknown[]): FormCondition => ({ path, in: values, negate: true });
+export const either = (...alternatives: (FormCondition | readonly FormCondition[])[]): FormCondition => ({ any: alternatives });
 
 export type FormFieldSpec = {
   path: string;
@@ -22,6 +27,11 @@ export type FormFieldSpec = {
   subset?: true;
   /** An enum shown as a row of buttons rather than a select. */
   segmented?: true;
+  /**
+   * A text shown as a textarea of `rows` lines (`code`: monospace, no spell check); `load` adds a
+   * button that reads a local file of these types (an `accept` list) into it, refusing one larger than `maxBytes`.
+   */
+  textarea?: { rows: number; code?: true; load?: { accept: string; maxBytes: number } };
   wide?: true;
   /** Shown while every condition holds. */
   when?: FormCondition | FormCondition[];
@@ -38,6 +48,11 @@ export type FormSectionSpec = {
   when?: FormCondition;
   /** The body's object for this section, left out while the section is hidden (the schema refuses it then). */
   object?: string;
+  /**
+   * The section's object is optional while `when` holds: a checkbox with this label adds it, and
+   * while it is off the fields are hidden and the object is left out (a user's image asks for a broker or not).
+   */
+  optional?: { label: string; when: FormCondition };
   fields: FormFieldSpec[];
 };
 

@@ -2,7 +2,7 @@ import { TRunDefinition as TRunCreate } from "../../contract/definition";
 import { SERVICE_ROLE } from "../../names";
 import { growth } from "../figures";
 import { ComponentModule } from "../types";
-import { when } from "../form";
+import { either, when } from "../form";
 import { BROKER_KINDS, BrokerKind, TBroker, ZBroker } from "./config";
 
 /**
@@ -54,9 +54,17 @@ export const broker: ComponentModule = {
         key: "broker",
         order: 40,
         title: "Broker",
-        hint: "Between the service and its consumers.",
-        when: when("topology.downstream.mode", "async"),
+        hint: "Between the service and its consumers, or beside your image.",
+        // The testbed's async hand-off needs one; a user's image may ask for one (not the testbed's downstream mode).
+        when: either(
+          [when("topology.service.kind", "testbed"), when("topology.downstream.mode", "async")],
+          when("topology.service.kind", "image"),
+        ),
         object: "topology.broker",
+        optional: {
+          label: "Run a broker beside your service (its address comes in KAFKA_BROKERS or AMQP_URL)",
+          when: when("topology.service.kind", "image"),
+        },
         fields: [
           { path: "topology.broker.kind", label: "Kind", options: {} },
           { path: "topology.broker.cpus", label: "CPU", placeholder: "unlimited", hint: "Empty = no limit." },

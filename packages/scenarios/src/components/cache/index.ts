@@ -4,6 +4,7 @@ import { HOT_KEY_STACK } from "../service/hotkey";
 import { HOT_KEY, HotKeyStoreKind, STORE_HOSTS, STORE_PORTS, TCache } from "./config";
 import { hotKeyStore } from "./stores";
 import { ComponentModule } from "../types";
+import { unless, when } from "../form";
 
 /**
  * The store the hot key is read from, if the run has one: what experiment 7's server needs (Redis,
@@ -90,5 +91,26 @@ export const cache: ComponentModule = {
         ready: store.ready,
       }),
     ];
+  },
+  form: {
+    sections: [
+      {
+        key: "cache",
+        order: 60,
+        title: "Cache",
+        hint: "A Redis node beside your image (the testbed and experiment 7's servers bring their own).",
+        when: when("topology.service.kind", "image"),
+        object: "topology.cache",
+        fields: [
+          {
+            path: "topology.cache.kind",
+            label: "Kind",
+            wide: true,
+            options: { none: "none", redis: "Redis — its address comes in REDIS_URL" },
+          },
+          { path: "topology.cache.memoryMb", label: "Memory (MB)", when: unless("topology.cache.kind", "none") },
+        ],
+      },
+    ],
   },
 };

@@ -2,9 +2,13 @@ import { TRunDefinition as TRunCreate } from "../../contract/definition";
 import { STORAGE_ENDPOINTS } from "../../contract/workload";
 import { SERVICE_ROLE, STORE_HOST, STORE_ROLE } from "../../names";
 import { ComponentModule, RoleDecl, RunIssue } from "../types";
-import { ComponentForm, unless, when } from "../form";
+import { ComponentForm, either, unless, when } from "../form";
+import { LIMITS } from "../../contract/fields";
 
 const STORE_ON = unless("topology.storage.kind", "none");
+const IMAGE = when("topology.service.kind", "image");
+/** The testbed's own use of the store (its pool and its products): not a user's image's. */
+const NOT_IMAGE = unless("topology.service.kind", "image");
 import { STORES, TStorage } from "./config";
 import { ScriptDialect, ScriptStatement, splitStatements } from "./statements";
 
@@ -100,8 +104,8 @@ export const storage: ComponentModule = {
         key: "storage",
         order: 50,
         title: "Store",
-        hint: "What the products and activity endpoints read and write.",
-        when: when("topology.service.kind", "testbed"),
+        hint: "What the testbed's products and activity endpoints read and write, or your service's database.",
+        when: either(when("topology.service.kind", "testbed"), IMAGE),
         fields: [
           {
             path: "topology.storage.kind",
@@ -112,8 +116,18 @@ export const storage: ComponentModule = {
           },
           { path: "topology.storage.cpus", label: "CPU", placeholder: "unlimited", hint: "Empty = no limit.", when: STORE_ON },
           { path: "topology.storage.memoryMb", label: "Memory (MB)", when: STORE_ON },
-          { path: "topology.storage.poolSize", label: "Connections per replica", when: STORE_ON },
-          { path: "topology.storage.products", label: "Seeded products", when: STORE_ON },
+          { path: "topology.storage.poolSize", label: "Connections per replica", when: [STORE_ON, NOT_IMAGE] },
+          { path: "topology.storage.products", label: "Seeded products", when: [STORE_ON, NOT_IMAGE] },
+          {
+            path: "topology.storage.init",
+            id: "storageInit",
+            label: "Schema / seed script (storage.init)",
+            wide: true,
+            placeholder: "CREATE TABLE orders (id serial PRIMARY KEY, item text NOT NULL);",
+            hint: "SQL for Postgres, CQL for Cassandra (at most 1 MB), run once the store is up and before your service starts; its error fails the run.",
+            textarea: { rows: 6, code: true, load: { accept: ".sql,.cql,.txt,text/plain", maxBytes: LIMITS.initBytes.max } },
+            when: [STORE_ON, IMAGE],
+          },
         ],
       },
     ],
