@@ -85,7 +85,7 @@ export function ImagePicker({ value, onPicked, error, disabled }: ImagePickerPro
 
 type Progress = { step?: Extract<TImageBuildEvent, { type: "step" }>; lines: string[] };
 
-function UploadContext({ onBuilt, disabled }: { onBuilt: (reference: string) => void; disabled?: boolean }) {
+export function UploadContext({ onBuilt, disabled }: { onBuilt: (reference: string) => void; disabled?: boolean }) {
   const id = useId();
   const [file, setFile] = useState<File | null>(null);
   const [tag, setTag] = useState("");

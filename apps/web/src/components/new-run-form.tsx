@@ -1,14 +1,14 @@
 "use client";
 
 import { ZRunCreate, type TRunCreateInput } from "@scalelab/scenarios/contract";
-import { keepPreviousData, skipToken, useMutation, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, type ReactNode } from "react";
 import { FormProvider, useForm, useFormContext, useFormState, type Control } from "react-hook-form";
 import { faultFieldPaths } from "~/lib/faults";
 import { formatBytes } from "~/lib/format";
 import {
-  DEPENDENCY_ENV_NAMES,
+  dependencyEnvOf,
   errorMessages,
   holds,
   includePath,
@@ -37,6 +37,7 @@ import { useTRPC } from "~/trpc/client";
 import { FaultEditor } from "./fault-editor";
 import { FilePreview } from "./file-preview";
 import { FormField } from "./form-field";
+import { UploadContext } from "./image-picker";
 import { RequestMix } from "./request-mix";
 import { TopologyDiagram } from "./topology-diagram";
 
@@ -91,14 +92,42 @@ function FieldWithSlot({ spec, after }: { spec: FieldSpec; after: ReactNode }) {
   );
 }
 
-/*
- * IMAGE PICKER SLOT — the lead drops images-api's picker in here:
- *   <ImagePicker onPicked={(reference) => setValue("topology.service.image", reference, { shouldValidate: true })} />
- * (apps/web/src/components/image-picker.tsx: a select of GET /api/v1/images and a build-context upload).
- * Until then the Image field above is a plain text input.
- */
-function ImagePickerSlot() {
-  return null;
+/** Under the Image field: the engine's images to pick from (GET /api/v1/images) and a build-context upload (POST /api/v1/images). */
+function ImagePickerSlot({ onPicked }: { onPicked: (reference: string) => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const images = useQuery(trpc.images.list.queryOptions({}));
+  return (
+    <div className="field wide stack" data-testid="image-choices">
+      <label htmlFor="imageChoice">…or pick one on the lab&apos;s engine</label>
+      <select
+        id="imageChoice"
+        value=""
+        onChange={(e) => e.target.value && onPicked(e.target.value)}
+        disabled={!images.data?.length}
+        data-testid="image-choice"
+      >
+        <option value="">
+          {images.isError
+            ? `could not list the engine's images: ${images.error.message}`
+            : images.data
+              ? `${images.data.length} image(s) besides the lab's own`
+              : "loading the engine's images…"}
+        </option>
+        {images.data?.map((i) => (
+          <option key={i.reference} value={i.reference}>
+            {i.reference} ({(i.size / 1e6).toFixed(0)} MB{i.uploaded ? ", uploaded" : ""})
+          </option>
+        ))}
+      </select>
+      <UploadContext
+        onBuilt={(reference) => {
+          void queryClient.invalidateQueries({ queryKey: trpc.images.list.queryKey() });
+          onPicked(reference);
+        }}
+      />
+    </div>
+  );
 }
 
 function FormSectionWithNote(props: { section: SectionSpec; values: RunFormValues; after: (id: string) => ReactNode; note: ReactNode }) {
@@ -111,11 +140,27 @@ function FormSectionWithNote(props: { section: SectionSpec; values: RunFormValue
 }
 
 /** The line under the dependency sections of a user's image: the variables the lab hands it. */
-function DependencyEnv() {
+function DependencyEnv({ values }: { values: RunFormValues }) {
+  const env = Object.entries(dependencyEnvOf(values));
   return (
     <p className="muted" data-testid="dependency-env" style={{ margin: "0 4px" }}>
-      Your service gets {DEPENDENCY_ENV_NAMES.join(", ")} for the store, broker and cache chosen above, beside PORT and SCALELAB_REPLICA
-      (see the README).
+      Your service gets PORT and SCALELAB_REPLICA
+      {env.length > 0 ? (
+        <>
+          , and for the dependencies chosen above:{" "}
+          {env.map(([name, value], i) => (
+            <span key={name}>
+              {i > 0 && ", "}
+              <code>
+                {name}={value}
+              </code>
+            </span>
+          ))}
+        </>
+      ) : (
+        " (a store, broker or cache chosen above adds their addresses: DATABASE_URL and PG*, CASSANDRA_*, KAFKA_*, AMQP_*, REDIS_*)"
+      )}
+      .
     </p>
   );
 }
@@ -196,7 +241,8 @@ export function NewRunForm({ kind }: { kind?: string }) {
   const busy = create.isPending || scale.isPending;
 
   const after = (id: string): ReactNode => {
-    if (id === "image") return <ImagePickerSlot />;
+    if (id === "image")
+      return <ImagePickerSlot onPicked={(reference) => setValue("topology.service.image", reference, { shouldValidate: true })} />;
     if (id === "traffic" && values.traffic === "requests") return <RequestMix />;
     if (id === "script") {
       return (
@@ -250,7 +296,7 @@ export function NewRunForm({ kind }: { kind?: string }) {
                 section={s}
                 values={values}
                 after={after}
-                note={image && s.key === "cache" && <DependencyEnv />}
+                note={image && s.key === "cache" && <DependencyEnv values={values} />}
               />
             ))}
             <FaultEditor values={values} />

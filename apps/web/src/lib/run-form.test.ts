@@ -507,7 +507,7 @@ describe("the traffic", () => {
 });
 
 describe("How does it scale?", () => {
-  it("patches the preset with the service (no replicas), its dependencies and the workload", () => {
+  it("patches the preset with the service (no replicas), its dependencies and what the load sends (how much load is the preset's)", () => {
     const v = image({
       include: { broker: true },
       storage: { kind: "postgres" },
@@ -522,8 +522,10 @@ describe("How does it scale?", () => {
         broker: { kind: "kafka", memoryMb: 512 },
         cache: { kind: "redis", memoryMb: 256 },
       },
-      workload: toRunInput(v).workload,
+      workload: { protocol: "http", request: toRunInput(v).workload.request },
     });
+    expect(patch.workload).not.toHaveProperty("vus");
+    expect(patch.workload).not.toHaveProperty("durationSeconds");
   });
 
   it("places the preset's issues about its base on the form's fields, the rest on the form", () => {

@@ -1,6 +1,6 @@
 import type { FaultableRole } from "@scalelab/scenarios/contract";
 import { fieldInfo, type FieldInfo } from "@scalelab/scenarios/contract";
-import { FORM_SECTIONS, faultableRoles, type FormFieldSpec, type FormSectionSpec } from "@scalelab/scenarios/components";
+import { FORM_SECTIONS, faultableRoles, serviceEnv, type FormFieldSpec, type FormSectionSpec } from "@scalelab/scenarios/components";
 import {
   balancerSettings,
   HTTP_METHODS,
@@ -12,6 +12,7 @@ import {
   ZRunCreate,
   ZService,
   ZStorage,
+  ZTopology,
   type TRunCreateInput,
   type TTopologyInput,
   type TWorkloadInput,
@@ -103,22 +104,13 @@ export function initialForm(kind?: string): RunFormValues {
 }
 
 /**
- * The variables the lab hands a user's image for its dependencies (issue 15, item 3). One list,
- * for the line under the dependency sections: to be read from the components' `serviceEnv` once
- * the worker's side of kind image has it.
+ * What a user's image gets from the lab for the dependencies on screen (the components' serviceEnv:
+ * DATABASE_URL and PG*, CASSANDRA_*, KAFKA_*, AMQP_*, REDIS_*), by name; empty while the topology is invalid.
  */
-export const DEPENDENCY_ENV_NAMES: readonly string[] = [
-  "DATABASE_URL",
-  "PGHOST",
-  "PGPORT",
-  "PGUSER",
-  "PGPASSWORD",
-  "PGDATABASE",
-  "CASSANDRA_CONTACT_POINTS",
-  "KAFKA_BROKERS",
-  "AMQP_URL",
-  "REDIS_URL",
-];
+export function dependencyEnvOf(v: RunFormValues): Record<string, string> {
+  const topology = ZTopology.safeParse(toRunInput(v).topology);
+  return topology.success ? serviceEnv({ topology: topology.data }) : {};
+}
 
 /**
  * A field or section is shown while the value at `path` is (or is not) one of the values; `any`
@@ -557,6 +549,14 @@ export const runFormResolver: Resolver<RunFormValues, unknown, TRunCreateInput> 
 export function scalePatch(body: TRunCreateInput): Record<string, unknown> {
   const t = body.topology ?? {};
   const { replicas: _replicas, ...service } = t.service ?? {};
+  // What the load sends comes from the form; how much load, from the preset (32 k6 VUs, 20 s a run): the
+  // form's few VUs would leave 4 replicas idle and read as a service that does not scale.
+  const w = body.workload ?? {};
+  const traffic = Object.fromEntries(
+    (["endpoint", "protocol", "request", "requests", "script", "requestTimeoutMs"] as const).flatMap((k) =>
+      w[k] === undefined ? [] : [[k, w[k]]],
+    ),
+  );
   return {
     topology: {
       service,
@@ -564,7 +564,7 @@ export function scalePatch(body: TRunCreateInput): Record<string, unknown> {
       ...(t.broker && { broker: t.broker }),
       ...(t.cache && { cache: t.cache }),
     },
-    workload: body.workload,
+    workload: traffic,
   };
 }
 
