@@ -192,6 +192,6 @@ test.describe("a run of your own image", () => {
     await expect(page.getByTestId("chart-backends")).toBeVisible();
     await expect(page.getByTestId("summary-backends")).toContainText("app-0");
     await expect(page.getByTestId("summary-backends")).toContainText("app-1");
-    await expect(page.getByText(CHECK).first()).toBeVisible();
+    await expect(page.getByTestId("script-checks")).toContainText(CHECK);
   });
 });

@@ -151,24 +151,7 @@ export class DockerProvisioner implements Provisioner {
     if (signal.aborted) return;
     const options = { stream: true, abortSignal: signal } as { stream: true };
     const stream = (await this.docker.getContainer(containerId).stats(options)) as unknown as Readable;
-    const stop = () => stream.destroy();
-    // The abort may have come while the request was on its way: then nobody would destroy the stream.
-    if (signal.aborted) return stop();
-    signal.addEventListener("abort", stop, { once: true });
-    let buffered = "";
-    try {
-      for await (const chunk of stream) {
-        buffered += String(chunk);
-        const lines = buffered.split("\n");
-        buffered = lines.pop() ?? "";
-        for (const line of lines) if (line.trim()) yield JSON.parse(line) as DockerStatsReading;
-      }
-    } catch (err) {
-      if (!signal.aborted) throw err;
-    } finally {
-      signal.removeEventListener("abort", stop);
-      stream.destroy();
-    }
+    for await (const line of jsonLines(stream, signal)) yield JSON.parse(line) as DockerStatsReading;
   }
 
   async waitExit(containerId: string, timeoutMs: number): Promise<number | undefined> {
@@ -225,36 +208,12 @@ export class DockerProvisioner implements Provisioner {
       filters,
       abortSignal: signal,
     } as unknown as Docker.GetEventsOptions)) as unknown as Readable;
-    const stop = () => stream.destroy();
-    if (signal.aborted) return stop();
-    signal.addEventListener("abort", stop, { once: true });
-    let buffered = "";
-    try {
-      for await (const chunk of stream) {
-        buffered += String(chunk);
-        const lines = buffered.split("\n");
-        buffered = lines.pop() ?? "";
-        for (const line of lines) {
-          if (!line.trim()) continue;
-          const e = JSON.parse(line) as { Action: string; Actor: { ID: string; Attributes?: Record<string, string> }; timeNano: number };
-          // timeNano is beyond a double's precision: the JSON number is re-read from the line itself.
-          const nano = BigInt(/"timeNano":(\d+)/.exec(line)?.[1] ?? Math.round(e.timeNano));
-          const attributes = e.Actor.Attributes ?? {};
-          yield {
-            id: e.Actor.ID,
-            name: attributes.name ?? "",
-            action: e.Action,
-            atMs: Number(nano / 1_000_000n),
-            timeNano: nano,
-            attributes,
-          };
-        }
-      }
-    } catch (err) {
-      if (!signal.aborted) throw err;
-    } finally {
-      signal.removeEventListener("abort", stop);
-      stream.destroy();
+    for await (const line of jsonLines(stream, signal)) {
+      const e = JSON.parse(line) as { Action: string; Actor: { ID: string; Attributes?: Record<string, string> }; timeNano: number };
+      // timeNano is beyond a double's precision: the JSON number is re-read from the line itself.
+      const nano = BigInt(/"timeNano":(\d+)/.exec(line)?.[1] ?? Math.round(e.timeNano));
+      const attributes = e.Actor.Attributes ?? {};
+      yield { id: e.Actor.ID, name: attributes.name ?? "", action: e.Action, atMs: Number(nano / 1_000_000n), timeNano: nano, attributes };
     }
   }
 
@@ -290,5 +249,30 @@ export class DockerProvisioner implements Provisioner {
       os: info.OperatingSystem as string,
       dockerVersion: version.Version,
     };
+  }
+}
+
+/**
+ * The non-empty lines of one of the engine's JSON streams (stats, events) until it ends or the
+ * signal aborts it; the stream is destroyed either way. An abort that came while the request was on
+ * its way is seen at once (nobody would destroy the stream otherwise).
+ */
+async function* jsonLines(stream: Readable, signal: AbortSignal): AsyncIterable<string> {
+  const stop = () => stream.destroy();
+  if (signal.aborted) return stop();
+  signal.addEventListener("abort", stop, { once: true });
+  let buffered = "";
+  try {
+    for await (const chunk of stream) {
+      buffered += String(chunk);
+      const lines = buffered.split("\n");
+      buffered = lines.pop() ?? "";
+      for (const line of lines) if (line.trim()) yield line;
+    }
+  } catch (err) {
+    if (!signal.aborted) throw err;
+  } finally {
+    signal.removeEventListener("abort", stop);
+    stream.destroy();
   }
 }
