@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { gzipSync } from "node:zlib";
 import { expect, test, type Page } from "@playwright/test";
-import { runsNamed, tagNewest, uniqueName, untag } from "./helpers";
+import { pack } from "tar-stream";
+import { docker, runsNamed, tagNewest, uniqueName, untag } from "./helpers";
 
 /**
  * The run form for a user's own service and workload (issue 15), filled in as a user would: the
@@ -19,6 +21,16 @@ export default function () {
 `;
 
 const radio = (page: Page, id: string) => page.getByTestId(id).locator("input");
+
+/** A build context as a user uploads it: a tar.gz of a folder with a Dockerfile. */
+async function buildContext(dockerfile: string): Promise<Buffer> {
+  const tar = pack();
+  tar.entry({ name: "Dockerfile" }, dockerfile);
+  tar.finalize();
+  const chunks: Buffer[] = [];
+  for await (const chunk of tar) chunks.push(chunk as Buffer);
+  return gzipSync(Buffer.concat(chunks));
+}
 
 test("your image: the form shows every dependency and names each bad field under it", async ({ page, request }) => {
   const name = uniqueName("e2e your image invalid");
@@ -113,11 +125,14 @@ test.describe("a run of your own image", () => {
   const reference = `e2e-your-service:${randomUUID().slice(0, 8)}`;
 
   // The user's image: the lab's testbed under another name (it serves /cpu and /health on 8080).
+  let testbedSource = "";
+  const uploaded: string[] = [];
   test.beforeAll(async () => {
-    await tagNewest("scalelab/testbed", reference);
+    testbedSource = await tagNewest("scalelab/testbed", reference);
   });
   test.afterAll(async () => {
     await untag(reference);
+    for (const ref of uploaded) await docker("DELETE", `/images/${encodeURIComponent(ref)}`);
   });
 
   test("How does it scale? starts the scale-my-service preset with the form's service and workload", async ({ page, request }) => {
@@ -159,14 +174,25 @@ test.describe("a run of your own image", () => {
     expect(view.definition.base.workload).toMatchObject({ request: { method: "GET", path: "/cpu" } });
   });
 
-  test("picked by name, with its port, health path and env, under a k6 script: per-backend counts and the script's checks", async ({
+  test("uploaded in the form, with its port, health path and env, under a k6 script: per-backend counts and the script's checks", async ({
     page,
   }) => {
     test.setTimeout(RUN_TIMEOUT + 60_000);
     const name = uniqueName("e2e your image");
+    // The user's service: a Dockerfile FROM the lab's testbed (a server on 8080 with /cpu and /health), uploaded and built here.
+    const built = `e2e-uploaded:${randomUUID().slice(0, 8)}`;
+    const context = await buildContext(`FROM ${testbedSource}\nLABEL org.scalelab.e2e="uploaded in the run form"\n`);
     await page.goto("/runs/new?kind=image");
     await page.getByTestId("field-name").fill(name);
-    await page.getByTestId("field-image").fill(reference);
+    await page.getByTestId("image-upload").locator("summary").click();
+    await page.getByTestId("image-upload-file").setInputFiles({ name: "service.tar.gz", mimeType: "application/gzip", buffer: context });
+    await page.getByTestId("image-upload-tag").fill(built);
+    await page.getByTestId("image-upload-build").click();
+    await expect(page.getByTestId("image-upload-done")).toContainText(`Built ${built}`, { timeout: 120_000 });
+    // The built image is the form's, and the engine's list offers it.
+    await expect(page.getByTestId("field-image")).toHaveValue(built);
+    await expect(page.getByTestId("image-choice").locator("option", { hasText: built })).toHaveCount(1);
+    uploaded.push(built);
     await page.getByTestId("field-servicePort").fill("8080");
     await page.getByTestId("field-healthPath").fill("/health");
     await page.getByTestId("field-env").fill("TESTBED_ROLE=service\nTESTBED_GRPC_PORT=0\nTESTBED_CPU_ITERATIONS=1000");
@@ -184,7 +210,7 @@ test.describe("a run of your own image", () => {
     expect(await status.getAttribute("data-status"), error ?? "").toBe("succeeded");
 
     // The setup shows the image's contract with the lab.
-    await expect(page.getByTestId("setup-image")).toHaveText(reference);
+    await expect(page.getByTestId("setup-image")).toHaveText(built);
     await expect(page.getByTestId("setup-port")).toHaveText("8080");
     await expect(page.getByTestId("setup-health-path")).toHaveText("/health");
     await expect(page.getByTestId("run-setup")).toContainText("TESTBED_CPU_ITERATIONS=1000");

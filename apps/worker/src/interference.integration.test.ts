@@ -8,13 +8,14 @@ import { useLabWorker, waitFor } from "./testing/lab";
  * Outside interference for real, through the queue and the worker, against the real Docker engine,
  * Postgres and Redis: a replica stopped and started again behind the worker's back (as someone's
  * `docker stop` would) is on the run's timeline, in its summary and first in its findings; the same
- * stop and start done by the run's own fault timeline are not.
+ * stop and start done by the run's own fault timeline are not (faults.integration.test.ts asserts it
+ * for every container action of the timeline).
  */
 const ctx = useLabWorker("interference");
 
 const TWO_REPLICAS = {
   topology: { service: { replicas: 2, memoryMb: 64 }, balancer: { kind: "nginx" as const } },
-  workload: { arrivalRate: 30, durationSeconds: 15, requestTimeoutMs: 1000 },
+  workload: { arrivalRate: 30, durationSeconds: 10, requestTimeoutMs: 1000 },
 };
 
 async function finished(id: string) {
@@ -107,23 +108,5 @@ describe("outside interference", () => {
     expect(findings[0]!.message).toMatch(
       /^Outside interference: replica app-1 exited on its own \(exit code 0\) and was down from \d+ s to the end of the load: the result is affected/,
     );
-  });
-
-  it("the same stop and start done by the run's fault timeline are not interference", async () => {
-    const body: TRunCreateInput = {
-      name: "interference: the fault timeline stops app-0",
-      ...TWO_REPLICAS,
-      faults: [
-        { at: 4, action: "stop", target: { role: "app", index: 0 } },
-        { at: 8, action: "start", target: { role: "app", index: 0 } },
-      ],
-    };
-    const id = await ctx.lab.createRun(body);
-    const { summary, timeline, findings } = await finished(id);
-    expect(timeline).toContainEqual(expect.stringMatching(/^info fault stop app-0 @4s applied at 4\.\d{3} s/));
-    expect(timeline).toContainEqual(expect.stringMatching(/^info fault start app-0 @8s applied at 8\.\d{3} s/));
-    expect(timeline.filter((l) => /outside the run|on its own|lack of memory/.test(l))).toEqual([]);
-    expect(summary.interference).toBeUndefined();
-    expect(findings.map((f) => f.code)).not.toContain("interference");
   });
 });

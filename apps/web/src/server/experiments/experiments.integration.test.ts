@@ -173,9 +173,15 @@ describe("REST", () => {
     expect(await storedExperiments(b.name)).toBe(0);
   });
 
-  it("GET /presets lists the seven write-ups; POST /presets/{name}/run starts one with a patch, an unknown name is a 404", async () => {
-    const list = (await (await rest(new Request(`${API}/presets`))).json()) as { name: string; runs: number; reference: unknown[] }[];
-    expect(list).toHaveLength(7);
+  it("GET /presets lists the seven write-ups and scale-my-service; POST /presets/{name}/run starts one with a patch, an unknown name is a 404", async () => {
+    const list = (await (await rest(new Request(`${API}/presets`))).json()) as {
+      name: string;
+      runs: number;
+      reference: unknown[];
+      needs?: string;
+    }[];
+    expect(list.filter((p) => !p.needs)).toHaveLength(7);
+    expect(list.filter((p) => p.needs).map((p) => [p.name, p.runs])).toEqual([["scale-my-service", 9]]);
     const res = await rest(
       post(
         `${API}/presets/cpu-limit-replicas/run`,
@@ -193,6 +199,32 @@ describe("REST", () => {
     expect((await rest(post(`${API}/presets/nope/run`, "{}"))).status).toBe(404);
     const bad = await rest(post(`${API}/presets/hot-key/run`, JSON.stringify({ repetitions: 0 })));
     expect(bad.status).toBe(400);
+  });
+
+  it("POST /presets/scale-my-service/run needs the user's image and its request: without them a 400 naming the field, nothing created; with them 9 runs", async () => {
+    const missing = await rest(post(`${API}/presets/scale-my-service/run`, "{}"));
+    expect(missing.status).toBe(400);
+    expect(await missing.text()).toContain("service.image is required with kind image");
+    const res = await rest(
+      post(
+        `${API}/presets/scale-my-service/run`,
+        JSON.stringify({
+          experimentName: `${prefix} scale my service`,
+          patch: { topology: { service: { image: "myapp:1.2", healthPath: "/health" } }, workload: { request: { path: "/orders" } } },
+          values: [1, 2, 3, 4],
+          repetitions: 2,
+        }),
+      ),
+    );
+    expect(res.status, await res.clone().text()).toBe(201);
+    const ref = (await res.json()) as { id: string; runs: number };
+    expect(ref.runs).toBe(8);
+    const view = await getExperiment(deps, ref.id);
+    expect(view.preset).toBe("scale-my-service");
+    expect(view.variants.map((v) => v.name)).toEqual(["replicas=1", "replicas=2", "replicas=3", "replicas=4"]);
+    const bad = await rest(post(`${API}/presets/hot-key/run`, JSON.stringify({ values: [1, 2] })));
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("values applies to a preset with one sweep axis");
   });
 
   it("POST /presets/{name}/run with no body runs the preset as it is (the document says the body is optional)", async () => {
@@ -261,7 +293,8 @@ describe("REST", () => {
     );
     const lines = (await csv.text()).trim().split("\n");
     expect(lines).toHaveLength(5);
-    expect(lines.find((l) => l.includes(run.id))).toMatch(/,succeeded,50,10,0,0,5,4,6,7,9,12,$/);
+    // The last two columns are a script's checks passed and failed (none here).
+    expect(lines.find((l) => l.includes(run.id))).toMatch(/,succeeded,50,10,0,0,5,4,6,7,9,12,,,$/);
 
     const samples = await (await rest(new Request(`${API}/experiments/${ref.id}/export?format=csv&table=samples`))).text();
     expect(samples.trim().split("\n")).toEqual([
