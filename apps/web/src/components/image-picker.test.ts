@@ -7,7 +7,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { AppRouter } from "~/server/routers/_app";
 import { TRPCProvider } from "~/trpc/client";
-import { ImagePicker, type ImagePickerProps } from "./image-picker";
+import { ImageChoices } from "./image-picker";
 
 const IMAGES: TRunnableImage[] = [
   { reference: "myapp:1.2", id: "sha256:a", size: 91_500_000, created: "2026-11-25T10:00:00.000Z", uploaded: true },
@@ -15,30 +15,23 @@ const IMAGES: TRunnableImage[] = [
 ];
 
 /** The picker as a page renders it, with the engine's list already fetched. */
-function render(props: Partial<ImagePickerProps> = {}): string {
+function render(): string {
   const queryClient = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity } } });
   const trpcClient = createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "http://lab.test/api/trpc" })] });
   const trpc = createTRPCOptionsProxy<AppRouter>({ client: trpcClient, queryClient });
   queryClient.setQueryData(trpc.images.list.queryKey({}), IMAGES);
-  const picker = createElement(ImagePicker, { value: "", onPicked: () => {}, ...props });
+  const picker = createElement(ImageChoices, { onPicked: () => {} });
   return renderToStaticMarkup(
     createElement(QueryClientProvider, { client: queryClient }, createElement(TRPCProvider, { trpcClient, queryClient, children: picker })),
   );
 }
 
-describe("ImagePicker", () => {
-  it("offers the engine's images in a datalist and says how many there are", () => {
+describe("ImageChoices", () => {
+  it("offers the engine's images, each with its size and age, and says how many there are", () => {
     const html = render();
-    expect(html).toMatch(/<option value="myapp:1.2">92 MB, built .*, uploaded<\/option>/);
-    expect(html).toContain('<option value="tools/redis:7">');
-    expect(html).toContain("2 image(s) on the lab&#x27;s engine");
-  });
-
-  it("describes the picked image and shows the form's error for the field", () => {
-    const html = render({ value: "tools/redis:7", error: "topology.service.image is not on the engine" });
-    expect(html).toMatch(/value="tools\/redis:7"/);
-    expect(html).toMatch(/<div class="hint" id="[^"]+">120 MB, built [^<]*<\/div>/);
-    expect(html).toContain('<div class="field-error">topology.service.image is not on the engine</div>');
+    expect(html).toMatch(/<option value="myapp:1.2">myapp:1.2 \(92 MB, built .*, uploaded\)<\/option>/);
+    expect(html).toContain('<option value="tools/redis:7">tools/redis:7 (120 MB, built ');
+    expect(html).toContain("2 image(s) besides the lab&#x27;s own");
   });
 
   it("has the upload: a file input for .tar/.tar.gz, a tag, and a build button that waits for both", () => {

@@ -9,16 +9,6 @@ import { useTRPC } from "~/trpc/client";
 /** How many of the build's lines the progress box keeps. */
 const SHOWN_LINES = 200;
 
-export type ImagePickerProps = {
-  /** The reference the form holds (`topology.service.image`). */
-  value: string;
-  /** Called with a reference picked from the list, typed, or built from an upload. */
-  onPicked: (reference: string) => void;
-  /** The form's error for the field (e.g. the server's "not present on the engine"). */
-  error?: string;
-  disabled?: boolean;
-};
-
 const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
 
 /** One line of the datalist: the reference, and what tells two apart. */
@@ -26,52 +16,37 @@ const describe = (i: TRunnableImage) =>
   `${megabytes(i.size)}, built ${new Date(i.created).toLocaleString()}${i.uploaded ? ", uploaded" : ""}`;
 
 /**
- * The image of a `service.kind: "image"` run: a reference from the engine's images (GET
- * /api/v1/images, typed or picked from the list), or a build context uploaded and built here
- * (POST /api/v1/images, its progress shown as it streams; on failure its last lines).
+ * Under the run form's Image field: the engine's images to pick from (GET /api/v1/images; the lab's
+ * own are left out) and a build-context upload (POST /api/v1/images, its progress shown as it
+ * streams; on failure its last lines). A pick or a finished build calls `onPicked`.
  */
-export function ImagePicker({ value, onPicked, error, disabled }: ImagePickerProps) {
+export function ImageChoices({ onPicked, disabled }: { onPicked: (reference: string) => void; disabled?: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const images = useQuery(trpc.images.list.queryOptions({}));
-  const id = useId();
-  const picked = images.data?.find((i) => i.reference === value);
-
   return (
-    <div className="stack" data-testid="image-picker">
-      <div className={`field wide${error ? " invalid" : ""}`}>
-        <label htmlFor={`${id}-ref`}>Image</label>
-        <input
-          id={`${id}-ref`}
-          list={`${id}-list`}
-          value={value}
-          placeholder="myapp:1.2"
-          spellCheck={false}
-          autoComplete="off"
-          disabled={disabled}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={`${id}-hint`}
-          data-testid="image-reference"
-          onChange={(e) => onPicked(e.target.value.trim())}
-        />
-        <datalist id={`${id}-list`}>
-          {images.data?.map((i) => (
-            <option key={i.reference} value={i.reference}>
-              {describe(i)}
-            </option>
-          ))}
-        </datalist>
-        <div className="hint" id={`${id}-hint`}>
+    <div className="field wide stack" data-testid="image-choices">
+      <label htmlFor="imageChoice">…or pick one on the lab&apos;s engine</label>
+      <select
+        id="imageChoice"
+        value=""
+        onChange={(e) => e.target.value && onPicked(e.target.value)}
+        disabled={disabled || !images.data?.length}
+        data-testid="image-choice"
+      >
+        <option value="">
           {images.isError
-            ? `Could not list the engine's images: ${images.error.message}`
-            : picked
-              ? describe(picked)
-              : images.data
-                ? `${images.data.length} image(s) on the lab's engine; any reference present there works (docker build -t myapp:1.2 .)`
-                : "Loading the engine's images…"}
-        </div>
-        {error && <div className="field-error">{error}</div>}
-      </div>
+            ? `could not list the engine's images: ${images.error.message}`
+            : images.data
+              ? `${images.data.length} image(s) besides the lab's own`
+              : "loading the engine's images…"}
+        </option>
+        {images.data?.map((i) => (
+          <option key={i.reference} value={i.reference}>
+            {i.reference} ({describe(i)})
+          </option>
+        ))}
+      </select>
       <UploadContext
         disabled={disabled}
         onBuilt={(reference) => {
@@ -85,7 +60,7 @@ export function ImagePicker({ value, onPicked, error, disabled }: ImagePickerPro
 
 type Progress = { step?: Extract<TImageBuildEvent, { type: "step" }>; lines: string[] };
 
-export function UploadContext({ onBuilt, disabled }: { onBuilt: (reference: string) => void; disabled?: boolean }) {
+function UploadContext({ onBuilt, disabled }: { onBuilt: (reference: string) => void; disabled?: boolean }) {
   const id = useId();
   const [file, setFile] = useState<File | null>(null);
   const [tag, setTag] = useState("");

@@ -1,7 +1,7 @@
 "use client";
 
 import { ZRunCreate, type TRunCreateInput } from "@scalelab/scenarios/contract";
-import { keepPreviousData, skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, skipToken, useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, type ReactNode } from "react";
 import { FormProvider, useForm, useFormContext, useFormState, type Control } from "react-hook-form";
@@ -37,7 +37,7 @@ import { useTRPC } from "~/trpc/client";
 import { FaultEditor } from "./fault-editor";
 import { FilePreview } from "./file-preview";
 import { FormField } from "./form-field";
-import { UploadContext } from "./image-picker";
+import { ImageChoices } from "./image-picker";
 import { RequestMix } from "./request-mix";
 import { TopologyDiagram } from "./topology-diagram";
 
@@ -89,44 +89,6 @@ function FieldWithSlot({ spec, after }: { spec: FieldSpec; after: ReactNode }) {
       <FormField spec={spec} />
       {after}
     </>
-  );
-}
-
-/** Under the Image field: the engine's images to pick from (GET /api/v1/images) and a build-context upload (POST /api/v1/images). */
-function ImagePickerSlot({ onPicked }: { onPicked: (reference: string) => void }) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const images = useQuery(trpc.images.list.queryOptions({}));
-  return (
-    <div className="field wide stack" data-testid="image-choices">
-      <label htmlFor="imageChoice">…or pick one on the lab&apos;s engine</label>
-      <select
-        id="imageChoice"
-        value=""
-        onChange={(e) => e.target.value && onPicked(e.target.value)}
-        disabled={!images.data?.length}
-        data-testid="image-choice"
-      >
-        <option value="">
-          {images.isError
-            ? `could not list the engine's images: ${images.error.message}`
-            : images.data
-              ? `${images.data.length} image(s) besides the lab's own`
-              : "loading the engine's images…"}
-        </option>
-        {images.data?.map((i) => (
-          <option key={i.reference} value={i.reference}>
-            {i.reference} ({(i.size / 1e6).toFixed(0)} MB{i.uploaded ? ", uploaded" : ""})
-          </option>
-        ))}
-      </select>
-      <UploadContext
-        onBuilt={(reference) => {
-          void queryClient.invalidateQueries({ queryKey: trpc.images.list.queryKey() });
-          onPicked(reference);
-        }}
-      />
-    </div>
   );
 }
 
@@ -242,7 +204,7 @@ export function NewRunForm({ kind }: { kind?: string }) {
 
   const after = (id: string): ReactNode => {
     if (id === "image")
-      return <ImagePickerSlot onPicked={(reference) => setValue("topology.service.image", reference, { shouldValidate: true })} />;
+      return <ImageChoices onPicked={(reference) => setValue("topology.service.image", reference, { shouldValidate: true })} />;
     if (id === "traffic" && values.traffic === "requests") return <RequestMix />;
     if (id === "script") {
       return (
