@@ -39,6 +39,10 @@ control_plane "$TEST_DB" "$TEST_REDIS_DB" --fresh
 export SCALELAB_INSTANCE=scalelab-test
 build_lab_images
 
+# The e2e web's build (Next, CPU only, about a minute) runs beside the image builds' integration
+# test: neither measures anything, and Playwright (below) waits for it.
+build_web "$E2E_WEB_DIST" "$STATE/logs/e2e-web-build.log" &
+E2E_BUILD_PID=$!
 step "integration: images" pnpm --filter @scalelab/images test:integration $(vitest_json integration-images)
 step "integration: worker pipeline" pnpm --filter @scalelab/worker test:integration $(vitest_json integration-worker)
 step "integration: web services" pnpm --filter @scalelab/web test:integration $(vitest_json integration-web)
@@ -49,7 +53,7 @@ E2E_URL="http://127.0.0.1:$E2E_PORT"
 # apps/web/.next-e2e, so a dashboard started by scripts/up.sh from this checkout keeps serving its
 # own build (.next) meanwhile.
 e2e_up() {
-  build_web "$E2E_WEB_DIST" "$STATE/logs/e2e-web-build.log" || return 1
+  wait "$E2E_BUILD_PID" || { log "building the e2e web failed, see $STATE/logs/e2e-web-build.log"; return 1; }
   stop_pidfile "$STATE/e2e-worker.pid"; stop_pidfile "$STATE/e2e-web.pid"
   start_worker e2e-worker || return 1
   start_web e2e-web "$E2E_PORT" "$E2E_WEB_DIST" || return 1
