@@ -122,7 +122,7 @@ function MetricBars({
 /** Mean req/s and p95 per variant with error bars: the mean's 95 % CI (the default) or ± one sd. */
 export function ExperimentBars({ view }: { view: TExperimentView }) {
   const [mode, setMode] = useState<ErrorMode>("ci");
-  const what = mode === "ci" ? "95 % confidence interval of the mean" : "± one standard deviation of the runs";
+  const what = mode === "ci" ? "95 % confidence interval of the mean (on the log scale)" : "± one standard deviation of the runs";
   return (
     <section className="panel" data-testid="experiment-bars" data-error-bars={mode}>
       <div className="panel-head">

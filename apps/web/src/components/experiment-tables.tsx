@@ -83,8 +83,9 @@ export function VariantStats({ view }: { view: TExperimentView }) {
       <div className="panel-title">
         <h2>Variants</h2>
         <span className="muted">
-          Mean ± sd over each variant&apos;s succeeded runs (n); the CI is the 95 % confidence interval of the mean req/s. Latencies in{" "}
-          <span className="noisy-value">orange</span> vary by more than 10 % between runs.
+          Mean ± sd over each variant&apos;s succeeded runs (n); the CI is the 95 % confidence interval of the mean req/s, computed on the
+          log scale as the comparisons are (never below 0). Latencies in <span className="noisy-value">orange</span> vary by more than 10 %
+          between runs.
         </span>
       </div>
       <div className="table-scroll">

@@ -55,25 +55,34 @@ const baselineRps = [412.3, 398.1, 405.7];
 const scaledRps = [1180.2, 1211.9, 1195.4];
 
 describe("describe", () => {
-  it("gives the sample sd, cv and Student's t 95 % interval of the mean", () => {
+  it("gives the sample sd, cv and the 95 % interval of the mean on the log scale (Student's t on the logs)", () => {
     const d = describeValues(baselineRps);
     expect(d).toMatchObject({ n: 3, min: 398.1, max: 412.3 });
-    // scipy: mean=405.36666666666673 sd=7.105866121264405 cv=0.017529478138140955 ci=[387.71471666018476, 423.0186166731487]
+    // scipy: mean=405.36666666666673 sd=7.105866121264405 cv=0.017529478138140955; exp(t interval of the logs)=[388.04139754305044, 423.37864958699146]
     expectClose(d.mean, 405.36666666666673);
     expectClose(d.sd, 7.105866121264405);
     expectClose(d.cv, 0.017529478138140955);
-    expectClose(d.ciLow, 387.71471666018476);
-    expectClose(d.ciHigh, 423.0186166731487);
+    expectClose(d.ciLow, 388.04139754305044);
+    expectClose(d.ciHigh, 423.37864958699146);
   });
 
   it("on five latency p95s (ms)", () => {
     const d = describeValues([48.2, 51.7, 49.9, 50.4, 47.8]);
-    // scipy: mean=49.6 sd=1.6077935190813535 cv=0.03241519191696277 ci=[47.60366067081135, 51.59633932918865]
+    // scipy: mean=49.6 sd=1.6077935190813535 cv=0.03241519191696277; exp(t interval of the logs)=[47.62461719868171, 51.6139534882044]
     expectClose(d.mean, 49.6);
     expectClose(d.sd, 1.6077935190813535);
     expectClose(d.cv, 0.03241519191696277);
-    expectClose(d.ciLow, 47.60366067081135);
-    expectClose(d.ciHigh, 51.59633932918865);
+    expectClose(d.ciLow, 47.62461719868171);
+    expectClose(d.ciHigh, 51.6139534882044);
+  });
+
+  it("never gives a negative interval for a noisy throughput (7,319 to 21,045 req/s), nor for counts with a 0", () => {
+    const d = describeValues([7319, 21045, 14000]);
+    // On the plain scale: 14,121 ± 17,048, below 0; on the log scale [3,440, 48,517].
+    expectClose(d.ciLow, 3440.231489509176);
+    expectClose(d.ciHigh, 48517.46953671074);
+    expect(describeValues([0, 10, 0]).ciLow).toBe(0);
+    expect(describeValues([-1, 1, 3]).ciLow).toBeLessThan(0);
   });
 
   it("has no spread for one value and nothing but n for none", () => {

@@ -23,7 +23,12 @@ export type TDescription = {
   sd: number | null;
   /** sd / mean; null below 2 values or when the mean is 0. */
   cv: number | null;
-  /** 95 % confidence interval of the mean (Student's t); null below 2 values. */
+  /**
+   * 95 % confidence interval of the mean, on the log scale as the comparisons are (Student's t on
+   * the logs, exponentiated: an interval of the geometric mean, never negative, as wide on either
+   * side in ratio); with a value ≤ 0, Student's t on the values, its low end at least 0 when no value
+   * is negative. Null below 2 values.
+   */
   ciLow: number | null;
   ciHigh: number | null;
   min: number | null;
@@ -37,10 +42,24 @@ export function describe(values: readonly number[]): TDescription {
   const min = Math.min(...values);
   const max = Math.max(...values);
   if (n === 1) return { n, mean, sd: null, cv: null, ciLow: null, ciHigh: null, min, max };
-  const sd = Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / (n - 1));
-  const half = tQuantile(0.975, n - 1) * (sd / Math.sqrt(n));
-  return { n, mean, sd, cv: mean === 0 ? null : sd / mean, ciLow: mean - half, ciHigh: mean + half, min, max };
+  const sd = sampleSd(values, mean);
+  const t = tQuantile(0.975, n - 1);
+  let ciLow: number;
+  let ciHigh: number;
+  if (min > 0) {
+    const logs = values.map(Math.log);
+    const logMean = average(logs);
+    const half = t * (sampleSd(logs, logMean) / Math.sqrt(n));
+    [ciLow, ciHigh] = [Math.exp(logMean - half), Math.exp(logMean + half)];
+  } else {
+    const half = t * (sd / Math.sqrt(n));
+    [ciLow, ciHigh] = [min >= 0 ? Math.max(0, mean - half) : mean - half, mean + half];
+  }
+  return { n, mean, sd, cv: mean === 0 ? null : sd / mean, ciLow, ciHigh, min, max };
 }
+
+const sampleSd = (values: readonly number[], mean: number) =>
+  Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / (values.length - 1));
 
 /** Whether the runs of a variant vary too much to trust (coefficient of variation above `threshold`). */
 export function variationWarning(d: TDescription, threshold = 0.1): boolean {
