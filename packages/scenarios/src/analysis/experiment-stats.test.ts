@@ -78,7 +78,7 @@ describe("describe", () => {
 
   it("never gives a negative interval for a noisy throughput (7,319 to 21,045 req/s), nor for counts with a 0", () => {
     const d = describeValues([7319, 21045, 14000]);
-    // On the plain scale: 14,121 ± 17,048, below 0; on the log scale [3,440, 48,517].
+    // On the plain scale: 14,121 ± 17,051, below 0; on the log scale [3,440, 48,517].
     expectClose(d.ciLow, 3440.231489509176);
     expectClose(d.ciHigh, 48517.46953671074);
     expect(describeValues([0, 10, 0]).ciLow).toBe(0);
