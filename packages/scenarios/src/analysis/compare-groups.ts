@@ -187,7 +187,10 @@ export function compareSides(
       text: `differs by ${signedPercent(cmp.ratio)}: ${singleSides(sizes.baselineN, sizes.n)} cannot tell a difference from noise`,
     };
   }
-  return { ...sizes, ...none, verdict: "unknown", text: `not compared: ${cmp.reason}` };
+  // A value of 0 (or below) among others: a ratio to or of it means nothing.
+  const nonPositive = all.find((v) => !(v > 0));
+  const text = nonPositive !== undefined ? `not compared as a ratio: a run has ${nonPositive}` : `not compared: ${cmp.reason}`;
+  return { ...sizes, ...none, verdict: "unknown", text };
 }
 
 /** The figures that are a score (higher or lower is better); the others are context. */
