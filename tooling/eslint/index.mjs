@@ -73,7 +73,7 @@ export function scalelab({ root }) {
     },
     {
       // Where the environment is read (or handed on to a child process) and tool configs.
-      files: ["**/src/env.ts", "**/*.config.{ts,mts}"],
+      files: ["**/src/env.ts", "**/e2e/env.ts", "**/*.config.{ts,mts}"],
       rules: { "no-restricted-properties": "off" },
     },
     {

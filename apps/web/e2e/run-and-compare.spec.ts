@@ -76,4 +76,37 @@ test("a run from the form goes live, succeeds and compares with a second run", a
   await expect(table.getByTestId("ratio-header")).toHaveText(`${second} / ${name}`);
   await expect(page.getByTestId("figure-rps").getByTestId("ratio-cell")).toHaveText(/^\d+(\.\d+)?×$/);
   await expect(page.locator('[data-testid="compare-chart-rps"] .recharts-line')).toHaveCount(2);
+
+  // One run per side: the page says it cannot tell a difference from noise, gives no better or
+  // worse, and repeats both as an experiment in one click.
+  await expect(page.getByTestId("compare-single")).toContainText("One run per side cannot tell a difference from noise");
+  const rps = page.getByTestId("verdict-rps").getByTestId("verdict-cell");
+  await expect(rps).toHaveAttribute("data-verdict", "cannot_tell");
+  await expect(rps).toContainText(/differs by [+\u2212]\d+(\.\d)? %: one run per side cannot tell a difference from noise/);
+  await expect(
+    page.locator('[data-testid="verdict-cell"][data-verdict="better"], [data-testid="verdict-cell"][data-verdict="worse"]'),
+  ).toHaveCount(0);
+  await page.getByTestId("compare-repeat").click();
+  await page.waitForURL(/\/experiments\/[0-9a-f-]{36}$/);
+  const experimentId = new URL(page.url()).pathname.split("/").pop()!;
+  const experiment = (await (await request.get(`/api/v1/experiments/${experimentId}`)).json()) as {
+    repetitions: number;
+    variants: { name: string; runs: { id: string }[] }[];
+  };
+  expect(experiment.variants.map((v) => v.name)).toEqual([`A: ${name}`, `B: ${second}`]);
+  expect(experiment.repetitions).toBe(3);
+  expect(experiment.variants.map((v) => v.runs.length)).toEqual([3, 3]);
+  // Its variants run the compared runs' definitions.
+  const definitionOf = async (id: string) => {
+    const run = (await (await request.get(`/api/v1/runs/${id}`)).json()) as { topology: unknown; workload: unknown };
+    return { topology: run.topology, workload: run.workload };
+  };
+  for (const [variant, compared] of [
+    [experiment.variants[0]!, runId],
+    [experiment.variants[1]!, secondId],
+  ] as const) {
+    expect(await definitionOf(variant.runs[0]!.id)).toEqual(await definitionOf(compared));
+  }
+  // The suite need not wait for its six runs.
+  expect((await request.post(`/api/v1/experiments/${experimentId}/cancel`)).status()).toBe(200);
 });

@@ -2,8 +2,9 @@
 
 import { formatRatio, overlaySeries } from "@scalelab/scenarios/analysis";
 import { isTerminal } from "@scalelab/scenarios/contract";
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { Fragment, useMemo } from "react";
 import { formatBytes, formatCount, formatMs, formatRps } from "~/lib/format";
 import { useTRPC } from "~/trpc/client";
@@ -91,10 +92,220 @@ function WhatDiffers({
   );
 }
 
-export function CompareView({ ids }: { ids: string[] }) {
+type Group = { id: string; label: string; runIds: string[]; counted: string[] };
+type Comparison = { group: string; n: number; baselineN: number; verdict: string; text: string };
+type VerdictRow = { key: string; label: string; comparisons: Comparison[] };
+
+const VERDICT_WORDS: Record<string, string> = {
+  better: "better",
+  worse: "worse",
+  not_distinguishable: "not distinguishable",
+  unknown: "no verdict",
+};
+/** The colour of a verdict: only a tested, significant difference is coloured. */
+const VERDICT_CLASS: Record<string, string> = {
+  better: "better",
+  worse: "worse",
+  not_distinguishable: "same",
+  cannot_tell: "unknown",
+  unknown: "unknown",
+};
+
+const sideText = (g: Group) => `${g.id}: ${g.label} (${g.counted.length} run${g.counted.length === 1 ? "" : "s"})`;
+
+/** An error of the compare as sentences: the issues' messages name the field and its range. */
+function errorText(error: { message: string; data?: { issues?: { path: string; message: string }[] | null } | null }): string {
+  const issues = error.data?.issues ?? [];
+  return issues.length > 0 ? issues.map((i) => i.message).join("; ") : error.message;
+}
+
+/** Per scored figure, each side against the baseline's side. */
+function Verdicts({ rows, groups, baseGroup }: { rows: VerdictRow[]; groups: Group[]; baseGroup: Group }) {
+  const others = groups.filter((g) => g !== baseGroup);
+  // A figure no side has a value of (no broker in any run) is left out.
+  const shown = rows.filter((r) => r.comparisons.some((c) => c.n > 0 || c.baselineN > 0));
+  return (
+    <section className="panel" data-testid="compare-verdicts">
+      <h2>Verdict against {sideText(baseGroup)}</h2>
+      <div className="muted" style={{ marginBottom: 8 }}>
+        Runs with the same topology, workload and faults are one side, its runs repetitions. Each side is compared with the baseline&apos;s
+        as in experiments: the ratio of geometric means, its 95 % confidence interval and Welch&apos;s t-test on the logarithms; a
+        difference is better or worse only when p &lt; 0.05.
+      </div>
+      {others.length === 0 ? (
+        <div data-testid="compare-one-side">
+          All runs share one definition: they are repetitions of one side, with nothing to compare them against. How far they differ from
+          each other is the run-to-run noise.
+        </div>
+      ) : (
+        <div style={{ overflowX: "auto" }}>
+          <table className="data" data-testid="verdict-table">
+            <thead>
+              <tr>
+                <th>Figure</th>
+                {others.map((g) => (
+                  <th key={g.id} data-testid="verdict-header" data-group={g.id}>
+                    {sideText(g)} vs {baseGroup.id}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((r) => (
+                <tr key={r.key} data-testid={`verdict-${r.key}`}>
+                  <td>{r.label}</td>
+                  {r.comparisons.map((c) => (
+                    <td key={c.group} className="wrap" data-testid="verdict-cell" data-group={c.group} data-verdict={c.verdict}>
+                      {/* "cannot tell" is said by the text itself ("differs by +12 %: one run per side cannot tell …"). */}
+                      {c.verdict !== "cannot_tell" && (
+                        <>
+                          <span className={`ratio ${VERDICT_CLASS[c.verdict] ?? "unknown"}`}>
+                            {VERDICT_WORDS[c.verdict] ?? c.verdict}
+                          </span>{" "}
+                        </>
+                      )}
+                      <span className="muted">{c.text}</span>
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+type Repeat = {
+  name: string;
+  base: Record<string, unknown>;
+  variants: { name: string; patch: Record<string, unknown> }[];
+  repetitions: number;
+  baseline: string;
+};
+
+/** Where a side has one run: the page says it cannot tell, and offers to repeat every side as an experiment. */
+function SingleRunNotice({ single, groups, repeat }: { single: Group[]; groups: Group[]; repeat: Repeat | null }) {
   const trpc = useTRPC();
+  const router = useRouter();
+  const create = useMutation(trpc.experiments.create.mutationOptions({ onSuccess: (ref) => router.push(`/experiments/${ref.id}`) }));
+  const both = groups.length === 2 ? "both" : `all ${groups.length}`;
+  return (
+    <div className="notice" data-testid="compare-single" style={{ marginBottom: 16 }}>
+      <p style={{ margin: "0 0 8px" }}>
+        One run per side cannot tell a difference from noise: {single.map((g) => `${g.id} (${g.label})`).join(", ")}{" "}
+        {single.length === 1 ? "has" : "have"} fewer than two finished runs, so their differences below are what these runs measured, not a
+        verdict. A run of the same setup can differ by tens of percent on a busy host.
+      </p>
+      {repeat && (
+        <>
+          <button
+            className="btn btn-primary"
+            data-testid="compare-repeat"
+            disabled={create.isPending}
+            onClick={() => create.mutate(repeat)}
+          >
+            {create.isPending ? "Creating…" : `Repeat ${both} as an experiment`}
+          </button>{" "}
+          <span className="muted">
+            {repeat.repetitions} runs of each side&apos;s setup, interleaved, {repeat.variants.length * repeat.repetitions} runs in all.
+          </span>
+          {create.error && (
+            <div className="error-box" data-testid="compare-repeat-error" style={{ marginTop: 8 }}>
+              Could not create the experiment: {errorText(create.error)}
+            </div>
+          )}
+        </>
+      )}
+    </div>
+  );
+}
+
+type Reason = { code: string; cells: ({ level: string; message: string } | null)[]; differs: boolean };
+
+/** Each run's findings in its column, one row per kind of finding: a finding one side has and the other lacks explains the difference. */
+function Reasons({
+  reasons,
+  runs,
+  colors,
+  label,
+  sideOf,
+}: {
+  reasons: Reason[];
+  runs: Run[];
+  colors: Map<string, string>;
+  label: (r: Run) => string;
+  sideOf: (id: string) => string;
+}) {
+  // The columns side by side: A's runs, then B's, … (the cells come in the order of `runs`).
+  const columns = runs.map((r, i) => ({ run: r, i })).sort((a, b) => sideOf(a.run.id).localeCompare(sideOf(b.run.id)) || a.i - b.i);
+  return (
+    <section className="panel" style={{ padding: 0 }} data-testid="compare-reasons">
+      <h2 style={{ padding: "14px 16px 0" }}>Reasons: the runs&apos; findings side by side</h2>
+      {reasons.length === 0 ? (
+        <div className="empty">No run has a finding: nothing in their figures stands out.</div>
+      ) : (
+        <div style={{ overflowX: "auto" }}>
+          <table className="data">
+            <thead>
+              <tr>
+                <th>Finding</th>
+                {columns.map(({ run: r }) => (
+                  <th key={r.id} className="run-head">
+                    <span className="swatch" style={{ background: colors.get(r.id) }} />
+                    {label(r)} <span className="muted">({sideOf(r.id)})</span>
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {reasons.map((row) => (
+                <tr key={row.code} data-testid={`reason-${row.code}`} data-differs={row.differs || undefined}>
+                  <td className="muted">
+                    {row.code.replaceAll("_", " ")}
+                    {row.differs && <span className="differs-tag">differs</span>}
+                  </td>
+                  {columns.map(({ run: r, i }) => {
+                    const c = row.cells[i];
+                    return (
+                      <td
+                        key={r.id}
+                        className="wrap"
+                        style={{ minWidth: 240, fontSize: 12.5 }}
+                        data-testid="reason-cell"
+                        data-run-id={r.id}
+                      >
+                        {c ? (
+                          <>
+                            {c.level === "warn" && (
+                              <span className="tag tag-warn" style={{ marginLeft: 0, marginRight: 6 }}>
+                                warning
+                              </span>
+                            )}
+                            {c.message}
+                          </>
+                        ) : (
+                          <span className="muted">—</span>
+                        )}
+                      </td>
+                    );
+                  })}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function CompareView({ ids, baseline: chosen }: { ids: string[]; baseline?: string }) {
+  const trpc = useTRPC();
+  const router = useRouter();
   const result = useQuery({
-    ...trpc.runs.compare.queryOptions({ ids }),
+    ...trpc.runs.compare.queryOptions({ ids, ...(chosen && { baseline: chosen }) }),
     enabled: ids.length >= 2,
     refetchInterval: (q) => (q.state.data?.runs.some((r) => !isTerminal(r.status)) ? 3_000 : false),
   });
@@ -129,15 +340,26 @@ export function CompareView({ ids }: { ids: string[] }) {
     );
   }
   if (result.isPending) return <div className="empty">Loading…</div>;
-  if (result.isError) return <div className="panel error-box">Could not compare: {result.error.message}</div>;
+  if (result.isError) {
+    return (
+      <div className="panel error-box" data-testid="compare-error">
+        Could not compare: {errorText(result.error)}.
+      </div>
+    );
+  }
 
-  const { runs, setup } = result.data;
+  const { runs, setup, groups } = result.data;
   // A figure no run has (no broker in any of them) is left out rather than shown as a row of dashes.
   const figures = result.data.figures.filter((f) => f.cells.some((c) => c.value !== null));
   const label = (r: Run) => r.name ?? r.id.slice(0, 8);
   const series = runs.map((r) => ({ key: r.id, label: label(r), color: colors.get(r.id)! }));
-  const baseline = runs[0]!;
-  const others = runs.slice(1);
+  const baseline = runs.find((r) => r.id === result.data.baseline) ?? runs[0]!;
+  const others = runs.filter((r) => r !== baseline);
+  const sideOf = (id: string) => groups.find((g) => g.runIds.includes(id))?.id ?? "?";
+  const baseGroup = groups.find((g) => g.runIds.includes(baseline.id))!;
+  const single = groups.length > 1 ? groups.filter((g) => result.data.singleSides.includes(g.id)) : [];
+  const chooseBaseline = (id: string) =>
+    router.replace(`/compare?ids=${ids.map(encodeURIComponent).join(",")}&baseline=${encodeURIComponent(id)}`);
 
   return (
     <>
@@ -145,7 +367,17 @@ export function CompareView({ ids }: { ids: string[] }) {
         <div>
           <h1>Compare {runs.length} runs</h1>
           <div className="sub">
-            Ratios are to the first run, <strong>{label(baseline)}</strong>. Each run&apos;s percentiles come from its own summary.
+            <label>
+              Baseline{" "}
+              <select data-testid="compare-baseline" value={baseline.id} onChange={(e) => chooseBaseline(e.target.value)}>
+                {runs.map((r) => (
+                  <option key={r.id} value={r.id}>
+                    {sideOf(r.id)}: {label(r)}
+                  </option>
+                ))}
+              </select>
+            </label>{" "}
+            Verdicts are to its side, ratios to the run. Each run&apos;s percentiles come from its own summary.
           </div>
         </div>
         <Link className="btn" href="/">
@@ -164,18 +396,25 @@ export function CompareView({ ids }: { ids: string[] }) {
         </div>
       )}
 
+      {single.length > 0 && <SingleRunNotice single={single} groups={groups} repeat={result.data.repeat} />}
+
+      <Verdicts rows={result.data.verdicts} groups={groups} baseGroup={baseGroup} />
+
       <WhatDiffers rows={setup} runs={runs} colors={colors} label={label} />
+
+      <Reasons reasons={result.data.reasons} runs={runs} colors={colors} label={label} sideOf={sideOf} />
 
       <section className="panel" style={{ padding: 0 }}>
         <table className="data" data-testid="compare-table">
           <thead>
             <tr>
               <th>Figure</th>
-              {runs.map((r, i) => (
+              {runs.map((r) => (
                 <th key={r.id} className="num run-head" data-testid="compare-run-header">
                   <span className="swatch" style={{ background: colors.get(r.id) }} />
                   <Link href={`/runs/${r.id}`}>{label(r)}</Link>
-                  {i === 0 && <span className="muted"> (baseline)</span>}
+                  <span className="muted"> ({sideOf(r.id)})</span>
+                  {r.id === baseline.id && <span className="muted"> (baseline)</span>}
                 </th>
               ))}
               {others.map((r) => (
@@ -213,16 +452,21 @@ export function CompareView({ ids }: { ids: string[] }) {
                           {formatFigure(f.unit, c.value)}
                         </td>
                       ))}
-                      {f.cells.slice(1).map((c) => (
-                        <td key={`ratio-${c.runId}`} className="num" data-testid="ratio-cell">
-                          <span
-                            className={`ratio ${c.verdict}`}
-                            title={f.better === "none" ? "context, not a score" : `${f.better} is better`}
-                          >
-                            {formatRatio(c.ratio)}
-                          </span>
-                        </td>
-                      ))}
+                      {f.cells
+                        .filter((c) => c.runId !== baseline.id)
+                        .map((c) => (
+                          <td key={`ratio-${c.runId}`} className="num" data-testid="ratio-cell">
+                            {/* One run against another: a ratio, not a verdict (those are above, per side). */}
+                            <span
+                              className="ratio"
+                              title={
+                                f.better === "none" ? "context, not a score" : `${f.better} is better; one run each, see the verdict above`
+                              }
+                            >
+                              {formatRatio(c.ratio)}
+                            </span>
+                          </td>
+                        ))}
                     </tr>
                   ))}
                 </Fragment>

@@ -8,7 +8,7 @@ import { faultLabel, faultSchedule, TFault } from "../contract/faults";
 
 /**
  * Side-by-side comparison of runs, as in the write-ups of EXPERIMENTS.md: each figure per run
- * and its ratio to the first run (the baseline). Every figure comes from one run's own
+ * and its ratio to the baseline run (the first unless chosen). Every figure comes from one run's own
  * summary; percentiles are never averaged or merged across runs or seconds.
  */
 
@@ -176,10 +176,15 @@ export function verdictOf(ratio: number | null, better: Better): Exclude<Verdict
   return ratio > 1 === (better === "higher") ? "better" : "worse";
 }
 
-export function compareRuns(runs: readonly ComparableRun[], figures: readonly CompareFigure[] = COMPARE_FIGURES): CompareRow[] {
+/** `baseline`: the index of the run the ratios are to (the first by default). */
+export function compareRuns(
+  runs: readonly ComparableRun[],
+  figures: readonly CompareFigure[] = COMPARE_FIGURES,
+  baseline = 0,
+): CompareRow[] {
   return figures.map((f) => {
     const values = runs.map((r) => (r.summary ? f.value(r.summary) : null));
-    const baseline = values[0] ?? null;
+    const base = values[baseline] ?? null;
     return {
       key: f.key,
       label: f.label,
@@ -187,8 +192,8 @@ export function compareRuns(runs: readonly ComparableRun[], figures: readonly Co
       better: f.better,
       cells: runs.map((r, i) => {
         const value = values[i] ?? null;
-        if (i === 0) return { runId: r.id, value, ratio: value === null ? null : 1, verdict: "baseline" as const };
-        const ratio = ratioTo(baseline, value);
+        if (i === baseline) return { runId: r.id, value, ratio: value === null ? null : 1, verdict: "baseline" as const };
+        const ratio = ratioTo(base, value);
         return { runId: r.id, value, ratio, verdict: verdictOf(ratio, f.better) };
       }),
     };

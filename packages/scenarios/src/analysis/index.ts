@@ -1,5 +1,6 @@
 export * from "./stats";
 export * from "./compare";
+export * from "./compare-groups";
 export * from "./findings";
 export * from "./usl";
 export * from "./fault-effects";

@@ -539,7 +539,11 @@ describe("the OpenAPI document says what the handler does", () => {
     for (const value of ["a", " a ", "run-1"]) {
       expect(pattern.test(value), JSON.stringify(value)).toBe(true);
       const res = await rest(new Request(`${API}/compare?ids=${encodeURIComponent(value)}&ids=b`));
-      expect(res.status, JSON.stringify(value)).toBe(404); // taken as ids, unknown to the (empty) database
+      // Taken as ids, unknown to the (empty) database.
+      expect(res.status, JSON.stringify(value)).toBe(400);
+      expect(await res.json()).toMatchObject({
+        issues: [{ path: "ids", message: expect.stringMatching(/^ids must name existing runs; no run has the id /) }],
+      });
     }
     for (const value of [",", " "]) {
       expect((await rest(new Request(`${API}/compare?ids=${encodeURIComponent(value)}&ids=b`))).status).toBe(400);

@@ -144,13 +144,14 @@ export const runsRouter = router({
         path: "/compare",
         tags,
         protect: false,
-        summary: "Figures of 2–8 runs side by side with ratios to the first (?ids=a,b)",
-        errorResponses: [400, 404],
+        summary:
+          "2–20 runs side by side (?ids=a,b&baseline=b): ratios to the baseline run, and per figure a verdict of each side (runs of one definition) against the baseline's, with the runs' findings as reasons",
+        errorResponses: [400],
       },
     })
     .input(ZCompareInput)
     .output(ZCompareResult)
-    .query(({ ctx, input }) => compare(ctx.deps, input.ids)),
+    .query(({ ctx, input }) => compare(ctx.deps, input.ids, input.baseline)),
 
   /** Server-sent events: the stored state, then live samples and status until the run ends. */
   live: procedure.input(ZRunId).subscription(async ({ ctx, input, signal }) => {

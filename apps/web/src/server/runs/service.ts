@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { ContainerSample, FigureSample, Prisma, Run, RunSample } from "@scalelab/db";
-import { compareRuns, setupRows } from "@scalelab/scenarios/analysis";
+import { compareRuns, groupRuns, groupVerdicts, reasonRows, repeatExperiment, setupRows } from "@scalelab/scenarios/analysis";
 import { explicitBalancer } from "@scalelab/scenarios/components";
 import { validateAgainstHost } from "@scalelab/scenarios/contract";
 import { ZFigureSample, type TContainerSample, type TContainerStat, type TFigureSample } from "@scalelab/scenarios/messages";
@@ -287,21 +287,31 @@ export async function cancelRun(deps: Deps, id: string): Promise<TRunRef> {
   return { id, status: after.status };
 }
 
-export const MAX_COMPARED = 8;
-
-export async function compare(deps: Deps, ids: string[]) {
+/** The runs side by side, grouped into sides by definition, each side against the baseline run's with a verdict per figure. */
+export async function compare(deps: Deps, ids: string[], baseline?: string) {
   const unique = [...new Set(ids)];
   const rows = await deps.db.run.findMany({ where: { id: { in: unique } } });
   const byId = new Map(rows.map((r) => [r.id, toRunView(r)]));
   const missing = unique.filter((id) => !byId.has(id));
-  if (missing.length > 0) throw new AppError("not_found", `runs not found: ${missing.join(", ")}`);
+  if (missing.length > 0) {
+    const list = missing.map((id) => id.slice(0, 64)).join(", ");
+    throw invalidInput([{ path: "ids", message: `ids must name existing runs; no run has the id ${list}` }]);
+  }
   const runs = unique.map((id) => byId.get(id)!);
+  const baselineId = baseline ?? runs[0]!.id;
   const byRun = await readSamplesOf(deps, unique);
   const samples = runs.map((r) => ({ runId: r.id, samples: byRun.get(r.id) ?? [] }));
+  const groups = groupRuns(runs);
   return {
     runs,
-    figures: compareRuns(runs),
+    figures: compareRuns(runs, undefined, unique.indexOf(baselineId)),
     setup: setupRows(runs.map((r) => ({ ...r, ...(r.summary?.script && { script: r.summary.script }) }))),
     samples,
+    baseline: baselineId,
+    groups,
+    verdicts: groupVerdicts(runs, groups, baselineId),
+    reasons: reasonRows(runs, groups),
+    singleSides: groups.filter((g) => g.counted.length < 2).map((g) => g.id),
+    repeat: groups.length >= 2 ? repeatExperiment(runs, groups, baselineId) : null,
   };
 }
