@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TContainerSample, TFigureSample } from "../contract/messages";
 import { TSample } from "../contract/results";
-import { downsampleContainers, downsampleFigures, downsampleRows, downsampleSamples } from "./downsample";
+import { downsampleContainers, downsampleContainerSeconds, downsampleFigures, downsampleRows, downsampleSamples } from "./downsample";
 
 const hour = (f: (t: number) => number) => Array.from({ length: 3600 }, (_, t) => ({ t, v: f(t) }));
 
@@ -169,6 +169,30 @@ describe("downsampleContainers", () => {
     expect(lb.every((r) => !("throttledMs" in r))).toBe(true);
     expect(lb.every((r) => r.role === "lb")).toBe(true);
     for (let i = 1; i < out.length; i++) expect(out[i]!.t).toBeGreaterThanOrEqual(out[i - 1]!.t);
+  });
+});
+
+describe("downsampleContainerSeconds", () => {
+  it("gives every container the same seconds, keeps a spike and leaves a stopped container out of the buckets it missed", () => {
+    const stat = (container: string, cpuPct: number) => ({ container, role: "app", cpuPct, memBytes: 1e8, throttledPeriods: 0 });
+    const seconds = Array.from({ length: 3600 }, (_, t) => ({
+      t,
+      containers: [
+        stat("sl-a-app-0", t === 900 ? 190 : 40 + (t % 3)),
+        // app-1 was stopped from 2000 to 2999.
+        ...(t >= 2000 && t < 3000 ? [] : [stat("sl-a-app-1", 30 + (t % 4))]),
+      ],
+    }));
+    const out = downsampleContainerSeconds(seconds, 600);
+    expect(out.length).toBeLessThanOrEqual(600);
+    const has = (name: string) => out.filter((s) => s.containers.some((c) => c.container === name));
+    // Both containers at every second the app-1 was running: no gaps from misaligned points.
+    expect(has("sl-a-app-0")).toHaveLength(out.length);
+    expect(has("sl-a-app-1").length).toBeGreaterThan(out.length * 0.6);
+    // Buckets of 12 s: those from 2004 to 2987 lie wholly in the stop.
+    expect(has("sl-a-app-1").every((s) => s.t < 2004 || s.t >= 2988)).toBe(true);
+    expect(Math.max(...out.flatMap((s) => s.containers.map((c) => c.cpuPct)))).toBe(190);
+    expect(out[0]!.containers[0]).toMatchObject({ container: "sl-a-app-0", role: "app", memBytes: 1e8, throttledPeriods: 0 });
   });
 });
 

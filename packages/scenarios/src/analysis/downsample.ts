@@ -1,4 +1,4 @@
-import { TContainerSample, TFigureSample } from "../contract/messages";
+import { TContainerSample, TContainerStat, TFigureSample } from "../contract/messages";
 import { TBackendSecond, TBackendStats } from "../contract/backends";
 import { TErrorCounts } from "../contract/faults";
 import { TSample } from "../contract/results";
@@ -31,8 +31,6 @@ export type DownsampleOptions = {
 
 type Row = { t: number };
 
-const isColumnValue = (v: unknown): v is number | null => typeof v === "number" || v === null;
-
 /**
  * `rows` (ordered by `t`) with at most `points` rows; the rows themselves when there are no more
  * than that. Keys that are not numbers (a container's name) are the source row's.
@@ -58,6 +56,9 @@ export function downsampleRows<R extends Row>(rows: readonly R[], points: number
   return out;
 }
 
+/** One column over one bucket: its extremes (the first of equals), and whether it had any value. */
+type Acc = { lo: number; loAt: number; hi: number; hiAt: number; seen: boolean };
+
 function reduceBucket<R extends Row>(
   rows: readonly R[],
   start: number,
@@ -66,36 +67,43 @@ function reduceBucket<R extends Row>(
   primary: string | undefined,
 ): R[] {
   if (end - start === 1) return [rows[start]!];
-  const keys = new Set<string>();
-  for (let i = start; i < end; i++) for (const [k, v] of Object.entries(rows[i]!)) if (k !== "t" && isColumnValue(v)) keys.add(k);
+  // One pass over the bucket: every numeric or null column's extremes.
+  const accs = new Map<string, Acc>();
+  for (let i = start; i < end; i++) {
+    const row = rows[i] as unknown as Record<string, unknown>;
+    for (const key in row) {
+      if (key === "t") continue;
+      const v = row[key];
+      if (typeof v !== "number" && v !== null) continue;
+      let acc = accs.get(key);
+      if (!acc) accs.set(key, (acc = { lo: Infinity, loAt: -1, hi: -Infinity, hiAt: -1, seen: false }));
+      if (v === null) continue;
+      acc.seen = true;
+      if (v < acc.lo) [acc.lo, acc.loAt] = [v, i];
+      if (v > acc.hi) [acc.hi, acc.hiAt] = [v, i];
+    }
+  }
 
   // The two rows' sources: the primary column's extremes in time order, else the bucket's ends.
   let a = start;
   let b = end - 1;
-  if (primary !== undefined && keys.has(primary)) {
-    const [lo, hi] = extremes(rows, start, end, primary);
-    if (lo !== undefined && hi !== undefined && lo !== hi) [a, b] = lo < hi ? [lo, hi] : [hi, lo];
-  }
+  const p = primary === undefined ? undefined : accs.get(primary);
+  if (p?.seen && p.loAt !== p.hiAt) [a, b] = p.loAt < p.hiAt ? [p.loAt, p.hiAt] : [p.hiAt, p.loAt];
   const early: Record<string, unknown> = { ...rows[a]! };
   const late: Record<string, unknown> = { ...rows[b]! };
 
-  for (const key of keys) {
+  for (const [key, acc] of accs) {
     const r = rule(key);
-    if (r === "minmax") {
-      const [lo, hi] = extremes(rows, start, end, key);
-      if (lo === undefined || hi === undefined) {
-        early[key] = null;
-        late[key] = null;
-        continue;
-      }
-      const [x, y] = lo <= hi ? [lo, hi] : [hi, lo];
-      early[key] = value(rows[x]!, key);
-      late[key] = value(rows[y]!, key);
+    if (!acc.seen) {
+      early[key] = null;
+      late[key] = null;
+    } else if (r === "minmax") {
+      const loFirst = acc.loAt <= acc.hiAt;
+      early[key] = loFirst ? acc.lo : acc.hi;
+      late[key] = loFirst ? acc.hi : acc.lo;
     } else if (r === "max") {
-      const [, hi] = extremes(rows, start, end, key);
-      const v = hi === undefined ? null : value(rows[hi]!, key);
-      early[key] = v;
-      late[key] = v;
+      early[key] = acc.hi;
+      late[key] = acc.hi;
     } else {
       const v = mean(rows, start, end, key, r.weight);
       early[key] = v;
@@ -109,21 +117,6 @@ const value = (row: Row, key: string): number | null => {
   const v = (row as Record<string, unknown>)[key];
   return typeof v === "number" ? v : null;
 };
-
-/** The indices of the lowest and the highest value of `key` between start and end (the first of equals). */
-function extremes(rows: readonly Row[], start: number, end: number, key: string): [number | undefined, number | undefined] {
-  let lo: number | undefined;
-  let hi: number | undefined;
-  let min = Infinity;
-  let max = -Infinity;
-  for (let i = start; i < end; i++) {
-    const v = value(rows[i]!, key);
-    if (v === null) continue;
-    if (v < min) [min, lo] = [v, i];
-    if (v > max) [max, hi] = [v, i];
-  }
-  return [lo, hi];
-}
 
 function mean(rows: readonly Row[], start: number, end: number, key: string, weight: string | undefined): number | null {
   let sum = 0;
@@ -249,4 +242,40 @@ export function downsampleFigures(samples: readonly TFigureSample[], points: num
     t,
     figures: Object.fromEntries(Object.entries(figures).filter((e): e is [string, number] => typeof e[1] === "number")),
   }));
+}
+
+/**
+ * Every container's resources, second by second (the run page's form: one entry per second with
+ * each container's reading), with at most `points` seconds: all containers share the buckets and
+ * their two seconds (each bucket's first and last), so that no line has gaps where another
+ * container's extremes fell. Each figure as its minimum and maximum per bucket.
+ */
+export function downsampleContainerSeconds<C extends TContainerStat>(
+  seconds: readonly { t: number; containers: readonly C[] }[],
+  points: number,
+): { t: number; containers: C[] }[] {
+  if (seconds.length <= points) return seconds.map((s) => ({ t: s.t, containers: [...s.containers] }));
+  const roles = new Map<string, string>();
+  const rows = seconds.map((s) => {
+    const row: Row & Record<string, number | null> = { t: s.t };
+    for (const c of s.containers) {
+      roles.set(c.container, c.role);
+      for (const [key, v] of Object.entries(c)) if (typeof v === "number") row[`${c.container}${SEP}${key}`] = v;
+    }
+    return row;
+  });
+  return downsampleRows(rows, points).map((row) => {
+    const byContainer = new Map<string, Record<string, unknown>>();
+    for (const [key, v] of Object.entries(row)) {
+      const cut = key.indexOf(SEP);
+      if (cut < 0 || typeof v !== "number") continue;
+      const name = key.slice(0, cut);
+      let c = byContainer.get(name);
+      if (!c) byContainer.set(name, (c = { container: name, role: roles.get(name) }));
+      c[key.slice(cut + 1)] = v;
+    }
+    // A container without a reading in the bucket is absent there, as in a second it had none.
+    const containers = [...byContainer.values()].filter((c) => typeof c.cpuPct === "number") as C[];
+    return { t: row.t, containers };
+  });
 }

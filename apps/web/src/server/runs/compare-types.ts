@@ -43,5 +43,9 @@ export const ZCompareResult = z.object({
     }),
   ),
   setup: z.array(z.object({ key: z.string(), label: z.string(), values: z.array(z.string()), differs: z.boolean() })),
-  samples: z.array(z.object({ runId: z.string(), samples: z.array(ZSample) })),
+  samples: z
+    .array(z.object({ runId: z.string(), samples: z.array(ZSample) }))
+    .describe(
+      "each run's seconds; a run longer than 600 s as at most 600 points, the lowest and highest of each bucket (latency: the highest)",
+    ),
 });
