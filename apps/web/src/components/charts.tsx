@@ -1,5 +1,7 @@
 "use client";
 
+import { downsampleRows } from "@scalelab/scenarios/analysis";
+import { useMemo } from "react";
 import { Area, AreaChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { faultMarkerLines, type Marker } from "./fault-markers";
 
@@ -12,6 +14,13 @@ type Row = { t: number } & Record<string, number | null>;
 
 /** Dots make the live arrival of each second visible; above this many points they are only noise. */
 const MAX_DOTS = 120;
+
+/**
+ * At most this many points per line, about as many as a chart of the 1,400 px wide page is wide in
+ * pixels: a longer series is drawn as the lowest and highest value of each bucket of seconds, so a
+ * 1-second peak stays visible.
+ */
+export const CHART_POINTS = 600;
 
 const tickFormat = (unit: string) => (v: number) =>
   unit === "ms" && v >= 1000 ? `${(v / 1000).toFixed(1)}s` : `${Math.round(v * 100) / 100}`;
@@ -26,6 +35,7 @@ export function TimeChart({
   connectNulls = false,
   empty = "Waiting for data…",
   markers,
+  peaks = "minmax",
 }: {
   testId: string;
   data: readonly Row[];
@@ -38,17 +48,20 @@ export function TimeChart({
   empty?: string;
   /** The run's faults: a labelled vertical line at each one's second. */
   markers?: readonly Marker[];
+  /** What a long series keeps of each bucket: its lowest and highest value, or its highest only (latency percentiles). */
+  peaks?: "minmax" | "max";
 }) {
-  if (data.length === 0) {
+  const shown = useMemo(() => downsampleRows(data, CHART_POINTS, { rule: () => peaks }), [data, peaks]);
+  if (shown.length === 0) {
     return (
       <div className="chart-empty" style={{ height }} data-testid={testId} data-points={0}>
         {empty}
       </div>
     );
   }
-  const dots = data.length <= MAX_DOTS;
+  const dots = shown.length <= MAX_DOTS;
   const common = {
-    data: data as Row[],
+    data: shown,
     responsive: true,
     style: { width: "100%", height },
     margin: { top: 8, right: 16, bottom: 0, left: 0 },
@@ -81,11 +94,11 @@ export function TimeChart({
           itemSorter={(item) => series.findIndex((s) => s.key === item.dataKey)}
         />
       )}
-      {faultMarkerLines(markers, [data[0]!.t, data[data.length - 1]!.t])}
+      {faultMarkerLines(markers, [shown[0]!.t, shown[shown.length - 1]!.t])}
     </>
   );
   return (
-    <div className="chart" data-testid={testId} data-points={data.length}>
+    <div className="chart" data-testid={testId} data-points={shown.length}>
       {stacked ? (
         <AreaChart {...common}>
           {axes}

@@ -478,14 +478,15 @@ export function CompareView({ ids, baseline: chosen }: { ids: string[]; baseline
 
       <FaultCompare runs={runs} colors={colors} label={label} />
 
+      {/* A long run's points (min and max per bucket, service.ts) fall on other seconds than a short run's: joined, not gaps. */}
       <div className="grid-2" style={{ marginBottom: 16 }}>
         <section className="panel">
           <h2>Throughput (req/s)</h2>
-          <TimeChart testId="compare-chart-rps" data={rps} unit="req/s" series={series} empty="No samples." />
+          <TimeChart testId="compare-chart-rps" data={rps} unit="req/s" series={series} empty="No samples." connectNulls />
         </section>
         <section className="panel">
           <h2>Latency p95 (ms, per second)</h2>
-          <TimeChart testId="compare-chart-p95" data={p95} unit="ms" series={series} empty="No samples." />
+          <TimeChart testId="compare-chart-p95" data={p95} unit="ms" series={series} empty="No samples." connectNulls peaks="max" />
         </section>
       </div>
 

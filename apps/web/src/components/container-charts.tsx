@@ -1,13 +1,14 @@
 "use client";
 
 import type { TRunCreate } from "@scalelab/scenarios/contract";
+import { downsampleRows } from "@scalelab/scenarios/analysis";
 import { useMemo, useState } from "react";
 import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
 import { limitLines, resourceSeries, type LimitLine, type ResourceKey, type ResourceSeries } from "~/lib/container-series";
 import { formatBytes, formatMs, shortContainerName } from "~/lib/format";
 import { shownPlan } from "~/lib/plan";
 import type { TContainerSeconds } from "~/server/runs/types";
-import { PALETTE } from "./charts";
+import { CHART_POINTS, PALETTE } from "./charts";
 import { faultMarkerLines, type Marker } from "./fault-markers";
 
 type Unit = "%" | "ms" | "B" | "B/s";
@@ -43,7 +44,9 @@ export function ResourceChart({
   empty: string;
   height?: number;
 }) {
-  if (series.rows.length === 0 || series.keys.length === 0) {
+  // A long run: each container's lowest and highest value per bucket of seconds (charts.tsx CHART_POINTS).
+  const rows = useMemo(() => downsampleRows(series.rows, CHART_POINTS), [series.rows]);
+  if (rows.length === 0 || series.keys.length === 0) {
     return (
       <div className="chart-empty" style={{ height }} data-testid={testId} data-points={0}>
         {empty}
@@ -51,10 +54,10 @@ export function ResourceChart({
     );
   }
   const format = FORMAT[unit];
-  const dots = series.rows.length <= MAX_DOTS;
+  const dots = rows.length <= MAX_DOTS;
   return (
-    <div className="chart" data-testid={testId} data-points={series.rows.length} data-lines={series.keys.length}>
-      <LineChart data={series.rows} responsive style={{ width: "100%", height }} margin={{ top: 16, right: 16, bottom: 0, left: 0 }}>
+    <div className="chart" data-testid={testId} data-points={rows.length} data-lines={series.keys.length}>
+      <LineChart data={rows} responsive style={{ width: "100%", height }} margin={{ top: 16, right: 16, bottom: 0, left: 0 }}>
         <CartesianGrid stroke="#eef0f3" vertical={false} />
         <XAxis
           dataKey="t"
@@ -134,6 +137,16 @@ export function ContainerCharts({
     () => new Set(seconds.flatMap((s) => s.containers.filter((c) => role === "all" || c.role === role).map((c) => c.container))),
     [seconds, role],
   );
+  const series = useMemo(
+    () =>
+      CHARTS.map((c) =>
+        resourceSeries(seconds, c.key, {
+          name: shortContainerName,
+          only: (s) => shown.has(s.container) && (!c.limitedOnly || limited.has(s.container)),
+        }),
+      ),
+    [seconds, shown, limited],
+  );
   const empty = active ? "No container statistics yet." : "No container statistics were recorded.";
 
   return (
@@ -156,15 +169,12 @@ export function ContainerCharts({
         </select>
       </h2>
       <div className="grid-2">
-        {CHARTS.map((c) => (
+        {CHARTS.map((c, i) => (
           <div key={c.testId}>
             <h3>{c.title}</h3>
             <ResourceChart
               testId={c.testId}
-              series={resourceSeries(seconds, c.key, {
-                name: shortContainerName,
-                only: (s) => shown.has(s.container) && (!c.limitedOnly || limited.has(s.container)),
-              })}
+              series={series[i]!}
               unit={c.unit}
               limits={c.limits ? limitLines(planned, shown, c.limits) : []}
               markers={markers}

@@ -117,7 +117,10 @@ export function RunPage({ id }: { id: string }) {
     () => (run ? runDiagram({ topology: run.topology, workload: run.workload, faults: run.faults }, run.id) : null),
     [run?.topology, run?.workload, run?.id],
   );
-  const nodeCpu = useMemo(() => cpuByContainer(live.containers, active ? "latest" : "run"), [live.containers, active]);
+  const nodeCpu = useMemo(
+    () => (active ? cpuByContainer(live.containers, "latest") : (live.cpuMedian ?? cpuByContainer(live.containers, "run"))),
+    [live.containers, live.cpuMedian, active],
+  );
 
   if (stored.isPending) return <div className="empty">Loading…</div>;
   if (stored.isError || !run) {
@@ -242,7 +245,7 @@ export function RunPage({ id }: { id: string }) {
         <div className="figure">
           <div className="label">Seconds measured</div>
           <div className="value" data-testid="figure-seconds">
-            {live.samples.length}
+            {live.seconds}
           </div>
         </div>
         <div className="figure">
@@ -266,7 +269,7 @@ export function RunPage({ id }: { id: string }) {
         </section>
         <section className="panel">
           <h2>Latency percentiles (ms, per second)</h2>
-          <TimeChart testId="chart-latency" data={latency} unit="ms" series={LATENCY_SERIES} markers={markers} />
+          <TimeChart testId="chart-latency" data={latency} unit="ms" series={LATENCY_SERIES} markers={markers} peaks="max" />
         </section>
         <section className="panel">
           <h2>Errors per second</h2>

@@ -38,7 +38,9 @@ const snapshot = (samples: TSample[]): LiveState =>
     type: "snapshot",
     run,
     samples,
+    seconds: samples.length,
     containers: [],
+    cpuMedian: {},
     figures: [
       { t: 1, figures: { "broker.lag": 4 } },
       { t: 0, figures: { "broker.lag": 1 } },
@@ -51,6 +53,23 @@ describe("liveReducer", () => {
     const s = snapshot([sample(2), sample(0), sample(1)]);
     expect(s.samples.map((x) => x.t)).toEqual([0, 1, 2]);
     expect(s.log).toHaveLength(1);
+  });
+
+  it("counts the seconds measured from the snapshot's count, adding each new live second once", () => {
+    // A downsampled snapshot: 2 points standing for 10 seconds.
+    let s: LiveState = { ...snapshot([sample(0), sample(7)]), seconds: 10 };
+    s = liveReducer(s, { type: "sample", sample: sample(10) });
+    s = liveReducer(s, { type: "sample", sample: sample(10, 5) });
+    s = liveReducer(s, { type: "sample", sample: sample(11) });
+    expect(s.seconds).toBe(12);
+    expect(s.samples.map((x) => x.t)).toEqual([0, 7, 10, 11]);
+  });
+
+  it("drops the snapshot's CPU medians once a live second of the containers came", () => {
+    let s = snapshot([]);
+    expect(s.cpuMedian).toEqual({});
+    s = liveReducer(s, { type: "containers", t: 0, containers: [] });
+    expect(s.cpuMedian).toBeNull();
   });
 
   it("appends live samples and replaces a second it already has", () => {
@@ -95,7 +114,16 @@ describe("liveReducer", () => {
       { at: 3, action: "stop", target: { role: "app", index: 1 } },
       { at: 7, action: "start", target: { role: "app", index: 1 } },
     ];
-    let s = liveReducer(initialLive, { type: "snapshot", run: { ...run, faults }, samples: [], containers: [], figures: [], events: [] });
+    let s = liveReducer(initialLive, {
+      type: "snapshot",
+      run: { ...run, faults },
+      samples: [],
+      seconds: 0,
+      containers: [],
+      cpuMedian: {},
+      figures: [],
+      events: [],
+    });
     s = liveReducer(s, { type: "fault", index: 1, actual: { atMs: 7012, lagMs: 12, tookMs: 290 } });
     expect(s.run?.faults.map((f) => f.actual)).toEqual([undefined, { atMs: 7012, lagMs: 12, tookMs: 290 }]);
     // One the run does not have (a stale message) changes nothing.
@@ -218,5 +246,10 @@ describe("imbalanceSeries", () => {
       { t: 1, imbalance: 2 },
       { t: 2, imbalance: null },
     ]);
+  });
+
+  it("takes the server's imbalance of a downsampled sample, whose counts are extremes of different seconds", () => {
+    const downsampled: TSample = { t: 0, requests: 8, errors: 0, latencyMs: null, backends: { "app-0": 6, "app-1": 1 }, imbalance: 1.1 };
+    expect(imbalanceSeries([downsampled], 2)).toEqual([{ t: 0, imbalance: 1.1 }]);
   });
 });

@@ -12,15 +12,19 @@ export type LogLine = { level: string; step: string; message: string };
 
 export type LiveState = {
   run: TRunView | null;
-  /** Ordered by `t`, one per second. */
+  /** Ordered by `t`: one per second, or min and max per bucket for the seconds the snapshot had downsampled. */
   samples: TSample[];
+  /** How many seconds were measured (more than `samples` when the snapshot was downsampled). */
+  seconds: number;
   containers: TContainerSeconds[];
+  /** Each container's median CPU over every second, as the snapshot had it; null once a live second came after it. */
+  cpuMedian: Record<string, number> | null;
   /** The components' figures (pool, broker, downstream), ordered by `t`. */
   figures: TFigureSample[];
   log: LogLine[];
 };
 
-export const initialLive: LiveState = { run: null, samples: [], containers: [], figures: [], log: [] };
+export const initialLive: LiveState = { run: null, samples: [], seconds: 0, containers: [], cpuMedian: null, figures: [], log: [] };
 
 const MAX_LOG = 200;
 
@@ -41,7 +45,9 @@ export function liveReducer(state: LiveState, ev: TLiveEvent): LiveState {
       return {
         run: ev.run,
         samples: [...ev.samples].sort((a, b) => a.t - b.t),
+        seconds: ev.seconds,
         containers: ev.containers,
+        cpuMedian: ev.cpuMedian,
         figures: [...ev.figures].sort((a, b) => a.t - b.t),
         log: ev.events.map(({ level, step, message }) => ({ level, step, message })),
       };
@@ -53,10 +59,13 @@ export function liveReducer(state: LiveState, ev: TLiveEvent): LiveState {
         ...state,
         run: { ...state.run, status: ev.status, step: ev.step, stepDetail: ev.stepDetail ?? null, error: ev.error ?? null },
       };
-    case "sample":
-      return { ...state, samples: upsertByT(state.samples, ev.sample) };
+    case "sample": {
+      const last = state.samples[state.samples.length - 1];
+      const seconds = !last || last.t < ev.sample.t ? state.seconds + 1 : state.seconds;
+      return { ...state, samples: upsertByT(state.samples, ev.sample), seconds };
+    }
     case "containers":
-      return { ...state, containers: upsertByT(state.containers, { t: ev.t, containers: ev.containers }) };
+      return { ...state, containers: upsertByT(state.containers, { t: ev.t, containers: ev.containers }), cpuMedian: null };
     case "figures":
       return { ...state, figures: upsertByT(state.figures, { t: ev.t, figures: ev.figures }) };
     case "event":
@@ -138,10 +147,14 @@ export function backendSeries(samples: readonly TSample[]): WideSeries {
 /** The replicas' host names (what X-Backend says), for a run of `replicas`. */
 export const replicaNames = (replicas: number): string[] => Array.from({ length: replicas }, (_, i) => replicaHost(i));
 
-/** Imbalance per second: max/mean of the answered requests over every replica (1 = even; null: nothing answered). */
+/**
+ * Imbalance per second: max/mean of the answered requests over every replica (1 = even; null:
+ * nothing answered). The server's figure where the sample has one (a downsampled sample's counts
+ * are extremes of different seconds, their max/mean means nothing).
+ */
 export function imbalanceSeries(samples: readonly TSample[], replicas: number): { t: number; imbalance: number | null }[] {
   const names = replicaNames(replicas);
-  return samples.map((s) => ({ t: s.t, imbalance: imbalanceIndex(s.backends ?? {}, names) ?? null }));
+  return samples.map((s) => ({ t: s.t, imbalance: s.imbalance ?? imbalanceIndex(s.backends ?? {}, names) ?? null }));
 }
 
 /** Errors per second by kind (502, 503, 504, timeout, conn, other), for the kinds the run had; empty when samples carry none. */

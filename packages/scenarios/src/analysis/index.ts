@@ -7,3 +7,4 @@ export * from "./fault-effects";
 export * from "./interference";
 export * from "./experiment-stats";
 export * from "./experiment-report";
+export * from "./downsample";

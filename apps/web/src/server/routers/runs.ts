@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ZCompareInput, ZCompareResult } from "../runs/compare-types";
 import { liveRun } from "../runs/live";
 import { assertRunExists, cancelRun, compare, createRun, getContainers, getFigures, getRun, getSamples, listRuns } from "../runs/service";
-import { ZRunId, ZRunRef, ZRunView } from "../runs/types";
+import { ZRunId, ZRunRef, ZRunView, ZSeriesInput } from "../runs/types";
 import { exportRun, ZRunExportInput } from "../experiments/export";
 import { ZFile } from "../rest/file";
 import { procedure, router } from "../trpc";
@@ -68,13 +68,13 @@ export const runsRouter = router({
         path: "/runs/{id}/samples",
         tags,
         protect: false,
-        summary: "Per-second buckets of a run",
-        errorResponses: [404],
+        summary: "Per-second buckets of a run (?points=N: at most N, min and max per bucket)",
+        errorResponses: [400, 404],
       },
     })
-    .input(ZRunId)
+    .input(ZSeriesInput)
     .output(z.array(ZSample))
-    .query(({ ctx, input }) => getSamples(ctx.deps, input.id)),
+    .query(({ ctx, input }) => getSamples(ctx.deps, input.id, input.points)),
 
   figures: procedure
     .meta({
@@ -83,13 +83,13 @@ export const runsRouter = router({
         path: "/runs/{id}/figures",
         tags,
         protect: false,
-        summary: "Per-second figures of a run's components (worker pool, broker lag, downstream)",
-        errorResponses: [404],
+        summary: "Per-second figures of a run's components (worker pool, broker lag, downstream; ?points=N: at most N per figure)",
+        errorResponses: [400, 404],
       },
     })
-    .input(ZRunId)
+    .input(ZSeriesInput)
     .output(z.array(ZFigureSample))
-    .query(({ ctx, input }) => getFigures(ctx.deps, input.id)),
+    .query(({ ctx, input }) => getFigures(ctx.deps, input.id, input.points)),
 
   containers: procedure
     .meta({
@@ -98,13 +98,14 @@ export const runsRouter = router({
         path: "/runs/{id}/containers",
         tags,
         protect: false,
-        summary: "Per-second resources of every container of a run: CPU (% of one core) and throttling, memory, network bytes/s in and out",
-        errorResponses: [404],
+        summary:
+          "Per-second resources of every container of a run: CPU (% of one core) and throttling, memory, network bytes/s in and out (?points=N: at most N per container)",
+        errorResponses: [400, 404],
       },
     })
-    .input(ZRunId)
+    .input(ZSeriesInput)
     .output(z.array(ZContainerSample))
-    .query(({ ctx, input }) => getContainers(ctx.deps, input.id)),
+    .query(({ ctx, input }) => getContainers(ctx.deps, input.id, input.points)),
 
   export: procedure
     .meta({

@@ -74,7 +74,11 @@ export const ZCompareResult = z.object({
     }),
   ),
   setup: z.array(z.object({ key: z.string(), label: z.string(), values: z.array(z.string()), differs: z.boolean() })),
-  samples: z.array(z.object({ runId: z.string(), samples: z.array(ZSample) })),
+  samples: z
+    .array(z.object({ runId: z.string(), samples: z.array(ZSample) }))
+    .describe(
+      "each run's seconds; a run longer than 600 s as at most 600 points, the lowest and highest of each bucket (latency: the highest)",
+    ),
   /** The run the ratios and verdicts are to. */
   baseline: z.string(),
   /** The compared runs as sides: runs of one definition (topology, workload, faults) are one side with repetitions. */

@@ -1,18 +1,24 @@
 import { EventEmitter, on } from "node:events";
 import type { TFigureSample } from "@scalelab/scenarios/messages";
 import { isTerminal, type TSample } from "@scalelab/scenarios/contract";
+import { downsampleContainerSeconds, downsampleFigures, downsampleSamples, median } from "@scalelab/scenarios/analysis";
 import { runChannel } from "@scalelab/scenarios/messages";
 import type { Deps } from "../runtime";
 import { parseChannelMessage, type TChannelMessage } from "./messages";
-import { getRun, readContainerSeconds, readEvents, readFigures, readSamples } from "./service";
+import { getRun, readContainerSeconds, readEvents, readFigures, readSamples, withImbalance } from "./service";
 import type { TContainerSeconds, TRunEventView, TRunView } from "./types";
 
 export type TLiveEvent =
   | {
       type: "snapshot";
       run: TRunView;
+      /** The seconds so far, each with its imbalance; past SNAPSHOT_POINTS, min and max per bucket. */
       samples: TSample[];
+      /** How many seconds were measured (samples holds fewer when downsampled). */
+      seconds: number;
       containers: TContainerSeconds[];
+      /** Each container's median CPU over the seconds so far (% of one core), from every second. */
+      cpuMedian: Record<string, number>;
       /** The components' per-second figures so far, ordered by `t`. */
       figures: TFigureSample[];
       events: TRunEventView[];
@@ -20,6 +26,13 @@ export type TLiveEvent =
   | TChannelMessage
   /** The run as stored once it reached a terminal status (with its summary). */
   | { type: "run"; run: TRunView };
+
+/**
+ * At most this many points per series in the snapshot, as many as the charts draw (charts.tsx
+ * CHART_POINTS): a 1 h run's page loads 600 points per line, not 3,600. The live seconds that
+ * follow are appended, and the charts downsample again.
+ */
+export const SNAPSHOT_POINTS = 600;
 
 /** How often the stored status is re-read, in case a terminal status message was missed. */
 const RECHECK_MS = 5_000;
@@ -45,7 +58,16 @@ export async function* liveRun(deps: Deps, runId: string, signal: AbortSignal | 
       readFigures(deps, runId),
       readEvents(deps, runId),
     ]);
-    yield { type: "snapshot", run, samples, containers, figures, events };
+    yield {
+      type: "snapshot",
+      run,
+      samples: downsampleSamples(withImbalance(samples, run.topology), SNAPSHOT_POINTS),
+      seconds: samples.length,
+      containers: downsampleContainerSeconds(containers, SNAPSHOT_POINTS),
+      cpuMedian: cpuMedians(containers),
+      figures: downsampleFigures(figures, SNAPSHOT_POINTS),
+      events,
+    };
     if (isTerminal(run.status)) return;
 
     for await (const [raw] of inbox as AsyncIterable<[string | null]>) {
@@ -74,4 +96,15 @@ export async function* liveRun(deps: Deps, runId: string, signal: AbortSignal | 
     signal?.removeEventListener("abort", onAbort);
     stop.abort();
   }
+}
+
+function cpuMedians(seconds: readonly TContainerSeconds[]): Record<string, number> {
+  const readings = new Map<string, number[]>();
+  for (const s of seconds)
+    for (const c of s.containers) {
+      const list = readings.get(c.container);
+      if (list) list.push(c.cpuPct);
+      else readings.set(c.container, [c.cpuPct]);
+    }
+  return Object.fromEntries([...readings].map(([name, values]) => [name, median(values)]));
 }

@@ -1,7 +1,17 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { ContainerSample, FigureSample, Prisma, Run, RunSample } from "@scalelab/db";
-import { compareRuns, groupRuns, groupVerdicts, reasonRows, repeatExperiment, setupRows } from "@scalelab/scenarios/analysis";
+import {
+  compareRuns,
+  downsampleContainers,
+  downsampleFigures,
+  downsampleSamples,
+  groupRuns,
+  groupVerdicts,
+  reasonRows,
+  repeatExperiment,
+  setupRows,
+} from "@scalelab/scenarios/analysis";
 import { explicitBalancer } from "@scalelab/scenarios/components";
 import { validateAgainstHost } from "@scalelab/scenarios/contract";
 import { ZFigureSample, type TContainerSample, type TContainerStat, type TFigureSample } from "@scalelab/scenarios/messages";
@@ -138,11 +148,17 @@ export async function assertRunExists(deps: Deps, id: string): Promise<void> {
   if (n === 0) throw runNotFound(id);
 }
 
-export async function getSamples(deps: Deps, id: string): Promise<TSample[]> {
+/** The run's samples, each second with its imbalance; at most `points` of them (min and max per bucket) when given. */
+export async function getSamples(deps: Deps, id: string, points?: number): Promise<TSample[]> {
   const run = await deps.db.run.findUnique({ where: { id }, select: { topology: true } });
   if (!run) throw runNotFound(id);
-  const samples = await readSamples(deps, id);
-  const replicas = ZTopology.shape.service.safeParse((run.topology as { service?: unknown }).service).data?.replicas ?? 1;
+  const samples = withImbalance(await readSamples(deps, id), run.topology);
+  return points === undefined ? samples : downsampleSamples(samples, points);
+}
+
+/** Each second's imbalance over the replicas (computed before any downsampling: it needs one second's counts). */
+export function withImbalance(samples: TSample[], topology: unknown): TSample[] {
+  const replicas = ZTopology.shape.service.safeParse((topology as { service?: unknown } | null)?.service).data?.replicas ?? 1;
   if (replicas < 2) return samples;
   const names = Array.from({ length: replicas }, (_, i) => replicaHost(i));
   return samples.map((s) => {
@@ -187,9 +203,10 @@ function toSample(s: RunSample): TSample {
   };
 }
 
-export async function getFigures(deps: Deps, id: string): Promise<TFigureSample[]> {
+export async function getFigures(deps: Deps, id: string, points?: number): Promise<TFigureSample[]> {
   await assertRunExists(deps, id);
-  return readFigures(deps, id);
+  const figures = await readFigures(deps, id);
+  return points === undefined ? figures : downsampleFigures(figures, points);
 }
 
 /** The components' per-second figures (pool, broker, downstream), ordered by second. */
@@ -205,10 +222,11 @@ function toFigureSample(row: FigureSample): TFigureSample {
   return { t: row.t, figures: figures.success ? figures.data : {} };
 }
 
-export async function getContainers(deps: Deps, id: string): Promise<TContainerSample[]> {
+export async function getContainers(deps: Deps, id: string, points?: number): Promise<TContainerSample[]> {
   await assertRunExists(deps, id);
   const rows = await deps.db.containerSample.findMany({ where: { runId: id }, orderBy: [{ t: "asc" }, { container: "asc" }] });
-  return rows.map((r) => ({ t: r.t, ...toContainerStat(r) }));
+  const samples = rows.map((r) => ({ t: r.t, ...toContainerStat(r) }));
+  return points === undefined ? samples : downsampleContainers(samples, points);
 }
 
 export async function readContainerSeconds(deps: Deps, id: string): Promise<TContainerSeconds[]> {
@@ -287,6 +305,9 @@ export async function cancelRun(deps: Deps, id: string): Promise<TRunRef> {
   return { id, status: after.status };
 }
 
+/** At most this many samples per run in a compare (a run longer than that many seconds is downsampled). */
+export const COMPARE_POINTS = 600;
+
 /** The runs side by side, grouped into sides by definition, each side against the baseline run's with a verdict per figure. */
 export async function compare(deps: Deps, ids: string[], baseline?: string) {
   const unique = [...new Set(ids)];
@@ -300,7 +321,8 @@ export async function compare(deps: Deps, ids: string[], baseline?: string) {
   const runs = unique.map((id) => byId.get(id)!);
   const baselineId = baseline ?? runs[0]!.id;
   const byRun = await readSamplesOf(deps, unique);
-  const samples = runs.map((r) => ({ runId: r.id, samples: byRun.get(r.id) ?? [] }));
+  // A long run's seconds as min and max per bucket: a chart draws no more points than it has pixels.
+  const samples = runs.map((r) => ({ runId: r.id, samples: downsampleSamples(byRun.get(r.id) ?? [], COMPARE_POINTS) }));
   const groups = groupRuns(runs);
   return {
     runs,

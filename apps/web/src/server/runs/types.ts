@@ -1,6 +1,6 @@
 import { RUN_STEPS, ZHostFacts, ZRunStatus, ZRunSummary, ZTopology, ZWorkload } from "@scalelab/scenarios/contract";
 import { ZFaultRecord } from "@scalelab/scenarios/contract";
-import { ZFinding } from "@scalelab/scenarios/analysis";
+import { DOWNSAMPLE_POINTS, ZFinding } from "@scalelab/scenarios/analysis";
 import { ZContainerStat, type TContainerStat } from "@scalelab/scenarios/messages";
 import { z } from "zod";
 
@@ -38,6 +38,34 @@ export const ZRunRef = z.object({ id: z.string(), status: ZRunStatus });
 export type TRunRef = z.infer<typeof ZRunRef>;
 
 export const ZRunId = z.object({ id: z.string().min(1).max(64) });
+
+const { min, max } = DOWNSAMPLE_POINTS;
+const pointsRange = { error: `points must be a whole number between ${min} and ${max}` };
+
+/**
+ * `?points=`: at most this many points per series, min and max per bucket (packages/scenarios
+ * analysis/downsample.ts). A JSON number, or decimal digits as a query string carries them.
+ */
+export const ZPoints = z
+  .union([z.number(), z.string().regex(/^\d{1,9}$/, pointsRange)], { error: "points must be a number" })
+  .pipe(z.coerce.number<string | number>().int(pointsRange).min(min, pointsRange).max(max, pointsRange))
+  .meta({
+    override: ({ jsonSchema }) => {
+      delete jsonSchema.anyOf;
+      Object.assign(jsonSchema, {
+        type: "integer",
+        minimum: min,
+        maximum: max,
+        description:
+          "At most this many points per series: the series cut into buckets, each bucket's lowest and highest value kept (latency percentiles: the highest), so a 1-second peak stays visible; without it, every second",
+      });
+    },
+  })
+  .optional();
+
+/** A run's series, downsampled when `points` is given. */
+export const ZSeriesInput = ZRunId.extend({ points: ZPoints });
+export type TSeriesInput = z.infer<typeof ZSeriesInput>;
 
 export { ZContainerStat, type TContainerStat };
 
