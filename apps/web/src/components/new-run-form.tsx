@@ -10,6 +10,7 @@ import { formatBytes } from "~/lib/format";
 import {
   dependencyEnvOf,
   errorMessages,
+  fieldId,
   holds,
   includePath,
   initialForm,
@@ -79,7 +80,9 @@ function FormSection({ section, values, after }: { section: SectionSpec; values:
         {on &&
           section.fields
             .filter((f) => holds(f.when, values))
-            .map((f) => <FieldWithSlot key={f.path} spec={offeredField(f, values)} after={after(f.id ?? f.path)} />)}
+            // Keyed by the field's id, not its path: a path drawn once per kind (the balancer's algorithm) is a new control for each kind,
+            // so the new kind's select mounts with the value the form now holds rather than the old one's options' choice.
+            .map((f) => <FieldWithSlot key={fieldId(f)} spec={offeredField(f, values)} after={after(f.id ?? f.path)} />)}
       </fieldset>
     </section>
   );
