@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { runsNamed, uniqueName } from "./helpers";
+import { runsNamed, uniqueName, waitForRunEnd } from "./helpers";
 
 test("99 replicas shows the field's error and creates nothing", async ({ page, request }) => {
   const name = uniqueName("e2e invalid");
@@ -7,7 +7,8 @@ test("99 replicas shows the field's error and creates nothing", async ({ page, r
   await page.getByTestId("field-name").fill(name);
   await page.getByTestId("field-replicas").fill("99");
   await page.getByTestId("field-replicas").blur();
-  await expect(page.getByTestId("error-replicas")).toHaveText("service.replicas must be between 1 and 16");
+  // The form names the field by its label; the API (below) keeps its path.
+  await expect(page.getByTestId("error-replicas")).toHaveText("Replicas must be between 1 and 16");
 
   await page.getByTestId("submit-run").click();
   await expect(page).toHaveURL(/\/runs\/new$/);
@@ -24,6 +25,36 @@ test("99 replicas shows the field's error and creates nothing", async ({ page, r
     issues: [{ path: "topology.service.replicas", message: "service.replicas must be between 1 and 16" }],
   });
   expect(await runsNamed(request, name)).toEqual([]);
+});
+
+test("switching the balancer to HAProxy takes its own algorithm, and the hints give this host's limits", async ({ page, request }) => {
+  const host = (await (await request.get("/api/v1/host")).json()) as { cpus: number };
+  await page.goto("/runs/new");
+  await expect(page.locator("#f-cpus-hint")).toContainText(`0.05–${host.cpus}`);
+  await expect(page.locator("#f-loadgenCpus-hint")).toContainText(`–${host.cpus}`);
+
+  await page.getByTestId("field-balancer.kind").selectOption("nginx");
+  await page.getByTestId("field-algorithm").selectOption("least_conn");
+  await page.getByTestId("field-balancer.kind").selectOption("haproxy");
+  await expect(page.getByTestId("field-haproxyAlgorithm")).toHaveValue("roundrobin");
+  await page.getByTestId("preview-tab-haproxy").click();
+  await expect(page.getByTestId("preview-haproxy")).toContainText("balance roundrobin");
+  await expect(page.getByTestId("error-haproxyAlgorithm")).toHaveCount(0);
+  await expect(page.getByTestId("form-errors")).toHaveCount(0);
+  await page.getByTestId("field-balancer.kind").selectOption("nginx");
+  await expect(page.getByTestId("field-algorithm")).toHaveValue("round_robin");
+  await page.getByTestId("field-balancer.kind").selectOption("haproxy");
+
+  // Start is not blocked: the run is created (and cancelled at once: its result is not what this test is about).
+  const name = uniqueName("e2e haproxy switch");
+  await page.getByTestId("field-name").fill(name);
+  await page.getByTestId("submit-run").click();
+  await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
+  const id = new URL(page.url()).pathname.split("/").pop()!;
+  const run = (await (await request.get(`/api/v1/runs/${id}`)).json()) as { topology: { balancer: { kind: string; algorithm: string } } };
+  expect(run.topology.balancer).toMatchObject({ kind: "haproxy", algorithm: "roundrobin" });
+  expect([200, 409]).toContain((await request.post(`/api/v1/runs/${id}/cancel`)).status());
+  await waitForRunEnd(request, id, 120_000);
 });
 
 test("memory beyond the host is refused by the server and shown under its field", async ({ page, request }) => {

@@ -210,6 +210,8 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
+  // The host's bounds, for the ranges the sweep's hints give.
+  const host = useQuery(trpc.host.facts.queryOptions({}));
   const [values, setValues] = useState(initial);
   const set = <K extends keyof ExperimentFormValues>(key: K, value: ExperimentFormValues[K]) => setValues((v) => ({ ...v, [key]: value }));
   const setRow = <K extends "variants" | "axes">(key: K, id: string, change: Partial<ExperimentFormValues[K][number]>) =>
@@ -433,7 +435,7 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
             {at("sweep") && <Issues list={at("sweep")!} field="sweep" />}
             <datalist id="sweep-fields">
               {SWEEP_FIELDS.map((path) => (
-                <option key={path} value={path} label={describeRunField(path) ?? undefined} />
+                <option key={path} value={path} label={describeRunField(path, host.data) ?? undefined} />
               ))}
             </datalist>
             {values.axes.length === 0 ? (
@@ -463,7 +465,7 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
                         label="Values"
                         local={built.errors[valuesKey]}
                         issues={at(valuesKey)}
-                        hint={sweepValuesHint(row)}
+                        hint={sweepValuesHint(row, host.data)}
                       >
                         <input
                           id={fieldDomId(valuesKey)}

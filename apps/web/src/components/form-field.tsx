@@ -2,10 +2,25 @@
 
 import type { FormFieldSpec } from "@scalelab/scenarios/components";
 import type { FieldInfo } from "@scalelab/scenarios/contract";
-import { useRef, type ChangeEvent, type ReactNode } from "react";
+import { KIND_FIELDS } from "@scalelab/scenarios/contract";
+import { createContext, useContext, useRef, type ChangeEvent, type ReactNode } from "react";
 import { get, useFormContext, useFormState, type UseFormRegisterReturn } from "react-hook-form";
 import { formatBytes } from "~/lib/format";
-import { depsOf, fieldHint, fieldId, infoOf, numberFromInput, type FieldSpec, type RunFormValues } from "~/lib/run-form";
+import {
+  depsOf,
+  fieldHint,
+  fieldId,
+  infoOf,
+  kindChanges,
+  numberFromInput,
+  withHost,
+  type FieldSpec,
+  type HostBounds,
+  type RunFormValues,
+} from "~/lib/run-form";
+
+/** What the run form's fields read beside their own value: the host's bounds (for their ranges) and the values on screen. */
+export const RunFormHost = createContext<{ host?: HostBounds; values?: RunFormValues }>({});
 
 /**
  * Where a control's value lives: react-hook-form (the run form registers each field; numbers are
@@ -263,13 +278,21 @@ function LoadFile({ spec, id, load }: { spec: FieldSpec; id: string; load: { acc
 /** One field of the run form (a line of SECTIONS), bound to react-hook-form. */
 export function FormField({ spec }: { spec: FieldSpec }) {
   const { errors } = useFormState<RunFormValues>({ name: spec.path });
-  const { register } = useFormContext<RunFormValues>();
+  const { register, getValues, setValue } = useFormContext<RunFormValues>();
+  const { host, values } = useContext(RunFormHost);
   const id = fieldId(spec);
   const deps = depsOf(spec);
   const error = (get(errors, spec.path) as { message?: string } | undefined)?.message;
+  // A new kind takes its own defaults in the fields that depend on it (registered onChange: the user's pick, not a value set by code).
+  const onChange = KIND_FIELDS.includes(spec.path)
+    ? () => {
+        for (const c of kindChanges(spec.path, getValues()))
+          setValue(c.path, c.value as never, { shouldDirty: true, shouldValidate: true });
+      }
+    : undefined;
   return (
     <SchemaField
-      info={infoOf(spec.path)}
+      info={withHost(spec.path, infoOf(spec.path), host, values)}
       id={`f-${id}`}
       testIds={{ control: `field-${id}`, error: `error-${id}`, option: (value) => `${id}-${value}` }}
       label={spec.label}
@@ -281,7 +304,7 @@ export function FormField({ spec }: { spec: FieldSpec }) {
       textarea={spec.textarea}
       wide={spec.wide}
       errors={error ? [error] : []}
-      bind={{ register: (options) => register(spec.path, { deps, ...options }) }}
+      bind={{ register: (options) => register(spec.path, { deps, onChange, ...options }) }}
       extra={spec.textarea?.load && <LoadFile spec={spec} id={id} load={spec.textarea.load} />}
     />
   );

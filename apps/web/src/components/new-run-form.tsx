@@ -10,9 +10,11 @@ import { formatBytes } from "~/lib/format";
 import {
   dependencyEnvOf,
   errorMessages,
+  fieldId,
   holds,
   includePath,
   initialForm,
+  notOffered,
   issueTarget,
   mixFieldPaths,
   offeredField,
@@ -28,6 +30,7 @@ import {
   sectionShown,
   toRunInput,
   visibleFields,
+  type FieldChange,
   type FieldSpec,
   type RunFormValues,
   type SectionSpec,
@@ -36,7 +39,7 @@ import { useDebounced } from "~/lib/use-debounced";
 import { useTRPC } from "~/trpc/client";
 import { FaultEditor } from "./fault-editor";
 import { FilePreview } from "./file-preview";
-import { FormField } from "./form-field";
+import { FormField, RunFormHost } from "./form-field";
 import { ImageChoices } from "./image-picker";
 import { RequestMix } from "./request-mix";
 import { TopologyDiagram } from "./topology-diagram";
@@ -77,7 +80,9 @@ function FormSection({ section, values, after }: { section: SectionSpec; values:
         {on &&
           section.fields
             .filter((f) => holds(f.when, values))
-            .map((f) => <FieldWithSlot key={f.path} spec={offeredField(f, values)} after={after(f.id ?? f.path)} />)}
+            // Keyed by the field's id, not its path: a path drawn once per kind (the balancer's algorithm) is a new control for each kind,
+            // so the new kind's select mounts with the value the form now holds rather than the old one's options' choice.
+            .map((f) => <FieldWithSlot key={fieldId(f)} spec={offeredField(f, values)} after={after(f.id ?? f.path)} />)}
       </fieldset>
     </section>
   );
@@ -156,11 +161,12 @@ export function NewRunForm({ kind }: { kind?: string }) {
   const values = form.watch();
   const image = values.topology.service.kind === "image";
 
-  // The built-in endpoints are the testbed's: a user's image sends a request of its own.
+  // A value no longer offered (the testbed's endpoints for a user's image, a k6-only traffic for wrk) becomes the first one offered.
   const { setValue } = form;
+  const unoffered = JSON.stringify(notOffered(values));
   useEffect(() => {
-    if (image && values.traffic === "endpoint") setValue("traffic", "request", { shouldValidate: true });
-  }, [image, values.traffic, setValue]);
+    for (const c of JSON.parse(unoffered) as FieldChange[]) setValue(c.path, c.value as never, { shouldValidate: true });
+  }, [unoffered, setValue]);
 
   const host = useQuery(trpc.host.facts.queryOptions({}));
   const body = toRunInput(values);
@@ -251,36 +257,38 @@ export function NewRunForm({ kind }: { kind?: string }) {
 
       <div className="form-grid">
         <FormProvider {...form}>
-          <form className="stack" onSubmit={submit} noValidate data-testid="run-form">
-            {SECTIONS.map((s) => (
-              <FormSectionWithNote
-                key={s.key}
-                section={s}
-                values={values}
-                after={after}
-                note={image && s.key === "cache" && <DependencyEnv values={values} />}
-              />
-            ))}
-            <FaultEditor values={values} />
-            <FormErrors control={form.control} values={values} />
-            <div className="form-actions">
-              <button type="submit" className="btn btn-primary" data-testid="submit-run" disabled={busy}>
-                {create.isPending ? "Queueing…" : "Start run"}
-              </button>
-              {image && (
-                <button
-                  type="button"
-                  className="btn"
-                  data-testid="scale-my-service"
-                  disabled={busy}
-                  onClick={() => void scaleIt()}
-                  title="An experiment of 9 runs: this service at 1, 2 and 4 replicas, 3 times each, with the USL fit, findings and the report"
-                >
-                  {scale.isPending ? "Queueing…" : "How does it scale? (1, 2, 4 replicas × 3)"}
+          <RunFormHost.Provider value={{ host: host.data, values }}>
+            <form className="stack" onSubmit={submit} noValidate data-testid="run-form">
+              {SECTIONS.map((s) => (
+                <FormSectionWithNote
+                  key={s.key}
+                  section={s}
+                  values={values}
+                  after={after}
+                  note={image && s.key === "cache" && <DependencyEnv values={values} />}
+                />
+              ))}
+              <FaultEditor values={values} />
+              <FormErrors control={form.control} values={values} />
+              <div className="form-actions">
+                <button type="submit" className="btn btn-primary" data-testid="submit-run" disabled={busy}>
+                  {create.isPending ? "Queueing…" : "Start run"}
                 </button>
-              )}
-            </div>
-          </form>
+                {image && (
+                  <button
+                    type="button"
+                    className="btn"
+                    data-testid="scale-my-service"
+                    disabled={busy}
+                    onClick={() => void scaleIt()}
+                    title="An experiment of 9 runs: this service at 1, 2 and 4 replicas, 3 times each, with the USL fit, findings and the report"
+                  >
+                    {scale.isPending ? "Queueing…" : "How does it scale? (1, 2, 4 replicas × 3)"}
+                  </button>
+                )}
+              </div>
+            </form>
+          </RunFormHost.Provider>
         </FormProvider>
 
         <section className="panel sticky" data-testid="preview">

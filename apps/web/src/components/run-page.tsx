@@ -402,8 +402,8 @@ export function RunPage({ id }: { id: string }) {
         <section className="panel" style={{ marginTop: 16 }}>
           <h2>Events</h2>
           <ul className="log" data-testid="run-log">
-            {live.log.map((l, i) => (
-              <li key={i} className={`lvl-${l.level}`}>
+            {live.log.map((l) => (
+              <li key={l.id} className={`lvl-${l.level}`}>
                 [{l.step}] {l.message}
               </li>
             ))}

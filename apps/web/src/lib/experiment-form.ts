@@ -9,7 +9,7 @@ import {
 } from "@scalelab/scenarios/experiments";
 import { fieldInfo, type FieldInfo } from "@scalelab/scenarios/contract";
 import type { FieldIssue } from "./issues";
-import { infoOf, rangeOf, SECTIONS, type FormPath } from "./run-form";
+import { infoOf, rangeOf, SECTIONS, withHost, type FormPath, type HostBounds } from "./run-form";
 
 /**
  * The new-experiment form: its values are texts as typed (JSON for the base run and the patches,
@@ -107,11 +107,14 @@ export const canAdd = (v: Pick<ExperimentFormValues, "variants" | "axes">, what:
 const runFieldAt = (path: string) =>
   SECTIONS.flatMap((section) => section.fields.map((field) => ({ section, field }))).find(({ field }) => field.path === path);
 
-/** What a field of the run definition is, for a sweep: the run form's section and label, then the schema's range or values. */
-export function describeRunField(path: string): string | null {
+/**
+ * What a field of the run definition is, for a sweep: the run form's section and label, then the
+ * schema's range or values (the range this host allows, when its bounds are known: "0.05–2").
+ */
+export function describeRunField(path: string, host?: HostBounds): string | null {
   const at = runFieldAt(path);
   if (!at) return null;
-  const info = infoOf(at.field.path);
+  const info = withHost(at.field.path, infoOf(at.field.path), host);
   const values = info.kind === "enum" ? info.options.join(", ") : info.kind === "boolean" ? "true, false" : rangeOf(info);
   return [`${at.section.title}: ${at.field.label}`, values].filter(Boolean).join(" · ");
 }
@@ -207,14 +210,14 @@ export function parseSweepValues(text: string): Parsed<SweepValue[]> {
  * The hint under a sweep axis's values: the values as read (or how to write them and how many the
  * schema takes), then, for a field the run form knows, its range or values.
  */
-export function sweepValuesHint(row: Pick<AxisRow, "field" | "values">): string {
+export function sweepValuesHint(row: Pick<AxisRow, "field" | "values">, host?: HostBounds): string {
   const parsed = parseSweepValues(row.values);
   const { min, max } = EXPERIMENT_LIMITS.values;
   const read =
     parsed.ok && parsed.value.length > 0
       ? `${parsed.value.length} value${parsed.value.length === 1 ? "" : "s"}: ${parsed.value.map((v) => (typeof v === "string" ? `"${v}"` : String(v))).join(", ")}`
       : `${min}–${max} comma-separated numbers, true/false or words; quote a string that looks like a number ("8")`;
-  return [read, describeRunField(row.field.trim())].filter(Boolean).join(" · ");
+  return [read, describeRunField(row.field.trim(), host)].filter(Boolean).join(" · ");
 }
 
 /** Sweep values back to the text `parseSweepValues` reads. */

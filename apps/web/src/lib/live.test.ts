@@ -45,7 +45,7 @@ const snapshot = (samples: TSample[]): LiveState =>
       { t: 1, figures: { "broker.lag": 4 } },
       { t: 0, figures: { "broker.lag": 1 } },
     ],
-    events: [{ at: "", level: "info", step: "queued", message: "queued" }],
+    events: [{ id: "1", at: "", level: "info", step: "queued", message: "queued" }],
   });
 
 describe("liveReducer", () => {
@@ -70,6 +70,44 @@ describe("liveReducer", () => {
     expect(s.cpuMedian).toEqual({});
     s = liveReducer(s, { type: "containers", t: 0, containers: [] });
     expect(s.cpuMedian).toBeNull();
+  });
+
+  it("shows an event once when it came in the snapshot and again live, in the order stored", () => {
+    const event = (id: string, message: string) => ({ type: "event", id, level: "info", step: "images", message }) as const;
+    // The page subscribes, then reads the stored events: those stored in between arrive twice.
+    let s = liveReducer(initialLive, {
+      type: "snapshot",
+      run,
+      samples: [],
+      seconds: 0,
+      containers: [],
+      cpuMedian: {},
+      figures: [],
+      events: [
+        { id: "9", at: "", level: "info", step: "queued", message: "queued took 0.1 s" },
+        { id: "10", at: "", level: "info", step: "images", message: "images took 0.2 s" },
+      ],
+    });
+    s = liveReducer(s, event("9", "queued took 0.1 s"));
+    s = liveReducer(s, event("10", "images took 0.2 s"));
+    s = liveReducer(s, event("12", "provision took 1.0 s"));
+    // A message overtaken by a later one still lands in its place.
+    s = liveReducer(s, event("11", "network took 0.3 s"));
+    s = liveReducer(s, event("12", "provision took 1.0 s"));
+    expect(s.log.map((l) => [l.id, l.message])).toEqual([
+      ["9", "queued took 0.1 s"],
+      ["10", "images took 0.2 s"],
+      ["11", "network took 0.3 s"],
+      ["12", "provision took 1.0 s"],
+    ]);
+  });
+
+  it("keeps the newest 200 events", () => {
+    let s = snapshot([]);
+    for (let i = 2; i <= 250; i++) s = liveReducer(s, { type: "event", id: String(i), level: "info", step: "load", message: `e${i}` });
+    expect(s.log).toHaveLength(200);
+    expect(s.log[0]!.id).toBe("51");
+    expect(s.log.at(-1)!.id).toBe("250");
   });
 
   it("appends live samples and replaces a second it already has", () => {

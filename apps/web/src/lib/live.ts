@@ -8,7 +8,8 @@ import type { TSample } from "@scalelab/scenarios/contract";
 import type { TLiveEvent } from "~/server/runs/live";
 import type { TContainerSeconds, TRunView } from "~/server/runs/types";
 
-export type LogLine = { level: string; step: string; message: string };
+/** A timeline event; `id` is its row's, the same in the snapshot and in the live message. */
+export type LogLine = { id: string; level: string; step: string; message: string };
 
 export type LiveState = {
   run: TRunView | null;
@@ -27,6 +28,20 @@ export type LiveState = {
 export const initialLive: LiveState = { run: null, samples: [], seconds: 0, containers: [], cpuMedian: null, figures: [], log: [] };
 
 const MAX_LOG = 200;
+
+/**
+ * The log with `line` in it, once: the page subscribes before it reads the stored events, so an
+ * event stored in between comes in the snapshot and again as a live message. Kept in id order (the
+ * order the worker stored them), at most MAX_LOG, the newest.
+ */
+export function mergeLog(log: readonly LogLine[], lines: readonly LogLine[]): LogLine[] {
+  const byId = new Map(log.map((l) => [l.id, l]));
+  for (const l of lines) byId.set(l.id, l);
+  return [...byId.values()].sort((a, b) => compareIds(a.id, b.id)).slice(-MAX_LOG);
+}
+
+/** Decimal row ids in numeric order (they may outgrow a double's exact range: compared as text by length first). */
+const compareIds = (a: string, b: string): number => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 
 function upsertByT<T extends { t: number }>(list: T[], item: T): T[] {
   const last = list[list.length - 1];
@@ -49,7 +64,10 @@ export function liveReducer(state: LiveState, ev: TLiveEvent): LiveState {
         containers: ev.containers,
         cpuMedian: ev.cpuMedian,
         figures: [...ev.figures].sort((a, b) => a.t - b.t),
-        log: ev.events.map(({ level, step, message }) => ({ level, step, message })),
+        log: mergeLog(
+          [],
+          ev.events.map(({ id, level, step, message }) => ({ id, level, step, message })),
+        ),
       };
     case "run":
       return { ...state, run: ev.run };
@@ -69,7 +87,7 @@ export function liveReducer(state: LiveState, ev: TLiveEvent): LiveState {
     case "figures":
       return { ...state, figures: upsertByT(state.figures, { t: ev.t, figures: ev.figures }) };
     case "event":
-      return { ...state, log: [...state.log, { level: ev.level, step: ev.step, message: ev.message }].slice(-MAX_LOG) };
+      return { ...state, log: mergeLog(state.log, [{ id: ev.id, level: ev.level, step: ev.step, message: ev.message }]) };
     case "fault": {
       const fault = state.run?.faults[ev.index];
       if (!state.run || !fault) return state;

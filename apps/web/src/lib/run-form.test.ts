@@ -1,5 +1,6 @@
-import { ZRunCreate } from "@scalelab/scenarios/contract";
-import type { ResolverOptions } from "react-hook-form";
+import { KIND_FIELDS, ZRunCreate } from "@scalelab/scenarios/contract";
+import { set as setAt, type ResolverOptions } from "react-hook-form";
+import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_FORM,
@@ -9,16 +10,24 @@ import {
   fieldId,
   infoOf,
   initialForm,
+  kindChanges,
+  labelIssue,
+  labelOf,
+  notOffered,
   numberFromInput,
   offeredField,
   placeIssue,
+  placeIssues,
   placePresetIssue,
+  rangeOf,
   runFormResolver,
   runInputOf,
   scalePatch,
   SECTIONS,
   toRunInput,
   visibleFields,
+  withHost,
+  type FormPath,
   type RunFormValues,
 } from "./run-form";
 
@@ -122,16 +131,16 @@ describe("checking the form with the shared schema", () => {
     expect(result.values).toEqual(toRunInput(DEFAULT_FORM));
   });
 
-  it("reports each bad field under its own name, which is its API path", async () => {
+  it("reports each bad field under its own name, its label in the message (the path is the API.s)", async () => {
     expect(await messagesOf(form({ service: { replicas: 99 }, workload: { vus: 1.5 } }))).toEqual({
-      "topology.service.replicas": "service.replicas must be between 1 and 16",
-      "workload.vus": "workload.vus must be a whole number between 1 and 1000",
+      "topology.service.replicas": "Replicas must be between 1 and 16",
+      "workload.vus": "Virtual users must be a whole number between 1 and 1000",
     });
   });
 
   it("names a field that is not a number", async () => {
     expect(await messagesOf(form({ service: { memoryMb: Number.NaN } }))).toEqual({
-      "topology.service.memoryMb": "service.memoryMb must be a number",
+      "topology.service.memoryMb": "Memory per replica (MB) must be a number",
     });
   });
 
@@ -245,7 +254,7 @@ describe("the fault timeline", () => {
     ).toEqual({
       "faults.0.action": "faults[0] (start app-1 @3s): start needs a stopped container (stop or kill it first); app-1 is running at 3 s",
       "faults.1.target.index": "faults[1] (stop app-3 @5s): target.index must be between 0 and 2: the run has 3 replicas (app)",
-      "faults.2.at": "faults[2] (stop app-0 @12s): at must be before the end of the load (0–11 s for workload.durationSeconds 12)",
+      "faults.2.at": "faults[2] (stop app-0 @12s): at must be before the end of the load (0–11 s for Duration (s) 12)",
       "faults.3.ms": "delay needs ms (1–60000)",
     });
   });
@@ -355,7 +364,7 @@ describe("a user's image", () => {
 
   it("names a missing image under the Image field", async () => {
     expect(await messagesOf(image({ service: { image: "" } }))).toEqual({
-      "topology.service.image": "service.image must name an image (e.g. myapp:1.2)",
+      "topology.service.image": "Image must name an image (e.g. myapp:1.2)",
     });
   });
 
@@ -435,7 +444,7 @@ describe("the traffic", () => {
 
   it("one request: a GET with a body, a bad header line and a reserved header land under their fields", async () => {
     expect(await messagesOf(image({ workload: { request: { method: "GET", path: "/", body: "x" } } }))).toEqual({
-      "workload.request.body": "workload.request.body is not sent with GET or HEAD: use POST, PUT or PATCH, or leave the body out",
+      "workload.request.body": "Body is not sent with GET or HEAD: use POST, PUT or PATCH, or leave the body out",
     });
     expect(await messagesOf(image({ text: { headers: "Accept: */*\nbroken" } }))).toEqual({
       "text.headers": "Headers, line 2: Name: value expected",
@@ -493,7 +502,7 @@ describe("the traffic", () => {
     expect(w.vus).toBeUndefined();
     for (const key of ["endpoint", "request", "requests"]) expect(w).not.toHaveProperty(key);
     expect(await messagesOf(v)).toEqual({});
-    expect(await messagesOf(image({ traffic: "script" }))).toEqual({ "workload.script": "workload.script must not be empty" });
+    expect(await messagesOf(image({ traffic: "script" }))).toEqual({ "workload.script": "Script must not be empty" });
     // VUs are still required without a script.
     expect(Object.keys(await messagesOf(image({ workload: { vus: undefined } })))).toEqual(["workload.vus"]);
   });
@@ -540,5 +549,156 @@ describe("How does it scale?", () => {
     });
     expect(placePresetIssue({ path: "sweep.0.values", message: "m" }, lines)).toEqual({ path: "", message: "m" });
     expect(placePresetIssue({ path: "values", message: "m" }, lines)).toEqual({ path: "", message: "m" });
+  });
+});
+
+describe("changing a component's kind", () => {
+  /** The values after the user picked `value` at `path`, and after the form's changes for it. */
+  const pick = (v: RunFormValues, path: FormPath, value: string): RunFormValues => {
+    const next = structuredClone(v);
+    setAt(next, path, value);
+    for (const c of kindChanges(path, next)) setAt(next, c.path, c.value);
+    return next;
+  };
+
+  it("to HAProxy takes HAProxy's algorithm and defaults instead of leaving nginx's, so the form stays valid", async () => {
+    const v = form({ balancer: { kind: "nginx", algorithm: "least_conn", maxFails: 5, cpus: 0.5 } });
+    const stale = structuredClone(v);
+    stale.topology.balancer.kind = "haproxy";
+    expect(Object.keys(await messagesOf(stale))).toEqual(["topology.balancer.algorithm"]);
+
+    const haproxy = pick(v, "topology.balancer.kind", "haproxy");
+    expect(haproxy.topology.balancer).toEqual({
+      kind: "haproxy",
+      algorithm: "roundrobin",
+      maxFails: 1,
+      failTimeoutSeconds: 10,
+      retryNextUpstream: true,
+      cpus: undefined,
+    });
+    expect(await messagesOf(haproxy)).toEqual({});
+    expect(pick(haproxy, "topology.balancer.kind", "nginx").topology.balancer.algorithm).toBe("round_robin");
+    expect(await messagesOf(pick(haproxy, "topology.balancer.kind", "none"))).toEqual({});
+  });
+
+  it("of the store, the server, the broker, the cache and the load generator resets what depends on it, nothing else", async () => {
+    const cassandra = pick(form({ storage: { kind: "postgres", memoryMb: 512, poolSize: 3 } }), "topology.storage.kind", "cassandra");
+    expect(cassandra.topology.storage).toMatchObject({ kind: "cassandra", memoryMb: 1024, poolSize: 10 });
+    expect(await messagesOf(cassandra)).toEqual({});
+
+    const image = pick(form({ service: { replicas: 2, cpus: 0.5, threads: 4, workerPool: 8 } }), "topology.service.kind", "image");
+    expect(image.topology.service).toMatchObject({ kind: "image", replicas: 2, cpus: 0.5, threads: undefined, workerPool: 0 });
+
+    const rabbit = pick(
+      form({ downstream: { mode: "async" }, broker: { kind: "kafka", memoryMb: 2048 } }),
+      "topology.broker.kind",
+      "rabbitmq",
+    );
+    // The broker's memory is shown for every kind: it stays.
+    expect(rabbit.topology.broker).toMatchObject({ kind: "rabbitmq", memoryMb: 2048 });
+
+    const redis = pick(form({ service: { kind: "image", image: "app:1" }, cache: { kind: "none" } }), "topology.cache.kind", "redis");
+    expect(redis.topology.cache).toEqual({ kind: "redis", memoryMb: 256 });
+
+    const wrk = pick(form({ workload: { loadgen: "k6", protocol: "grpc", vus: 40 } }), "workload.loadgen", "wrk");
+    expect(wrk.workload).toMatchObject({ loadgen: "wrk", protocol: "http", connections: 50, vus: 3 });
+    expect(await messagesOf({ ...wrk, workload: { ...wrk.workload, endpoint: "hostname" } })).toEqual({});
+
+    expect(kindChanges("topology.service.replicas", form())).toEqual([]);
+  });
+
+  it("has a field in the form for every kind", () => {
+    const paths = new Set(SECTIONS.flatMap((s) => s.fields.map((f) => f.path)));
+    for (const path of KIND_FIELDS) expect(paths.has(path as FormPath), path).toBe(true);
+  });
+
+  it("offers wrk no traffic it cannot send: a request mix or a script becomes the first traffic offered", () => {
+    expect(notOffered(form({ traffic: "requests", workload: { loadgen: "wrk" } }))).toEqual([{ path: "traffic", value: "endpoint" }]);
+    expect(notOffered(form({ traffic: "script", service: { kind: "image" }, workload: { loadgen: "wrk" } }))).toEqual([
+      { path: "traffic", value: "request" },
+    ]);
+    expect(notOffered(form({ traffic: "script" }))).toEqual([]);
+  });
+});
+
+describe("the form's words", () => {
+  it("names each field of the form by its label in its own messages", () => {
+    for (const section of SECTIONS) {
+      for (const field of section.fields) {
+        expect(field.label.trim(), `${field.path} has a label`).not.toBe("");
+        expect(labelOf(field.path)).toBeTruthy();
+        if (!/^(topology|workload)\./.test(field.path)) continue;
+        const api = field.path.replace(/^topology\./, "");
+        const labelled = labelIssue({ path: field.path, message: `${api} must be between 1 and 16` });
+        expect(labelled, field.path).toEqual({ path: field.path, message: `${labelOf(field.path)} must be between 1 and 16` });
+      }
+    }
+  });
+
+  it("has a field, so a label, for every field of the run body (or says why it has none)", () => {
+    // Written as text (the env, the command, the headers), rows of their own (the mix, the faults) or set by the form.
+    const elsewhere = [
+      "topology.service.env",
+      "topology.service.command",
+      "workload.request.headers",
+      "workload.requests",
+      "workload.requestTimeoutMs",
+    ];
+    const leaves = (schema: z.ZodType, prefix: string): string[] => {
+      let s = schema;
+      while (s instanceof z.ZodOptional || s instanceof z.ZodDefault || s instanceof z.ZodPrefault || s instanceof z.ZodPipe) {
+        s = (s instanceof z.ZodPipe ? s.in : s.unwrap()) as z.ZodType;
+      }
+      if (!(s instanceof z.ZodObject)) return [prefix];
+      return Object.entries(s.shape).flatMap(([key, child]) => leaves(child as z.ZodType, prefix ? `${prefix}.${key}` : key));
+    };
+    const body = leaves(ZRunCreate, "").filter((p) => /^(topology|workload)\./.test(p));
+    const missing = body.filter((p) => !labelOf(p) && !elsewhere.some((e) => p === e || p.startsWith(`${e}.`)));
+    expect(missing).toEqual([]);
+  });
+
+  it("names the other fields a message mentions by their labels, with the section where a label repeats", () => {
+    expect(
+      labelIssue({
+        path: "workload.threads",
+        message:
+          "workload.threads × workload.loadgenInstances (2 × 1) must be at most workload.connections (1): wrk gives each thread at least one connection",
+      }).message,
+    ).toBe(
+      "Threads per instance × Load generator instances (2 × 1) must be at most Connections (1): wrk gives each thread at least one connection",
+    );
+    expect(
+      labelIssue({
+        path: "topology.balancer.algorithm",
+        message: "balancer.algorithm must be one of: roundrobin for balancer.kind haproxy",
+      }).message,
+    ).toBe("Algorithm must be one of: roundrobin for Balancer kind haproxy");
+    // Not a field's name: left as it is.
+    expect(labelIssue({ path: "topology.service.image", message: "service.imageX and xservice.image" }).message).toBe(
+      "service.imageX and xservice.image",
+    );
+  });
+
+  it("keeps the API's path on the issue, so the server's issues still land on their fields", () => {
+    const placed = placeIssues([{ path: "topology.service.replicas", message: "service.replicas must be between 1 and 16" }], form());
+    expect(placed).toEqual([{ path: "topology.service.replicas", message: "Replicas must be between 1 and 16" }]);
+  });
+});
+
+describe("the host's bounds in the hints", () => {
+  const host = { cpus: 2, memoryBytes: 8 * 1024 ** 3 };
+
+  it("gives the CPU fields the host's CPUs as their top", () => {
+    expect(rangeOf(infoOf("topology.service.cpus"))).toBe("0.05–64");
+    expect(rangeOf(withHost("topology.service.cpus", infoOf("topology.service.cpus"), host))).toBe("0.05–2");
+    expect(rangeOf(withHost("workload.loadgenCpus", infoOf("workload.loadgenCpus"), host))).toMatch(/–2$/);
+    expect(rangeOf(withHost("topology.service.cpus", infoOf("topology.service.cpus"), undefined))).toBe("0.05–64");
+  });
+
+  it("gives the service's memory its share of the host for the replicas on screen", () => {
+    const info = infoOf("topology.service.memoryMb");
+    expect(rangeOf(withHost("topology.service.memoryMb", info, host, form({ service: { replicas: 16 } })))).toBe("32–384");
+    expect(rangeOf(withHost("topology.service.memoryMb", info, host, form({ service: { replicas: 2 } })))).toBe("32–3072");
+    expect(rangeOf(withHost("topology.service.replicas", infoOf("topology.service.replicas"), host))).toBe("1–16");
   });
 });

@@ -1,5 +1,5 @@
 import type { FaultableRole } from "@scalelab/scenarios/contract";
-import { fieldInfo, type FieldInfo } from "@scalelab/scenarios/contract";
+import { fieldInfo, hostMax, KIND_FIELDS, kindDefaults, type FieldInfo, type THostFacts } from "@scalelab/scenarios/contract";
 import { FORM_SECTIONS, faultableRoles, serviceEnv, type FormFieldSpec, type FormSectionSpec } from "@scalelab/scenarios/components";
 import {
   balancerSettings,
@@ -124,8 +124,8 @@ export type FieldSpec = Omit<FormFieldSpec, "path" | "when" | "deps"> & {
   path: FormPath;
   when?: Condition | readonly Condition[];
   deps?: FormPath[];
-  /** Enum values not offered while the condition holds (the built-in endpoints for a user's image). */
-  omit?: { when: Condition; values: readonly string[] };
+  /** Enum values not offered while a condition holds (the built-in endpoints for a user's image). */
+  omit?: readonly { when: Condition; values: readonly string[] }[];
 };
 
 export type SectionSpec = Omit<FormSectionSpec, "when" | "object" | "fields" | "order" | "optional"> & {
@@ -206,8 +206,11 @@ export const SECTIONS: readonly SectionSpec[] = [
         wide: true,
         segmented: true,
         options: { endpoint: "Endpoint (testbed)", request: "One request", requests: "Request mix", script: "k6 script" },
-        // The built-in endpoints are the testbed's: the schema refuses them for a user's image.
-        omit: { when: IMAGE, values: ["endpoint"] },
+        // The built-in endpoints are the testbed's: the schema refuses them for a user's image; wrk sends one request template.
+        omit: [
+          { when: IMAGE, values: ["endpoint"] },
+          { when: WRK, values: ["requests", "script"] },
+        ],
       },
       {
         path: "workload.endpoint",
@@ -369,6 +372,20 @@ export function rangeOf(info: FieldInfo): string {
   return info.kind === "number" && info.min !== null && info.max !== null ? `${info.min}–${info.max}` : "";
 }
 
+export type HostBounds = Pick<THostFacts, "cpus" | "memoryBytes">;
+
+/**
+ * The field's info with the range this host allows ("0.05–2" on a 2-core host rather than the
+ * schema's "0.05–64"; the service's memory per replica for the run on screen when it parses).
+ */
+export function withHost(path: string, info: FieldInfo, host: HostBounds | undefined, v?: RunFormValues): FieldInfo {
+  if (!host || info.kind !== "number") return info;
+  const run = v ? ZRunCreate.safeParse({ ...toRunInput(v), faults: [] }) : undefined;
+  const max = hostMax(path, host, run?.success ? run.data : undefined);
+  if (max === undefined || (info.max !== null && info.max <= max)) return info;
+  return { ...info, max: info.min !== null ? Math.max(info.min, max) : max };
+}
+
 /** A field's hint: the schema's range, then the form's words ("1–16 · Empty = no limit."). */
 export const fieldHint = (info: FieldInfo, hint?: string): string => [rangeOf(info), hint].filter(Boolean).join(" · ");
 
@@ -406,9 +423,42 @@ export function visibleFields(v: RunFormValues): FieldSpec[] {
 
 /** A field as offered for these values: an enum without the values it omits now (the endpoints for a user's image). */
 export function offeredField(f: FieldSpec, v: RunFormValues): FieldSpec {
-  if (!f.omit || !f.options || !holds(f.omit.when, v)) return f;
-  const omitted = new Set(f.omit.values);
+  const omitted = new Set((f.omit ?? []).flatMap((o) => (holds(o.when, v) ? o.values : [])));
+  if (omitted.size === 0 || !f.options) return f;
   return { ...f, subset: true, options: Object.fromEntries(Object.entries(f.options).filter(([value]) => !omitted.has(value))) };
+}
+
+export type FieldChange = { path: FormPath; value: unknown };
+
+/**
+ * What the form changes after the user picks `kind` at a kind field (KIND_FIELDS: a slot's kind,
+ * the load generator): the fields of that component that depend on the kind (shown or hidden by
+ * it, or offering values by it) go to the new kind's defaults (@scalelab/scenarios kindDefaults), so
+ * nothing only the old kind takes stays behind (nginx's round_robin under HAProxy). A field the kind
+ * has no default for goes back to the form's own first value (the VUs, the connections).
+ */
+export function kindChanges(path: FormPath, v: RunFormValues): FieldChange[] {
+  if (!KIND_FIELDS.includes(path)) return [];
+  const object = path.slice(0, path.lastIndexOf("."));
+  const defaults = kindDefaults(path, String(get(v, path)));
+  const dependent = ALL_FIELDS.filter(
+    ({ field }) => field.path !== path && field.path.startsWith(`${object}.`) && conditionPaths(field.when).includes(path),
+  ).map(({ field }) => field.path);
+  return [...new Set(dependent)].map((p) => {
+    const key = p.slice(object.length + 1);
+    return { path: p, value: key in defaults ? defaults[key] : get(DEFAULT_FORM, p) };
+  });
+}
+
+/** Enum fields on screen whose value is not offered any more (the traffic after a switch to wrk), with the first value offered. */
+export function notOffered(v: RunFormValues): FieldChange[] {
+  return visibleFields(v).flatMap((f) => {
+    const offered = offeredField(f, v);
+    if (offered === f || !offered.options) return [];
+    const values = Object.keys(offered.options);
+    const value: unknown = get(v, f.path);
+    return values.includes(String(value)) || values.length === 0 ? [] : [{ path: f.path, value: values[0] }];
+  });
 }
 
 /** The fields to re-check when this one changes: those it shows or hides, and its declared dependants. */
@@ -518,10 +568,60 @@ export function placeIssue(issue: FieldIssue, lines: TextLines): FieldIssue {
   return issue;
 }
 
-/** The server's issues about the body these values make, placed on the form's fields. */
+/** How messages name a field: its body path, without `topology.` ("service.replicas", "workload.vus"). */
+const apiName = (path: string): string => path.replace(/^topology\./, "");
+
+/** Each field's section and label by path (a path drawn once per kind, the balancer's algorithm, has one label). */
+const FIELD_AT = new Map<string, { section: SectionSpec; field: FieldSpec }>();
+for (const at of ALL_FIELDS) if (!FIELD_AT.has(at.field.path)) FIELD_AT.set(at.field.path, at);
+
+const labelCount = new Map<string, number>();
+for (const { field } of FIELD_AT.values()) labelCount.set(field.label, (labelCount.get(field.label) ?? 0) + 1);
+
+/** The label of the field at `path` ("Replicas"); undefined for a path the form has no field for. */
+export const labelOf = (path: string): string | undefined => FIELD_AT.get(path)?.field.label;
+
+/** A field named inside another's message: its label, with its section's title when another section has the same label ("Balancer kind"). */
+function namedLabel(path: string): string {
+  const { section, field } = FIELD_AT.get(path)!;
+  if (labelCount.get(field.label) === 1) return field.label;
+  const lower = /^[A-Z][a-z]/.test(field.label) ? field.label[0]!.toLowerCase() + field.label.slice(1) : field.label;
+  return `${section.title} ${lower}`;
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** The body's fields as messages name them: with or without `topology.`. */
+const NAMED = new Map(
+  [...FIELD_AT.keys()]
+    .filter((p) => p.startsWith("topology.") || p.startsWith("workload."))
+    .flatMap((p) => [p, apiName(p)].map((name) => [name, p] as const)),
+);
+/** One pass over the message, longest names first (a label put in is never read again). */
+const NAMES = new RegExp(
+  `(?<![\\w.])(${[...NAMED.keys()]
+    .sort((a, b) => b.length - a.length)
+    .map(escape)
+    .join("|")})(?![\\w])`,
+  "g",
+);
+
+/**
+ * An issue in the form's words: the fields its message names by their API paths are named by
+ * their labels ("service.replicas must be between 1 and 16" under Replicas reads "Replicas must be
+ * between 1 and 16"). The path stays: the issue still lands on its field. The API keeps its paths.
+ */
+export function labelIssue(issue: FieldIssue): FieldIssue {
+  const message = issue.message.replace(NAMES, (name: string) => {
+    const path = NAMED.get(name)!;
+    return path === issue.path ? FIELD_AT.get(path)!.field.label : namedLabel(path);
+  });
+  return message === issue.message ? issue : { path: issue.path, message };
+}
+
+/** The server's issues about the body these values make, placed on the form's fields, in the form's words. */
 export const placeIssues = (issues: readonly FieldIssue[], v: RunFormValues): FieldIssue[] => {
   const { lines } = runInputOf(v);
-  return issues.map((i) => placeIssue(i, lines));
+  return issues.map((i) => labelIssue(placeIssue(i, lines)));
 };
 
 /**
@@ -531,7 +631,7 @@ export const placeIssues = (issues: readonly FieldIssue[], v: RunFormValues): Fi
 export const runFormResolver: Resolver<RunFormValues, unknown, TRunCreateInput> = async (values) => {
   const { body, issues, lines } = runInputOf(values);
   const parsed = ZRunCreate.safeParse(body);
-  const all = [...issues, ...(parsed.success ? [] : toFieldIssues(parsed.error.issues).map((i) => placeIssue(i, lines)))];
+  const all = [...issues, ...(parsed.success ? [] : toFieldIssues(parsed.error.issues).map((i) => labelIssue(placeIssue(i, lines))))];
   if (all.length === 0) return { values: body, errors: {} };
   const errors: FieldErrors<RunFormValues> = {};
   // The first issue of a path wins, as the field shows one.
@@ -574,7 +674,9 @@ export function scalePatch(body: TRunCreateInput): Record<string, unknown> {
  */
 export function placePresetIssue(issue: FieldIssue, lines: TextLines): FieldIssue {
   const path = issue.path.replace(/^base\./, "");
-  return /^(topology|workload)\./.test(path) ? placeIssue({ path, message: issue.message }, lines) : { path: "", message: issue.message };
+  return /^(topology|workload)\./.test(path)
+    ? labelIssue(placeIssue({ path, message: issue.message }, lines))
+    : { path: "", message: issue.message };
 }
 
 /** A number input's text as the API wants it: empty is "not given"; anything else a number (the schema names a NaN). */

@@ -76,8 +76,8 @@ export class RunReporter {
 
   event(level: Level, message: string, step: TRunStep = this.current): Promise<void> {
     return this.enqueue(async () => {
-      await this.db.runEvent.create({ data: { runId: this.runId, step, level, message } });
-      await this.publish({ type: "event", level, step, message });
+      const row = await this.db.runEvent.create({ data: { runId: this.runId, step, level, message }, select: { id: true } });
+      await this.publish({ type: "event", id: row.id.toString(), level, step, message });
     });
   }
 

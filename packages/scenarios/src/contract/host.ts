@@ -13,6 +13,35 @@ const MB = 1024 * 1024;
  * components declare (their CPU limits, their memory). Returns one issue per offending field,
  * naming the field and the allowed range; an empty list means the run fits.
  */
+/** Leave a quarter of the host for the control plane, the balancer and the load generator. */
+function memoryBudget(host: Pick<THostFacts, "memoryBytes">): { hostMb: number; budgetMb: number } {
+  const hostMb = Math.floor(host.memoryBytes / MB);
+  return { hostMb, budgetMb: Math.floor(hostMb * 0.75) };
+}
+
+const othersMb = (roles: readonly { role: string; count: number; memoryMb?: number }[]) =>
+  roles.filter((r) => r.role !== SERVICE_ROLE).reduce((sum, r) => sum + r.count * (r.memoryMb ?? 0), 0);
+
+/** The most memory one replica of the service may have on this host, beside the run's other components. */
+function serviceMemoryMax(run: TRunCreate, host: Pick<THostFacts, "memoryBytes">): number {
+  const roles = runRoles(run).filter((r) => r.count > 0 && r.role !== LOADGEN_ROLE);
+  return Math.max(LIMITS.memoryMb.min, Math.floor((memoryBudget(host).budgetMb - othersMb(roles)) / run.topology.service.replicas));
+}
+
+/**
+ * The largest value this host allows for a field, where the host bounds it more than the schema
+ * does (a form's hint, "0.05–2" rather than "0.05–64"): every CPU limit and the load generator's
+ * CPU (the host's CPUs), the service's memory per replica (its share of the run's memory budget,
+ * as validateAgainstHost computes it, when the run is known), any other memory (the whole budget).
+ * Undefined for a field the host does not bound.
+ */
+export function hostMax(path: string, host: Pick<THostFacts, "cpus" | "memoryBytes">, run?: TRunCreate): number | undefined {
+  if (path === "workload.loadgenCpus" || (path.startsWith("topology.") && path.endsWith(".cpus"))) return host.cpus;
+  if (path === "topology.service.memoryMb" && run) return serviceMemoryMax(run, host);
+  if (path.startsWith("topology.") && path.endsWith(".memoryMb")) return memoryBudget(host).budgetMb;
+  return undefined;
+}
+
 export function validateAgainstHost(run: TRunCreate, host: Pick<THostFacts, "cpus" | "memoryBytes">): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const roles = runRoles(run).filter((r) => r.count > 0 && r.role !== LOADGEN_ROLE);
@@ -30,12 +59,10 @@ export function validateAgainstHost(run: TRunCreate, host: Pick<THostFacts, "cpu
     });
   }
 
-  const hostMb = Math.floor(host.memoryBytes / MB);
-  // Leave a quarter of the host for the control plane, the balancer and the load generator.
-  const budgetMb = Math.floor(hostMb * 0.75);
+  const { hostMb, budgetMb } = memoryBudget(host);
   const service = run.topology.service;
-  const others = roles.filter((r) => r.role !== SERVICE_ROLE).reduce((sum, r) => sum + r.count * (r.memoryMb ?? 0), 0);
-  const perReplicaMax = Math.max(LIMITS.memoryMb.min, Math.floor((budgetMb - others) / service.replicas));
+  const others = othersMb(roles);
+  const perReplicaMax = serviceMemoryMax(run, host);
   if (service.memoryMb * service.replicas + others > budgetMb) {
     const what = others > 0 ? ` (the other components take ${others} MB)` : "";
     issues.push({

@@ -5,6 +5,7 @@ export * from "./latency";
 export * from "./backends";
 export * from "./host";
 export * from "./form";
+export * from "./kinds";
 export * from "../names";
 export * from "./workload";
 export * from "./status";

@@ -81,7 +81,14 @@ export const ZChannelMessage = z.discriminatedUnion("type", [
     stepDetail: z.string().nullish(),
     error: z.string().nullish(),
   }),
-  z.object({ type: z.literal("event"), level: z.enum(["info", "warn", "error"]), step: z.string(), message: z.string() }),
+  /** A timeline event as stored: `id` is its row's (decimal), so a reader that also read the rows shows it once. */
+  z.object({
+    type: z.literal("event"),
+    id: z.string().regex(/^\d+$/),
+    level: z.enum(["info", "warn", "error"]),
+    step: z.string(),
+    message: z.string(),
+  }),
   z.object({ type: z.literal("containers"), t: z.number().int(), containers: z.array(ZContainerStat) }),
   z.object({ type: z.literal("figures"), ...ZFigureSample.shape }),
   /** Fault `index` of the run's timeline was applied (or failed) at its actual time. */

@@ -509,7 +509,7 @@ describe("routes", () => {
 describe("the OpenAPI document says what the handler does", () => {
   type Op = {
     parameters?: { in: string; name: string; required?: boolean; example?: unknown }[];
-    requestBody?: { required: boolean; content?: Record<string, { example?: unknown }> };
+    requestBody?: { required: boolean; content?: Record<string, { examples?: Record<string, { summary: string; value: unknown }> }> };
     responses: Record<string, { content?: Record<string, { schema: { type?: string } }> }>;
   };
   const op = (path: string, method: string) => (openApiDocument().paths![path] as Record<string, Op>)[method]!;
@@ -564,11 +564,15 @@ describe("the OpenAPI document says what the handler does", () => {
 
   it("each example in the document is accepted (those that create experiments: experiments.integration.test.ts)", async () => {
     const { rest } = setup();
-    const exampleOf = (path: string) => op(path, "post").requestBody!.content!["application/json"]!.example;
-    expect(exampleOf("/experiments")).toEqual(exampleOf("/experiments/preview"));
+    const examplesOf = (path: string) => op(path, "post").requestBody!.content!["application/json"]!.examples!;
+    expect(examplesOf("/experiments")).toEqual(examplesOf("/experiments/preview"));
+    expect(Object.keys(examplesOf("/runs")).length).toBeGreaterThan(1);
     for (const path of ["/runs", "/preview", "/experiments/preview"]) {
-      const res = await rest(post(`${API}${path}`, JSON.stringify(exampleOf(path))));
-      expect(res.status, `${path}: ${await res.clone().text()}`).toBeLessThan(300);
+      for (const [name, example] of Object.entries(examplesOf(path))) {
+        expect(example.summary).toBeTruthy();
+        const res = await rest(post(`${API}${path}`, JSON.stringify(example.value)));
+        expect(res.status, `${path} ${name}: ${await res.clone().text()}`).toBeLessThan(300);
+      }
     }
     expect(op("/presets/{name}/run", "post").parameters).toContainEqual(
       expect.objectContaining({ name: "name", example: "cpu-limit-replicas" }),

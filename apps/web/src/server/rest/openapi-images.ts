@@ -48,7 +48,13 @@ export function imageUploadOperation(errorSchema: Record<string, unknown>): Oper
       "The image is built on the lab's Docker engine, one build at a time, and labelled scalelab.user-image=true. " +
       `With Accept: ${NDJSON} the answer is a 200 stream of JSON lines (each build step and output line) ending with ` +
       'a "result" or an "error" line; otherwise 201 with the image, or 422 with the build\'s last output lines. ' +
-      "A client that disconnects cancels the build.",
+      "A client that disconnects cancels the build.\n\n" +
+      "Example: build the image `orders:1` from a directory with its Dockerfile, following the build:\n\n" +
+      "```sh\n" +
+      "tar -C examples/flask-orders -czf - . |\n" +
+      `  curl -sS --data-binary @- -H 'content-type: application/gzip' -H 'accept: ${NDJSON}' \\\n` +
+      "    'http://localhost:3000/api/v1/images?tag=orders:1'\n" +
+      "```",
     tags: ["images"],
     parameters: [
       {

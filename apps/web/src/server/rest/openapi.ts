@@ -10,7 +10,11 @@ import { routesOf } from "./routes";
 
 type ResponseObject = { description?: string; content?: Record<string, { schema?: unknown }> };
 type Parameter = { in: string; name: string; required?: boolean; example?: unknown };
-type RequestBody = { required?: boolean; content?: Record<string, { schema?: { required?: string[] }; example?: unknown }> };
+type Example = { summary: string; value: unknown };
+type RequestBody = {
+  required?: boolean;
+  content?: Record<string, { schema?: { required?: string[] }; examples?: Record<string, Example> }>;
+};
 type Operation = { operationId?: string; parameters?: Parameter[]; requestBody?: RequestBody; responses?: Record<string, ResponseObject> };
 
 /** Answers of handler.ts to any request with a body, before its procedure runs. */
@@ -49,17 +53,76 @@ const EXPERIMENT_EXAMPLE = {
   repetitions: 3,
 };
 
+/** More runs the API reference shows beside RUN_EXAMPLE: each load generator and model, a user's image with its store. */
+const RUN_EXAMPLES: Record<string, Example> = {
+  haproxyWrk: {
+    summary: "HAProxy (least connections) in front of 2 replicas, loaded by wrk",
+    value: {
+      name: "haproxy leastconn, wrk",
+      topology: { balancer: { kind: "haproxy", algorithm: "leastconn" }, service: { replicas: 2, cpus: 0.5 } },
+      workload: { endpoint: "hostname", loadgen: "wrk", connections: 32, durationSeconds: 15 },
+    },
+  },
+  openModel: {
+    summary: "An open model: 200 requests a second whatever the answers, k6",
+    value: {
+      name: "200 req/s",
+      topology: { service: { replicas: 2, cpus: 0.25 } },
+      workload: { endpoint: "cpu", arrivalRate: 200, durationSeconds: 20 },
+    },
+  },
+  yourImage: {
+    summary: "Your own image (built on the lab's engine) on Postgres with its schema, one request",
+    value: {
+      name: "orders on postgres",
+      topology: {
+        service: { kind: "image", image: "orders:1", port: 8080, replicas: 2, cpus: 0.25, healthPath: "/health" },
+        storage: { kind: "postgres", init: "CREATE TABLE orders (id serial PRIMARY KEY, item text NOT NULL);" },
+      },
+      workload: { vus: 8, durationSeconds: 20, request: { method: "GET", path: "/orders" } },
+    },
+  },
+};
+
+/** Beside EXPERIMENT_EXAMPLE: named variants rather than a sweep. */
+const EXPERIMENT_EXAMPLES: Record<string, Example> = {
+  variants: {
+    summary: "Two named variants of one base: nginx against HAProxy, 3 runs each",
+    value: {
+      name: "nginx or haproxy",
+      base: { topology: { service: { replicas: 2, cpus: 0.25 } }, workload: { endpoint: "hostname", vus: 8, durationSeconds: 10 } },
+      variants: [
+        { name: "nginx", patch: { topology: { balancer: { kind: "nginx" } } } },
+        { name: "haproxy", patch: { topology: { balancer: { kind: "haproxy" } } } },
+      ],
+      repetitions: 3,
+    },
+  },
+};
+
 /**
- * A valid request of each operation that takes a body or a path name: shown in the document, and
- * what the contract fuzz's examples phase sends first, so that it reaches the 201s and has real ids
- * to follow (handler.test.ts checks that each is accepted).
+ * A valid request of each operation that takes a body or a path name: shown in the document (and
+ * in the API reference, /reference), and what the contract fuzz's examples phase sends first, so
+ * that it reaches the 201s and has real ids to follow (handler.test.ts checks that each is
+ * accepted). `body` is the first of the body's examples, `more` the others; `query` a query
+ * parameter's example.
  */
-export const OPERATION_EXAMPLES: Record<string, { body?: unknown; path?: Record<string, string> }> = {
-  "runs-create": { body: RUN_EXAMPLE },
-  "preview-render": { body: RUN_EXAMPLE },
-  "experiments-create": { body: EXPERIMENT_EXAMPLE },
-  "experiments-preview": { body: EXPERIMENT_EXAMPLE },
-  "presets-run": { body: { repetitions: 1, patch: { workload: { durationSeconds: 5 } } }, path: { name: "cpu-limit-replicas" } },
+export const OPERATION_EXAMPLES: Record<
+  string,
+  { summary?: string; body?: unknown; more?: Record<string, Example>; path?: Record<string, string>; query?: Record<string, unknown> }
+> = {
+  "runs-create": { summary: "3 replicas at 0.2 CPU behind nginx, 3 k6 VUs", body: RUN_EXAMPLE, more: RUN_EXAMPLES },
+  "preview-render": { summary: "3 replicas at 0.2 CPU behind nginx, 3 k6 VUs", body: RUN_EXAMPLE, more: RUN_EXAMPLES },
+  "experiments-create": { summary: "A sweep of replicas, 3 runs each", body: EXPERIMENT_EXAMPLE, more: EXPERIMENT_EXAMPLES },
+  "experiments-preview": { summary: "A sweep of replicas, 3 runs each", body: EXPERIMENT_EXAMPLE, more: EXPERIMENT_EXAMPLES },
+  "presets-run": {
+    summary: "The preset once, with 5 s loads",
+    body: { repetitions: 1, patch: { workload: { durationSeconds: 5 } } },
+    more: { asItIs: { summary: "The preset as it is", value: {} } },
+    path: { name: "cpu-limit-replicas" },
+  },
+  // Two runs' ids (from GET /runs); the baseline is the first.
+  "runs-compare": { query: { ids: ["3f2b9c4e-8d1a-4c7e-9b6f-2a5d8e1c0b71", "7a6e1d20-5c3b-4f8e-a9d4-1b2c3d4e5f60"] } },
 };
 
 /** The fields of a procedure's input object, whatever wraps it (`.prefault({})`, `.default()`). */
@@ -127,6 +190,7 @@ export function openApiDocument(): OpenAPIObject {
       const example = op.operationId ? OPERATION_EXAMPLES[op.operationId] : undefined;
       for (const param of op.parameters ?? []) {
         if (param.in === "path" && example?.path?.[param.name]) param.example = example.path[param.name];
+        if (param.in === "query" && example?.query?.[param.name] !== undefined) param.example = example.query[param.name];
         const schema = shape[param.name];
         if (param.in !== "query" || !schema) continue;
         if (schema.safeParse(undefined).success) delete param.required;
@@ -136,7 +200,9 @@ export function openApiDocument(): OpenAPIObject {
         const bodySchema = Object.values(op.requestBody.content ?? {})[0]?.schema;
         op.requestBody.required = (bodySchema?.required?.length ?? 0) > 0;
         const json = op.requestBody.content?.["application/json"];
-        if (json && example?.body) json.example = example.body;
+        if (json && example?.body) {
+          json.examples = { example: { summary: example.summary ?? "An example", value: example.body }, ...example.more };
+        }
         for (const [code, description] of Object.entries(BODY_ERRORS)) {
           responses[code] ??= { description, content: { "application/json": {} } };
         }

@@ -14,7 +14,9 @@ describe("parseChannelMessage", () => {
         JSON.stringify({ type: "status", status: "running", step: "preparing_images", stepDetail: "testbed 3/9", error: null }),
       ),
     ).toEqual({ type: "status", status: "running", step: "preparing_images", stepDetail: "testbed 3/9", error: null });
-    expect(parseChannelMessage(JSON.stringify({ type: "event", level: "warn", step: "running", message: "slow" }))?.type).toBe("event");
+    expect(parseChannelMessage(JSON.stringify({ type: "event", id: "7", level: "warn", step: "running", message: "slow" }))?.type).toBe(
+      "event",
+    );
     expect(
       parseChannelMessage(
         JSON.stringify({

@@ -114,6 +114,19 @@ describe("liveRun", () => {
     await publish({ type: "sample", sample });
     expect((await next).value).toEqual({ type: "sample", sample });
 
+    // An event as the worker reports it: stored, then published with its row's id; a reader that read the row shows it once.
+    const row = await deps.db.runEvent.create({ data: { runId: ref.id, step: "queued", level: "info", message: "queued took 0.1 s" } });
+    const event = { type: "event", id: row.id.toString(), level: "info", step: "queued", message: "queued took 0.1 s" };
+    const relayed = live.next();
+    await publish(event);
+    expect((await relayed).value).toEqual(event);
+    const again = liveRun(deps, ref.id, new AbortController().signal);
+    expect((await again.next()).value).toMatchObject({
+      type: "snapshot",
+      events: [{ id: row.id.toString(), message: "queued took 0.1 s" }],
+    });
+    await again.return(undefined);
+
     await deps.db.run.update({ where: { id: ref.id }, data: { status: "succeeded", step: "done" } });
     const status = live.next();
     await publish({ type: "status", status: "succeeded", step: "done", stepDetail: null, error: null });

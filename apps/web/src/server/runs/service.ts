@@ -259,7 +259,7 @@ const EVENTS_SHOWN = 200;
 /** The latest events of the run's timeline, oldest first. */
 export async function readEvents(deps: Deps, id: string): Promise<TRunEventView[]> {
   const rows = await deps.db.runEvent.findMany({ where: { runId: id }, orderBy: { id: "desc" }, take: EVENTS_SHOWN });
-  return rows.reverse().map((e) => ({ at: e.at.toISOString(), level: e.level, step: e.step, message: e.message }));
+  return rows.reverse().map((e) => ({ id: e.id.toString(), at: e.at.toISOString(), level: e.level, step: e.step, message: e.message }));
 }
 
 /**

@@ -72,4 +72,5 @@ export { ZContainerStat, type TContainerStat };
 export const ZContainerSeconds = z.object({ t: z.number().int(), containers: z.array(ZContainerStat) });
 export type TContainerSeconds = z.infer<typeof ZContainerSeconds>;
 
-export type TRunEventView = { at: string; level: string; step: string; message: string };
+/** `id`: the row's, as the live `event` message carries it. */
+export type TRunEventView = { id: string; at: string; level: string; step: string; message: string };
