@@ -37,7 +37,8 @@ export type Outcome =
 export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: AbortSignal): Promise<Outcome> {
   const { db, log } = deps;
   const row = await db.run.findUnique({ where: { id: runId } });
-  if (!row) throw new Error(`run ${runId} does not exist`);
+  // Deleted while it waited in the queue: nothing to run, nothing to leave behind.
+  if (!row) return { status: "skipped", reason: "run does not exist (deleted)" };
   const claimed = await db.run.updateMany({
     where: { id: runId, status: "queued" },
     data: { status: "running", stepDetail: null, error: null, startedAt: new Date() },
