@@ -150,6 +150,11 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
         break;
       } catch (err) {
         noted(err);
+        // Its row was deleted outright meanwhile: there is nothing left to record the end in.
+        if ((await db.run.count({ where: { id: runId } }).catch(() => 1)) === 0) {
+          log.warn("the run's row is gone; its end is not recorded", { runId });
+          break;
+        }
         if (attempt === 5) throw new Error(`could not record the end of run ${runId}: ${errorMessage(err)}`);
         await new Promise((r) => setTimeout(r, 1000 * attempt));
       }
