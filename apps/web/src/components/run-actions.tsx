@@ -27,41 +27,56 @@ function ConfirmDelete({
   error: string | null;
   onConfirm: () => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
   const [open, setOpen] = useState(false);
-  const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
   return (
     <>
       <button type="button" className={`btn btn-danger${small ? " btn-small" : ""}`} data-testid={testId} onClick={() => setOpen(true)}>
         Delete
       </button>
-      <dialog
-        ref={ref}
-        className="confirm-dialog"
-        aria-labelledby={titleId}
-        data-testid="confirm-delete-dialog"
-        onClose={() => setOpen(false)}
-      >
-        <h2 id={titleId}>Delete {what}?</h2>
-        <p>{detail}</p>
-        <p className="muted">This cannot be undone.</p>
-        {error && <div className="error-box">Could not delete: {error}</div>}
-        <div className="actions">
-          <button type="button" className="btn" data-testid="confirm-delete-keep" onClick={() => setOpen(false)}>
-            Keep it
-          </button>
-          <button type="button" className="btn btn-danger" data-testid="confirm-delete" disabled={pending} onClick={onConfirm}>
-            {pending ? "Deleting…" : "Delete"}
-          </button>
-        </div>
-      </dialog>
+      {/* Only while asked: a list of thousands of rows holds no dialog of its own per row. */}
+      {open && (
+        <ConfirmDialog what={what} detail={detail} pending={pending} error={error} onConfirm={onConfirm} onClose={() => setOpen(false)} />
+      )}
     </>
+  );
+}
+
+function ConfirmDialog({
+  what,
+  detail,
+  pending,
+  error,
+  onConfirm,
+  onClose,
+}: {
+  what: string;
+  detail: string;
+  pending: boolean;
+  error: string | null;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+  }, []);
+  return (
+    <dialog ref={ref} className="confirm-dialog" aria-labelledby={titleId} data-testid="confirm-delete-dialog" onClose={onClose}>
+      <h2 id={titleId}>Delete {what}?</h2>
+      <p>{detail}</p>
+      <p className="muted">This cannot be undone.</p>
+      {error && <div className="error-box">Could not delete: {error}</div>}
+      <div className="actions">
+        <button type="button" className="btn" data-testid="confirm-delete-keep" onClick={onClose}>
+          Keep it
+        </button>
+        <button type="button" className="btn btn-danger" data-testid="confirm-delete" disabled={pending} onClick={onConfirm}>
+          {pending ? "Deleting…" : "Delete"}
+        </button>
+      </div>
+    </dialog>
   );
 }
 

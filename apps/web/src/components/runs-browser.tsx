@@ -15,7 +15,7 @@ import { ExperimentStatusBadge, isLive } from "./experiment-status";
 import { CopyRunLink, DeleteExperimentButton, DeleteRunButton, RerunButton } from "./run-actions";
 import { StatusBadge, stepLabel } from "./status";
 
-const PAGE = 50;
+const PAGE = 100;
 const SEARCH_DEBOUNCE_MS = 300;
 
 /**

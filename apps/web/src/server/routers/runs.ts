@@ -75,7 +75,7 @@ export const runsRouter = router({
         tags,
         protect: false,
         summary: "Run the same definition again (name, topology, workload, faults) as a new stand-alone run, queued",
-        errorResponses: [404, 409, 503],
+        errorResponses: [400, 404, 409, 503],
       },
       successStatus: 201,
     })

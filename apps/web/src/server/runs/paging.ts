@@ -86,6 +86,7 @@ export const ZStatusFilter = listOf(z.enum(RUN_STATUSES, { error: statusError })
     Object.assign(jsonSchema, {
       type: "array",
       items: { type: "string", enum: [...RUN_STATUSES] },
+      maxItems: 20,
       description: "one or several (repeat the parameter, or separate by commas)",
     });
   },
