@@ -190,11 +190,17 @@ export function RerunButton({ id, small }: { id: string; small?: boolean }) {
   );
 }
 
-/** Opens the new-run form filled with this run's definition. */
+/** Opens the new-run form filled with this run's definition ("Copy" in a list's row, named in full for assistive technology). */
 export function CopyRunLink({ id, small }: { id: string; small?: boolean }) {
   return (
-    <Link className={`btn${small ? " btn-small" : ""}`} href={`/runs/new?from=${encodeURIComponent(id)}`} data-testid="copy-run-link">
-      Copy and change
+    <Link
+      className={`btn${small ? " btn-small" : ""}`}
+      href={`/runs/new?from=${encodeURIComponent(id)}`}
+      data-testid="copy-run-link"
+      title="Open the new-run form filled with this run's definition"
+      {...(small && { "aria-label": "Copy and change" })}
+    >
+      {small ? "Copy" : "Copy and change"}
     </Link>
   );
 }

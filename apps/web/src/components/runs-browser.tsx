@@ -245,17 +245,19 @@ function RunRow({ run: r, selected, onToggle }: { run: TRunView; selected: boole
         {!isTerminal(r.status) && <span className="muted"> {stepLabel(r.step)}</span>}
       </td>
       <td className="muted">
-        {s.replicas}× {s.cpus === undefined ? "unlimited" : `${s.cpus} CPU`} · {balancerLabel(r.topology.balancer)} · {r.workload.loadgen} ·{" "}
+        {s.replicas}× {s.cpus === undefined ? "unlimited" : `${s.cpus} CPU`} · {balancerLabel(r.topology.balancer)} ·{" "}
         {loadLabel(r.workload)}
       </td>
       <td className="num">{formatRps(r.summary?.rps)}</td>
       <td className="num">{formatMs(r.summary?.latencyMs.p95)}</td>
       <td className="num">{formatPct(r.summary?.errorRate)}</td>
       <td className="muted">{formatTimestamp(r.createdAt)}</td>
-      <td className="row-actions">
-        <RerunButton id={r.id} small />
-        <CopyRunLink id={r.id} small />
-        <DeleteRunButton id={r.id} name={name} live={!isTerminal(r.status)} small />
+      <td>
+        <div className="row-actions">
+          <RerunButton id={r.id} small />
+          <CopyRunLink id={r.id} small />
+          <DeleteRunButton id={r.id} name={name} live={!isTerminal(r.status)} small />
+        </div>
       </td>
     </tr>
   );
@@ -284,8 +286,10 @@ function ExperimentRow({ experiment: e }: { experiment: TExperimentSummary }) {
       <td className="num" />
       <td className="num" />
       <td className="muted">{formatTimestamp(e.createdAt)}</td>
-      <td className="row-actions">
-        <DeleteExperimentButton id={e.id} name={e.name} runs={p.total} small />
+      <td>
+        <div className="row-actions">
+          <DeleteExperimentButton id={e.id} name={e.name} runs={p.total} small />
+        </div>
       </td>
     </tr>
   );
