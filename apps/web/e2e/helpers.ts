@@ -7,10 +7,11 @@ export type RunView = { id: string; name: string | null; status: string; step: s
 
 const TERMINAL = ["succeeded", "failed", "cancelled", "interrupted"];
 
+/** The runs of that exact name (found by the API's name search, newest first). */
 export async function runsNamed(request: APIRequestContext, name: string): Promise<RunView[]> {
-  const res = await request.get("/api/v1/runs?limit=500");
+  const res = await request.get(`/api/v1/runs?limit=500&q=${encodeURIComponent(name)}`);
   expect(res.status()).toBe(200);
-  return ((await res.json()) as RunView[]).filter((r) => r.name === name);
+  return ((await res.json()) as { items: RunView[] }).items.filter((r) => r.name === name);
 }
 
 /** Polls the REST API until the run is terminal and returns it. */

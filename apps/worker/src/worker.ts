@@ -12,6 +12,7 @@ import { DEFAULT_TIMEOUTS, PipelineDeps, PrepareImages, Timeouts } from "./pipel
 import { withDeadlines } from "./provisioner/deadlines";
 import { DockerProvisioner } from "./provisioner/docker";
 import { HOST_KEY, RUN_QUEUE, runChannel, RunJobData } from "@scalelab/scenarios/messages";
+import { deleteIfAsked } from "./deletion";
 import { retryIfWanted } from "./experiments";
 import { encodeChannelMessage } from "@scalelab/scenarios/messages";
 import { connect, producerConnection, queueConnection, subscriberConnection, workerConnection } from "./redis";
@@ -164,6 +165,7 @@ async function markInterrupted(db: Db, pub: Redis, queue: Queue<RunJobData>, log
       encodeChannelMessage({ type: "status", status: "interrupted", step: run.step, stepDetail: detail, error }),
     );
     log.warn("marked interrupted", { runId: run.id, step: run.step });
+    if (await deleteIfAsked(db, run.id, log)) continue;
     await retryIfWanted(db, queue, run.id, log);
   }
 }

@@ -168,7 +168,8 @@ function IssueSummary({ issues }: { issues: PlacedIssue[] }) {
 
 function RunPicker({ onPick }: { onPick: (base: Record<string, unknown>) => void }) {
   const trpc = useTRPC();
-  const runs = useQuery(trpc.runs.list.queryOptions({}));
+  // The newest 100 runs.
+  const runs = useQuery({ ...trpc.runs.list.queryOptions({}), select: (page) => page.items });
   return (
     <select
       id="xf-copy-run"
@@ -237,7 +238,7 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
   const create = useMutation(
     trpc.experiments.create.mutationOptions({
       onSuccess: (ref) => {
-        void queryClient.invalidateQueries({ queryKey: trpc.experiments.list.queryKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.experiments.list.pathKey() });
         router.push(`/experiments/${ref.id}`);
       },
     }),

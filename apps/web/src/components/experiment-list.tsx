@@ -1,6 +1,6 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { aboutDuration } from "~/lib/experiment-format";
 import { formatTimestamp } from "~/lib/format";
@@ -9,10 +9,16 @@ import { ExperimentStatusBadge, isLive } from "./experiment-status";
 
 export function ExperimentList() {
   const trpc = useTRPC();
-  const experiments = useQuery({
-    ...trpc.experiments.list.queryOptions({}),
-    refetchInterval: (q) => (q.state.data?.some((e) => isLive(e.status)) ? 2_000 : 15_000),
-  });
+  const experiments = useInfiniteQuery(
+    trpc.experiments.list.infiniteQueryOptions(
+      { limit: 50 },
+      {
+        getNextPageParam: (page) => page.nextCursor ?? undefined,
+        refetchInterval: (q) => (q.state.data?.pages[0]?.items.some((e) => isLive(e.status)) ? 2_000 : 15_000),
+      },
+    ),
+  );
+  const items = experiments.data?.pages.flatMap((p) => p.items) ?? [];
 
   return (
     <>
@@ -36,7 +42,7 @@ export function ExperimentList() {
           <div className="empty">Loading…</div>
         ) : experiments.isError ? (
           <div className="empty error-box">Could not load experiments: {experiments.error.message}</div>
-        ) : experiments.data.length === 0 ? (
+        ) : items.length === 0 ? (
           <div className="empty">
             No experiments yet. <Link href="/experiments/new">Start the first one</Link>, or run one of the{" "}
             <Link href="/presets">presets</Link>.
@@ -53,7 +59,7 @@ export function ExperimentList() {
               </tr>
             </thead>
             <tbody>
-              {experiments.data.map((e) => {
+              {items.map((e) => {
                 const p = e.progress;
                 return (
                   <tr key={e.id} data-testid="experiment-row" data-experiment-id={e.id} data-experiment-name={e.name}>
@@ -85,6 +91,18 @@ export function ExperimentList() {
           </table>
         )}
       </div>
+      {experiments.hasNextPage && (
+        <div className="runs-more">
+          <button
+            className="btn"
+            data-testid="load-older-experiments"
+            disabled={experiments.isFetchingNextPage}
+            onClick={() => void experiments.fetchNextPage()}
+          >
+            {experiments.isFetchingNextPage ? "Loading…" : "Load older"}
+          </button>
+        </div>
+      )}
     </>
   );
 }

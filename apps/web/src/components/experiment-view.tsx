@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { shortField } from "~/lib/experiment-charts";
 import { aboutDuration, formatCoefficient, progressLine, troubleLine } from "~/lib/experiment-format";
 import { formatRps, formatTimestamp } from "~/lib/format";
@@ -11,6 +12,7 @@ import { ExperimentBars, UslChart } from "./experiment-charts";
 import { ExperimentExport } from "./experiment-export";
 import { ExperimentStatusBadge, isLive } from "./experiment-status";
 import { Comparisons, Findings, HeatTables, Reference, VariantStats } from "./experiment-tables";
+import { DeleteExperimentButton } from "./run-actions";
 
 function Progress({ view }: { view: TExperimentView }) {
   const p = view.progress;
@@ -92,6 +94,7 @@ function Usl({ view }: { view: TExperimentView }) {
 
 export function ExperimentView({ id }: { id: string }) {
   const trpc = useTRPC();
+  const router = useRouter();
   const queryClient = useQueryClient();
   const experiment = useQuery({
     ...trpc.experiments.get.queryOptions({ id }),
@@ -101,7 +104,7 @@ export function ExperimentView({ id }: { id: string }) {
     trpc.experiments.cancel.mutationOptions({
       onSettled: () => {
         void queryClient.invalidateQueries({ queryKey: trpc.experiments.get.queryKey({ id }) });
-        void queryClient.invalidateQueries({ queryKey: trpc.experiments.list.queryKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.experiments.list.pathKey() });
       },
     }),
   );
@@ -147,6 +150,7 @@ export function ExperimentView({ id }: { id: string }) {
               {cancelling ? "Cancelling…" : "Cancel"}
             </button>
           )}
+          <DeleteExperimentButton id={view.id} name={view.name} runs={view.progress.total} onDeleted={() => router.push("/runs")} />
           <Link className="btn" href={`/experiments/new?from=${encodeURIComponent(view.id)}`} data-testid="copy-experiment">
             Copy and change
           </Link>

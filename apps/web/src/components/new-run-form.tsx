@@ -3,7 +3,7 @@
 import { ZRunCreate, type TRunCreateInput } from "@scalelab/scenarios/contract";
 import { keepPreviousData, skipToken, useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, type ReactNode } from "react";
+import { useEffect, useMemo, useState, type ReactNode } from "react";
 import { FormProvider, useForm, useFormContext, useFormState, type Control } from "react-hook-form";
 import { faultFieldPaths } from "~/lib/faults";
 import { formatBytes } from "~/lib/format";
@@ -36,6 +36,7 @@ import {
   type SectionSpec,
 } from "~/lib/run-form";
 import { useDebounced } from "~/lib/use-debounced";
+import { formFromRun } from "~/lib/run-form-copy";
 import { useTRPC } from "~/trpc/client";
 import { FaultEditor } from "./fault-editor";
 import { FilePreview } from "./file-preview";
@@ -152,12 +153,23 @@ function FormErrors({ control, values }: { control: Control<RunFormValues, unkno
   );
 }
 
-/** `kind`: the server the form opens on (`/runs/new?kind=image`, from the presets page). */
-export function NewRunForm({ kind }: { kind?: string }) {
+/**
+ * `kind`: the server the form opens on (`/runs/new?kind=image`, from the presets page); `from`: a
+ * run whose definition fills the form ("Copy and change").
+ */
+export function NewRunForm({ kind, from }: { kind?: string; from?: string }) {
   const trpc = useTRPC();
   const router = useRouter();
   const defaultValues = useMemo(() => initialForm(kind), [kind]);
   const form = useForm<RunFormValues, unknown, TRunCreateInput>({ defaultValues, resolver: runFormResolver, mode: "all" });
+  const source = useQuery({ ...trpc.runs.get.queryOptions(from ? { id: from } : skipToken), staleTime: Infinity });
+  const [copied, setCopied] = useState<string | null>(null);
+  useEffect(() => {
+    const run = source.data;
+    if (!run || copied === run.id) return;
+    form.reset(formFromRun({ ...(run.name && { name: run.name }), topology: run.topology, workload: run.workload, faults: run.faults }));
+    setCopied(run.id);
+  }, [source.data, copied, form]);
   const values = form.watch();
   const image = values.topology.service.kind === "image";
 
@@ -241,6 +253,24 @@ export function NewRunForm({ kind }: { kind?: string }) {
           </div>
         </div>
       </div>
+
+      {from && (
+        <div className={source.isError ? "error-box" : "notice"} data-testid="copied-from" style={{ marginBottom: 16 }}>
+          {source.isError ? (
+            <>
+              Could not copy run {from}: {source.error.message}
+            </>
+          ) : copied ? (
+            <>
+              Filled with the definition of run{" "}
+              <a href={`/runs/${encodeURIComponent(copied)}`}>{source.data?.name ?? copied.slice(0, 8)}</a>: change what you like and start
+              it as a new run.
+            </>
+          ) : (
+            <>Loading run {from}…</>
+          )}
+        </div>
+      )}
 
       <section className="panel" data-testid="form-topology">
         <h2>Topology</h2>

@@ -178,7 +178,7 @@ function QuickRun({ preset, load }: { preset: TPresetView; load: { min: number; 
   const run = useMutation(
     trpc.presets.run.mutationOptions({
       onSuccess: (ref) => {
-        void queryClient.invalidateQueries({ queryKey: trpc.experiments.list.queryKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.experiments.list.pathKey() });
         router.push(`/experiments/${ref.id}`);
       },
     }),

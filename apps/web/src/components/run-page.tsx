@@ -4,6 +4,7 @@ import { isTerminal } from "@scalelab/scenarios/contract";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useReducer, useState } from "react";
 import { formatElapsed, formatMs, formatPct, formatRps, formatTimestamp } from "~/lib/format";
 import { BALANCER_KEY, NO_ANSWER_KEY } from "@scalelab/scenarios/contract";
@@ -22,6 +23,7 @@ import {
 import { FindingList } from "./finding-list";
 import { runDiagram } from "~/lib/plan";
 import type { TRunView } from "~/server/runs/types";
+import { CopyRunLink, DeleteRunButton, RerunButton } from "./run-actions";
 import { useTRPC } from "~/trpc/client";
 import { PALETTE, TimeChart } from "./charts";
 import { ContainerCharts } from "./container-charts";
@@ -93,7 +95,7 @@ export function RunPage({ id }: { id: string }) {
           dispatch(ev);
           if (ev.type === "run") {
             queryClient.setQueryData(trpc.runs.get.queryKey({ id }), ev.run);
-            void queryClient.invalidateQueries({ queryKey: trpc.runs.list.queryKey() });
+            void queryClient.invalidateQueries({ queryKey: trpc.runs.list.pathKey() });
           }
         },
       },
@@ -101,6 +103,7 @@ export function RunPage({ id }: { id: string }) {
   );
 
   const cancel = useMutation(trpc.runs.cancel.mutationOptions());
+  const router = useRouter();
 
   const run = live.run ?? stored.data;
   const active = run ? !isTerminal(run.status) : false;
@@ -127,7 +130,7 @@ export function RunPage({ id }: { id: string }) {
     return (
       <div className="panel empty" data-testid="run-missing">
         {stored.error?.data?.code === "NOT_FOUND" ? "This run does not exist." : `Could not load the run: ${stored.error?.message}`}{" "}
-        <Link href="/">Back to runs</Link>
+        <Link href="/runs">Back to runs</Link>
       </div>
     );
   }
@@ -168,9 +171,9 @@ export function RunPage({ id }: { id: string }) {
               {cancel.isPending || cancel.isSuccess || run.cancelRequested ? "Cancelling…" : "Cancel run"}
             </button>
           )}
-          <Link className="btn" href="/runs/new">
-            New run
-          </Link>
+          <RerunButton id={run.id} />
+          <CopyRunLink id={run.id} />
+          <DeleteRunButton id={run.id} name={title} live={active} onDeleted={() => router.push("/runs")} />
         </div>
       </div>
       <RunExport id={run.id} live={active} />

@@ -15,7 +15,7 @@ export function RunsList() {
   const [selected, setSelected] = useState<string[]>([]);
   const runs = useQuery({
     ...trpc.runs.list.queryOptions({}),
-    refetchInterval: (q) => (q.state.data?.some((r) => !isTerminal(r.status)) ? 2_000 : 15_000),
+    refetchInterval: (q) => (q.state.data?.items.some((r) => !isTerminal(r.status)) ? 2_000 : 15_000),
   });
 
   const toggle = (id: string) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
@@ -43,7 +43,7 @@ export function RunsList() {
           <div className="empty">Loading…</div>
         ) : runs.isError ? (
           <div className="empty error-box">Could not load runs: {runs.error.message}</div>
-        ) : runs.data.length === 0 ? (
+        ) : runs.data.items.length === 0 ? (
           <div className="empty">
             No runs yet. <Link href="/runs/new">Start the first one.</Link>
           </div>
@@ -63,7 +63,7 @@ export function RunsList() {
               </tr>
             </thead>
             <tbody>
-              {runs.data.map((r) => {
+              {runs.data.items.map((r) => {
                 const s = r.topology.service;
                 const name = r.name ?? r.id.slice(0, 8);
                 return (

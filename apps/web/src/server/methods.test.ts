@@ -59,7 +59,7 @@ describe("methods Next.js cannot route: TRACE, QUERY, PROPFIND", () => {
 
   it.each(["QUERY", "PROPFIND", "PURGE"])("%s on /api/v1 is a JSON 405 with Allow too (Next.js answered an empty 400)", async (method) => {
     const { send, seen } = await serve(true);
-    const res = await send(method, "/api/v1/runs/abc");
+    const res = await send(method, "/api/v1/runs/abc/samples");
     expect(res).toMatchObject({ status: 405, allow: "GET, HEAD, OPTIONS" });
     expect(JSON.parse(res.body)).toMatchObject({ message: `${method} is not allowed here; allowed: GET, HEAD, OPTIONS` });
     expect(seen).toEqual([{ method: "PATCH", marker: method }]);

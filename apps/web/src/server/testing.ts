@@ -28,25 +28,30 @@ export const NOT_NUMBERS: [string, unknown][] = [
   ["[1]", [1]],
 ];
 
-type Calls = { findMany: unknown[]; findUnique: unknown[]; created: Record<string, unknown>[]; queued: unknown[] };
+/** `listed`: the rows each list query asked for (a page's size and one more, to know if there is a next page). */
+type Calls = { findMany: unknown[]; findUnique: unknown[]; created: Record<string, unknown>[]; queued: unknown[]; listed: unknown[] };
 
 /**
  * Deps whose database and queue are in-memory stand-ins recording their calls: enough for the
  * procedures' happy paths and for a database that fails with `fail` (an error message) on reads.
  */
 export function fakeDeps(opts: { fail?: string } = {}): { deps: Deps; calls: Calls } {
-  const calls: Calls = { findMany: [], findUnique: [], created: [], queued: [] };
+  const calls: Calls = { findMany: [], findUnique: [], created: [], queued: [], listed: [] };
   const failing = () => {
     if (opts.fail) throw new Error(opts.fail);
   };
   const db = {
+    // The keyset queries of the lists (runs/service.ts listRuns): LIMIT is their last value.
+    $queryRaw: async (_sql: TemplateStringsArray, ...values: unknown[]) => (failing(), calls.listed.push({ rows: values.at(-1) }), []),
     run: {
       findMany: async (args: unknown) => (failing(), calls.findMany.push(args), []),
       findUnique: async (args: unknown) => (failing(), calls.findUnique.push(args), null),
       count: async () => (failing(), 0),
       create: async (args: { data: Record<string, unknown> }) => (calls.created.push(args.data), args.data),
       deleteMany: async () => ({ count: 0 }),
+      updateMany: async () => (failing(), { count: 0 }),
     },
+    experiment: { findUnique: async () => (failing(), null) },
     runSample: { findMany: async () => (failing(), []) },
   };
   const deps = {

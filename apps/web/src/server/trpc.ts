@@ -10,8 +10,9 @@ export type Context = { deps: Deps };
 /**
  * `successStatus`: the REST status of a successful call when it is not 200 (e.g. 201 Created).
  * `file`: the procedure returns a TFile (rest/file.ts); REST answers with its body as the file itself.
+ * `accepted`: REST answers 202 Accepted instead when it says the result is not complete yet.
  */
-export type Meta = OpenApiMeta<{ successStatus?: number; file?: boolean }>;
+export type Meta = OpenApiMeta<{ successStatus?: number; file?: boolean; accepted?: (data: unknown) => boolean }>;
 
 const CODE: Record<AppErrorKind, TRPC_ERROR_CODE_KEY> = {
   invalid_input: "BAD_REQUEST",

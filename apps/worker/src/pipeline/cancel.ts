@@ -8,7 +8,8 @@ const REDIS_MS = 5_000;
 
 /**
  * Calls `onCancel` when the web asks to cancel the run: a message on the run's cancel channel,
- * or, should that message be missed, `runs.cancel_requested` seen by polling. Returns `unwatch`.
+ * or, should that message be missed, `runs.cancel_requested` seen by polling (or the row gone).
+ * Returns `unwatch`.
  */
 export async function watchCancel(opts: {
   sub: Redis;
@@ -30,7 +31,8 @@ export async function watchCancel(opts: {
   const timer = setInterval(() => {
     opts.db.run
       .findUnique({ where: { id: opts.runId }, select: { cancelRequested: true } })
-      .then((r) => r?.cancelRequested && opts.onCancel())
+      // A row that is gone (deleted outright, not through DELETE /runs/{id}) stops the run too.
+      .then((r) => (r === null || r.cancelRequested) && opts.onCancel())
       .catch((err) => opts.log.warn("cancel poll failed", { runId: opts.runId, error: errorMessage(err) }));
   }, opts.pollMs ?? 1000);
   return async () => {

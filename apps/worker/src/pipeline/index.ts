@@ -37,7 +37,8 @@ export type Outcome =
 export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: AbortSignal): Promise<Outcome> {
   const { db, log } = deps;
   const row = await db.run.findUnique({ where: { id: runId } });
-  if (!row) throw new Error(`run ${runId} does not exist`);
+  // Deleted while it waited in the queue: nothing to run, nothing to leave behind.
+  if (!row) return { status: "skipped", reason: "run does not exist (deleted)" };
   const claimed = await db.run.updateMany({
     where: { id: runId, status: "queued" },
     data: { status: "running", stepDetail: null, error: null, startedAt: new Date() },
@@ -149,6 +150,11 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
         break;
       } catch (err) {
         noted(err);
+        // Its row was deleted outright meanwhile: there is nothing left to record the end in.
+        if ((await db.run.count({ where: { id: runId } }).catch(() => 1)) === 0) {
+          log.warn("the run's row is gone; its end is not recorded", { runId });
+          break;
+        }
         if (attempt === 5) throw new Error(`could not record the end of run ${runId}: ${errorMessage(err)}`);
         await new Promise((r) => setTimeout(r, 1000 * attempt));
       }

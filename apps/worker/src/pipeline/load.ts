@@ -88,15 +88,20 @@ export async function runLoad(
   let saving = Promise.resolve();
   const save = (samples: TSample[]) => {
     for (const s of samples) {
-      saving = saving.then(async () => {
-        sampled = Math.max(sampled, s.t + 1);
-        await report.saveSample(s);
-        await report.detail(
-          own
-            ? `${s.t + 1} s (the script's scenarios), ${s.requests} req/s`
-            : `${Math.min(s.t + 1, durationSeconds)}/${durationSeconds} s, ${s.requests} req/s`,
-        );
-      });
+      // A second that cannot be stored (the database away, the run's row deleted) stops the load and
+      // fails the run at once; the chain itself never rejects, so no rejection waits unhandled.
+      saving = saving
+        .then(async () => {
+          if (failed.signal.aborted) return;
+          sampled = Math.max(sampled, s.t + 1);
+          await report.saveSample(s);
+          await report.detail(
+            own
+              ? `${s.t + 1} s (the script's scenarios), ${s.requests} req/s`
+              : `${Math.min(s.t + 1, durationSeconds)}/${durationSeconds} s, ${s.requests} req/s`,
+          );
+        })
+        .catch((err: unknown) => failed.abort(err));
     }
   };
   try {
@@ -132,6 +137,7 @@ export async function runLoad(
       }),
     );
     await saving;
+    if (failed.signal.aborted) throw failed.signal.reason;
   } catch (err) {
     await Promise.all([faults.stop(), stats.stop(), figures.stop(), saving.catch(() => undefined)]);
     signal.throwIfAborted();

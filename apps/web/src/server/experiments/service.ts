@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Experiment, Run } from "@scalelab/db";
+import { Prisma, type Experiment, type Run } from "@scalelab/db";
 import { runJob } from "@scalelab/scenarios/messages";
 import { experimentProgress } from "@scalelab/scenarios/experiments";
 import { experimentStatistics } from "@scalelab/scenarios/analysis";
@@ -20,7 +20,16 @@ import { ZHostFacts, ZRunSummary, type TRunStatus } from "@scalelab/scenarios/co
 import { AppError, invalidInput, type FieldIssue } from "../errors";
 import type { Deps } from "../runtime";
 import { cancelRun, json, readHostBounds, withTimeout } from "../runs/service";
-import { ZExperimentVariant, type TExperimentPreview, type TExperimentRef, type TExperimentSummary, type TExperimentView } from "./types";
+import { likeContains, likePrefix, pageOf, type TExperimentListInput } from "../runs/paging";
+import type { TDeleted } from "../runs/types";
+import {
+  ZExperimentVariant,
+  type TExperimentPage,
+  type TExperimentPreview,
+  type TExperimentRef,
+  type TExperimentSummary,
+  type TExperimentView,
+} from "./types";
 
 const ENQUEUE_TIMEOUT_MS = 10_000;
 
@@ -236,13 +245,30 @@ export async function getExperiment(deps: Deps, id: string): Promise<TExperiment
   };
 }
 
-export async function listExperiments(deps: Deps, opts: { limit: number }): Promise<TExperimentSummary[]> {
-  const rows = await deps.db.experiment.findMany({ orderBy: { createdAt: "desc" }, take: opts.limit });
+/** A page of experiments, newest first, after the cursor, with a name search (`q`, also an id's start). */
+export async function listExperiments(deps: Deps, input: TExperimentListInput): Promise<TExperimentPage> {
+  const where: Prisma.Sql[] = [Prisma.sql`TRUE`];
+  if (input.cursor) where.push(Prisma.sql`("created_at", "id") < (${input.cursor.createdAt}, ${input.cursor.id})`);
+  if (input.q) {
+    where.push(
+      Prisma.sql`("name" ILIKE ${likeContains(input.q)} ESCAPE '\\' OR "id" LIKE ${likePrefix(input.q.toLowerCase())} ESCAPE '\\')`,
+    );
+  }
+  const keys = await deps.db.$queryRaw<{ id: string; created_at: Date }[]>`
+    SELECT "id", "created_at" FROM "experiments" WHERE ${Prisma.join(where, " AND ")}
+    ORDER BY "created_at" DESC, "id" DESC LIMIT ${input.limit + 1}`;
+  const page = pageOf(
+    keys.map((k) => ({ id: k.id, createdAt: k.created_at })),
+    input.limit,
+  );
+  const found = await deps.db.experiment.findMany({ where: { id: { in: page.rows.map((r) => r.id) } } });
+  const byId = new Map(found.map((e) => [e.id, e]));
+  const rows = page.rows.flatMap((k) => byId.get(k.id) ?? []);
   const runs = await deps.db.run.findMany({
     where: { experimentId: { in: rows.map((r) => r.id) } },
     select: { ...RUN_FIELDS, experimentId: true },
   });
-  return rows.map((e) => {
+  const items = rows.map((e): TExperimentSummary => {
     const own = runs.filter((r) => r.experimentId === e.id);
     const variants = variantsOf(e).length;
     const { status, progress } = progressOf(e, own, variants);
@@ -257,6 +283,29 @@ export async function listExperiments(deps: Deps, opts: { limit: number }): Prom
       progress,
     };
   });
+  return { items, nextCursor: page.nextCursor };
+}
+
+/**
+ * Deletes an experiment with its runs and their samples, events and figures. What is left is
+ * cancelled first; a run the worker still holds is detached from the experiment, marked, and
+ * deleted by the worker once its containers are gone (`deleted: false`, REST 202).
+ */
+export async function deleteExperiment(deps: Deps, id: string): Promise<TDeleted> {
+  const e = await deps.db.experiment.findUnique({ where: { id }, select: { id: true } });
+  if (!e) throw experimentNotFound(id);
+  await deps.db.run.updateMany({ where: { experimentId: id }, data: { deleteRequested: true } });
+  await cancelExperiment(deps, id);
+  const held = await deps.db.run.findMany({ where: { experimentId: id, status: { in: ["queued", "running"] } }, select: { id: true } });
+  const heldIds = held.map((r) => r.id);
+  await deps.db.$transaction([
+    deps.db.run.updateMany({ where: { id: { in: heldIds } }, data: { experimentId: null, variant: null, repetition: null } }),
+    deps.db.experiment.deleteMany({ where: { id } }),
+  ]);
+  // Those that ended meanwhile: the worker found them still in the experiment, or not yet marked.
+  await deps.db.run.deleteMany({ where: { id: { in: heldIds }, status: { notIn: ["queued", "running"] } } });
+  const left = await deps.db.run.count({ where: { id: { in: heldIds } } });
+  return { id, deleted: left === 0 };
 }
 
 /** Cancels what is left: queued runs leave the queue, the running one is torn down by the worker. */

@@ -84,4 +84,10 @@ export const ZExperimentSummary = z.object({
 });
 export type TExperimentSummary = z.infer<typeof ZExperimentSummary>;
 
+export const ZExperimentPage = z.object({
+  items: z.array(ZExperimentSummary),
+  nextCursor: z.string().nullable().describe("pass as ?cursor= for the next page; null on the last page"),
+});
+export type TExperimentPage = z.infer<typeof ZExperimentPage>;
+
 export const ZExperimentId = z.object({ id: z.string().min(1).max(64) });

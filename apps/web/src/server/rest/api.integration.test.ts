@@ -77,7 +77,7 @@ describe("numbers are JSON numbers, over REST and tRPC alike", () => {
   it("GET /runs?limit=5 still reads its number from the query string", async () => {
     const res = await rest(new Request(`${API}/runs?limit=5`));
     expect(res.status).toBe(200);
-    const runs = (await res.json()) as unknown[];
+    const { items: runs } = (await res.json()) as { items: unknown[] };
     expect(runs.length).toBeGreaterThan(0);
     expect(runs.length).toBeLessThanOrEqual(5);
     expect((await rest(new Request(`${API}/runs?limit=0x10`))).status).toBe(400);

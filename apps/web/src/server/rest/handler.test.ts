@@ -9,6 +9,7 @@ import { coercedSchemas, fakeDeps, JSON_TYPE, NOT_NUMBERS, post, runBody } from 
 import { createTrpcHandler } from "../trpc-http";
 import { createRestHandler } from "./handler";
 import { openApiDocument } from "./openapi";
+import type { Meta } from "../trpc";
 
 const API = "http://lab.test/api/v1";
 const TRPC = "http://lab.test/api/trpc";
@@ -96,8 +97,8 @@ describe("numbers are JSON numbers", () => {
     const { rest, calls } = setup();
     const ok = await rest(new Request(`${API}/runs?limit=5`));
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual([]);
-    expect(calls.findMany).toEqual([expect.objectContaining({ take: 5 })]);
+    expect(await ok.json()).toEqual({ items: [], nextCursor: null });
+    expect(calls.listed).toEqual([{ rows: 6 }]);
     const bad = await json(await rest(new Request(`${API}/runs?limit=lots`)));
     expect(bad).toEqual({
       status: 400,
@@ -110,7 +111,7 @@ describe("numbers are JSON numbers", () => {
     for (const limit of ["0x10", "1e2", "5.0", "", "0"]) {
       expect((await rest(new Request(`${API}/runs?limit=${limit}`))).status, `limit=${limit}`).toBe(400);
     }
-    expect(calls.findMany).toHaveLength(1);
+    expect(calls.listed).toHaveLength(1);
   });
 
   it("tRPC runs.list takes a JSON number for limit, not true or [5]", async () => {
@@ -118,7 +119,7 @@ describe("numbers are JSON numbers", () => {
     const list = (input: unknown) => trpc(new Request(`${TRPC}/runs.list?input=${encodeURIComponent(JSON.stringify(input))}`));
     expect((await list({ limit: 5 })).status).toBe(200);
     for (const limit of [true, [5], "0x10"]) expect((await list({ limit })).status, JSON.stringify(limit)).toBe(400);
-    expect(calls.findMany).toEqual([expect.objectContaining({ take: 5 })]);
+    expect(calls.listed).toEqual([{ rows: 6 }]);
   });
 });
 
@@ -358,7 +359,7 @@ describe("every error is JSON in the ZRestError shape", () => {
     expect(getCancel.headers.get("allow")).toBe("OPTIONS, POST");
     const options = await rest(new Request(`${API}/runs/abc`, { method: "OPTIONS" }));
     expect(options.status).toBe(204);
-    expect(options.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect(options.headers.get("allow")).toBe("DELETE, GET, HEAD, OPTIONS");
   });
 
   it("HEAD is answered like GET", async () => {
@@ -373,9 +374,15 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(doc.paths ?? {})).toEqual(
       expect.arrayContaining(["/compare", "/host", "/preview", "/runs", "/runs/{id}", "/runs/{id}/cancel", "/runs/{id}/samples"]),
     );
-    expect((doc.paths!["/runs"] as { get: { parameters: unknown[] } }).get.parameters).toEqual([
-      { in: "query", name: "limit", schema: { type: "integer", minimum: 1, maximum: 500, default: 100 } },
-    ]);
+    const params = (doc.paths!["/runs"] as { get: { parameters: { name: string; required?: boolean; schema: unknown }[] } }).get.parameters;
+    expect(params.map((p) => p.name)).toEqual(["cursor", "limit", "status", "q", "experiment", "loadgen", "from", "to"]);
+    expect(params.every((p) => !p.required)).toBe(true);
+    expect(params.find((p) => p.name === "limit")).toMatchObject({ schema: { type: "integer", minimum: 1, maximum: 500, default: 100 } });
+    expect(params.find((p) => p.name === "status")).toMatchObject({
+      schema: { type: "array", items: { type: "string", enum: ["queued", "running", "succeeded", "failed", "cancelled", "interrupted"] } },
+    });
+    const del = (doc.paths!["/runs/{id}"] as Record<string, { responses: Record<string, unknown> }>).delete!;
+    expect(Object.keys(del.responses)).toEqual(expect.arrayContaining(["200", "202", "404"]));
     const create = (doc.paths!["/runs"] as Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>)
       .post!;
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(["201", "400", "413", "415"]));
@@ -475,7 +482,38 @@ describe("routes", () => {
     const get = await rest(new Request(`${API}/experiments/preview`));
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("OPTIONS, POST");
-    expect((await rest(new Request(`${API}/experiments/other`, { method: "OPTIONS" }))).headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect((await rest(new Request(`${API}/experiments/other`, { method: "OPTIONS" }))).headers.get("allow")).toBe(
+      "DELETE, GET, HEAD, OPTIONS",
+    );
+  });
+
+  it("DELETE reaches its procedure with the path's id, ignores a body, and answers 202 when the result says it is not complete", async () => {
+    const t = initTRPC.meta<Meta>().create();
+    const seen: unknown[] = [];
+    const router = t.router({
+      remove: t.procedure
+        .meta({ openapi: { method: "DELETE", path: "/things/{id}" }, accepted: (data) => (data as { deleted: boolean }).deleted === false })
+        .input(z.object({ id: z.string() }))
+        .output(z.object({ id: z.string(), deleted: z.boolean() }))
+        .mutation(({ input }) => (seen.push(input), { id: input.id, deleted: input.id !== "busy" })),
+    });
+    const rest = createRestHandler({ router, createContext: () => ({ deps: fakeDeps().deps }) });
+    const done = await rest(new Request(`${API}/things/a%20b`, { method: "DELETE", body: '{"id":"other"}', headers: JSON_TYPE }));
+    expect([done.status, await done.json()]).toEqual([200, { id: "a b", deleted: true }]);
+    const busy = await rest(new Request(`${API}/things/busy`, { method: "DELETE" }));
+    expect([busy.status, await busy.json()]).toEqual([202, { id: "busy", deleted: false }]);
+    expect(seen).toEqual([{ id: "a b" }, { id: "busy" }]);
+  });
+
+  it("DELETE /runs/{id} and /experiments/{id} of an unknown id are 404s naming it", async () => {
+    const { rest } = setup();
+    for (const [path, what] of [
+      ["runs", "run"],
+      ["experiments", "experiment"],
+    ]) {
+      const res = await json(await rest(new Request(`${API}/${path}/nope`, { method: "DELETE" })));
+      expect(res).toEqual({ status: 404, body: { error: "not_found", message: `${what} nope not found` } });
+    }
   });
 
   it("a raw route takes its method and path before the procedures, and the path's other methods still answer", async () => {

@@ -133,6 +133,8 @@ async function inputOf(
 ): Promise<unknown> {
   const fromPath = pathInput(params);
   if (route.method === "GET") return { ...queryInput(url.searchParams), ...fromPath };
+  // A DELETE names its resource in the path; a body, if any, is not read.
+  if (route.method === "DELETE") return { ...fromPath };
   const body = await readJsonInput(req, limits.bytes, limits.depth);
   if (body === undefined) return { ...fromPath };
   if (!isPlainObject(body)) {
@@ -197,7 +199,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
         batchIndex: 0,
       });
       if (route.file) return fileResponse(ZFile.parse(data));
-      return Response.json(data ?? null, { status: route.successStatus });
+      return Response.json(data ?? null, { status: route.accepted?.(data) ? 202 : route.successStatus });
     } catch (cause) {
       if (cause instanceof Refusal) return restError(cause.status, cause.body);
       const error = getTRPCErrorFromUnknown(cause);

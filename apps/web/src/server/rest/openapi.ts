@@ -141,7 +141,7 @@ let cached: OpenAPIObject | undefined;
  * REST layer differs from trpc-to-openapi's defaults, so that the document and the behaviour
  * agree (the test suite's schemathesis step checks it):
  *
- * - success statuses other than 200, and files (the JSON export is an object, CSV and HTML text);
+ * - success statuses other than 200, the 202 of a delete the worker finishes, and files (the JSON export is an object, CSV and HTML text);
  * - the error body (handler.ts answers every error in the ZRestError shape);
  * - the 400, 413 and 415 answers to a body that is not JSON, too deep, too large or not JSON at
  *   all, and the 400 of any operation whose parameters the input schema can refuse;
@@ -164,11 +164,13 @@ export function openApiDocument(): OpenAPIObject {
 
   const successStatus = new Map<string, number>();
   const files = new Set<string>();
+  const accepted = new Set<string>();
   const shapes = new Map<string, Record<string, z.ZodType>>();
   for (const route of routesOf(appRouter)) {
     const id = route.procedure.replace(/\./g, "-");
     if (route.successStatus !== 200) successStatus.set(id, route.successStatus);
     if (route.file) files.add(id);
+    if (route.accepted) accepted.add(id);
     shapes.set(id, inputShape(route.input));
   }
   const { $schema: _, ...errorSchema } = z.toJSONSchema(ZRestError);
@@ -181,6 +183,12 @@ export function openApiDocument(): OpenAPIObject {
       if (status && responses["200"]) {
         responses[String(status)] = responses["200"];
         delete responses["200"];
+      }
+      if (op.operationId && accepted.has(op.operationId) && responses["200"]) {
+        responses["202"] = {
+          ...responses["200"],
+          description: "Accepted: cancelled, and deleted by the worker once its containers are removed (deleted: false)",
+        };
       }
       if (op.operationId && files.has(op.operationId) && responses["200"]) {
         // The file itself, not the procedure's JSON wrapper (rest/file.ts).

@@ -1,9 +1,12 @@
 import type { AnyProcedure, AnyRouter } from "@trpc/server";
 import type { Meta } from "../trpc";
 
+export const REST_METHODS = ["GET", "POST", "DELETE"] as const;
+export type RestMethod = (typeof REST_METHODS)[number];
+
 /** A REST endpoint: a procedure with an `openapi` meta (what trpc-to-openapi documents). */
 export type Route = {
-  method: "GET" | "POST";
+  method: RestMethod;
   /** As written in the meta, e.g. `/runs/{id}/cancel`. */
   template: string;
   /** The procedure's dotted tRPC path, e.g. `runs.cancel`. */
@@ -11,6 +14,8 @@ export type Route = {
   type: "query" | "mutation";
   params: string[];
   successStatus: number;
+  /** 202 instead of the success status when this says the result is not complete (a delete the worker finishes). */
+  accepted?: (data: unknown) => boolean;
   /** The procedure returns a file (rest/file.ts): REST sends its body with its content type. */
   file: boolean;
   /** The procedure's input parser (a Zod schema), for the OpenAPI document. */
@@ -55,10 +60,11 @@ export function routesOf(router: AnyRouter): Route[] {
     if (!openapi || openapi.enabled === false) continue;
     const type = proc._def.type;
     if (type !== "query" && type !== "mutation") throw new Error(`${path}: only queries and mutations can be REST endpoints`);
-    if (openapi.method !== "GET" && openapi.method !== "POST")
-      throw new Error(`${path}: REST endpoints are GET or POST, not ${openapi.method}`);
+    if (!(REST_METHODS as readonly string[]).includes(openapi.method))
+      throw new Error(`${path}: REST endpoints are ${REST_METHODS.join(", ")}, not ${openapi.method}`);
     routes.push({
-      method: openapi.method,
+      method: openapi.method as RestMethod,
+      ...(meta.accepted && { accepted: meta.accepted }),
       template: openapi.path,
       procedure: path,
       type,

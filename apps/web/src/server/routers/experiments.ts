@@ -1,7 +1,15 @@
 import { ZExperimentCreate } from "@scalelab/scenarios/experiments";
-import { z } from "zod";
-import { cancelExperiment, createExperiment, getExperiment, listExperiments, previewExperiment } from "../experiments/service";
-import { ZExperimentId, ZExperimentPreview, ZExperimentRef, ZExperimentSummary, ZExperimentView } from "../experiments/types";
+import {
+  cancelExperiment,
+  createExperiment,
+  deleteExperiment,
+  getExperiment,
+  listExperiments,
+  previewExperiment,
+} from "../experiments/service";
+import { ZExperimentId, ZExperimentPage, ZExperimentPreview, ZExperimentRef, ZExperimentView } from "../experiments/types";
+import { ZExperimentListInput } from "../runs/paging";
+import { ZDeleted, type TDeleted } from "../runs/types";
 import { exportExperiment, ZExperimentExportInput } from "../experiments/export";
 import { ZFile } from "../rest/file";
 import { procedure, router } from "../trpc";
@@ -41,10 +49,36 @@ export const experimentsRouter = router({
     .mutation(({ ctx, input }) => previewExperiment(ctx.deps, input)),
 
   list: procedure
-    .meta({ openapi: { method: "GET", path: "/experiments", tags, protect: false, summary: "Experiments, newest first" } })
-    .input(z.object({}).prefault({}))
-    .output(z.array(ZExperimentSummary))
-    .query(({ ctx }) => listExperiments(ctx.deps, { limit: 200 })),
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/experiments",
+        tags,
+        protect: false,
+        summary: "Experiments, newest first, a page at a time (?cursor= the previous page's nextCursor), with q (name, or an id's start)",
+        errorResponses: [400],
+      },
+    })
+    .input(ZExperimentListInput)
+    .output(ZExperimentPage)
+    .query(({ ctx, input }) => listExperiments(ctx.deps, input)),
+
+  delete: procedure
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/experiments/{id}",
+        tags,
+        protect: false,
+        summary:
+          "Delete an experiment with its runs, their samples, events and figures; what is left is cancelled first (202 while the worker removes a running run's containers)",
+        errorResponses: [404],
+      },
+      accepted: (data) => (data as TDeleted).deleted === false,
+    })
+    .input(ZExperimentId)
+    .output(ZDeleted)
+    .mutation(({ ctx, input }) => deleteExperiment(ctx.deps, input.id)),
 
   get: procedure
     .meta({

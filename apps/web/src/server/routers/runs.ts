@@ -3,8 +3,21 @@ import { ZRunCreate, ZSample } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 import { ZCompareInput, ZCompareResult } from "../runs/compare-types";
 import { liveRun } from "../runs/live";
-import { assertRunExists, cancelRun, compare, createRun, getContainers, getFigures, getRun, getSamples, listRuns } from "../runs/service";
-import { ZRunId, ZRunRef, ZRunView, ZSeriesInput } from "../runs/types";
+import {
+  assertRunExists,
+  cancelRun,
+  compare,
+  createRun,
+  deleteRun,
+  getContainers,
+  getFigures,
+  getRun,
+  getSamples,
+  listRuns,
+  rerun,
+} from "../runs/service";
+import { ZRunListInput } from "../runs/paging";
+import { ZDeleted, ZRunId, ZRunPage, ZRunRef, ZRunView, ZSeriesInput, type TDeleted } from "../runs/types";
 import { exportRun, ZRunExportInput } from "../experiments/export";
 import { ZFile } from "../rest/file";
 import { procedure, router } from "../trpc";
@@ -22,36 +35,53 @@ export const runsRouter = router({
     .mutation(({ ctx, input }) => createRun(ctx.deps, input)),
 
   list: procedure
-    .meta({ openapi: { method: "GET", path: "/runs", tags, protect: false, summary: "Runs, newest first", errorResponses: [400] } })
-    .input(
-      z
-        .object({
-          // A JSON number, or decimal digits as a query string carries them (`?limit=5`);
-          // nothing else is coerced: not "0x10", "1e2", true or [5].
-          limit: z
-            .union([z.number(), z.string().regex(/^\d{1,9}$/, { error: "limit must be a whole number between 1 and 500" })], {
-              error: "limit must be a number",
-            })
-            .pipe(
-              z.coerce
-                .number<string | number>()
-                .int({ error: "limit must be a whole number between 1 and 500" })
-                .min(1, { error: "limit must be between 1 and 500" })
-                .max(500, { error: "limit must be between 1 and 500" }),
-            )
-            .default(100)
-            .meta({
-              // Documented as what it is in a query string: an integer.
-              override: ({ jsonSchema }) => {
-                delete jsonSchema.anyOf;
-                Object.assign(jsonSchema, { type: "integer", minimum: 1, maximum: 500, default: 100 });
-              },
-            }),
-        })
-        .prefault({}),
-    )
-    .output(z.array(ZRunView))
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/runs",
+        tags,
+        protect: false,
+        summary:
+          "Runs, newest first, a page at a time (?cursor= the previous page's nextCursor), filtered by status, q (name, or an id's start), experiment (an id, or none), loadgen, from/to (created)",
+        errorResponses: [400],
+      },
+    })
+    .input(ZRunListInput)
+    .output(ZRunPage)
     .query(({ ctx, input }) => listRuns(ctx.deps, input)),
+
+  delete: procedure
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/runs/{id}",
+        tags,
+        protect: false,
+        summary:
+          "Delete a run with its samples, events and figures; a queued or running one is cancelled first (202 until the worker has removed its containers, then it is deleted)",
+        errorResponses: [404],
+      },
+      accepted: (data) => (data as TDeleted).deleted === false,
+    })
+    .input(ZRunId)
+    .output(ZDeleted)
+    .mutation(({ ctx, input }) => deleteRun(ctx.deps, input.id)),
+
+  rerun: procedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/runs/{id}/rerun",
+        tags,
+        protect: false,
+        summary: "Run the same definition again (name, topology, workload, faults) as a new stand-alone run, queued",
+        errorResponses: [400, 404, 409, 503],
+      },
+      successStatus: 201,
+    })
+    .input(ZRunId)
+    .output(ZRunRef)
+    .mutation(({ ctx, input }) => rerun(ctx.deps, input.id)),
 
   get: procedure
     .meta({

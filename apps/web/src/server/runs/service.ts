@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import type { ContainerSample, FigureSample, Prisma, Run, RunSample } from "@scalelab/db";
+import { Prisma, type ContainerSample, type FigureSample, type Run, type RunSample } from "@scalelab/db";
 import {
   compareRuns,
   downsampleContainers,
@@ -20,6 +20,7 @@ import { runFindings } from "@scalelab/scenarios/analysis";
 import { replicaHost } from "@scalelab/scenarios/components";
 import {
   ZHostFacts,
+  ZRunCreate,
   ZRunSummary,
   ZSample,
   ZTopology,
@@ -32,7 +33,8 @@ import type { Redis } from "ioredis";
 import { AppError, invalidInput, runNotFound } from "../errors";
 import { HOST_KEY, cancelChannel, encodeCancelMessage, encodeChannelMessage, runChannel, runJob } from "@scalelab/scenarios/messages";
 import type { Deps } from "../runtime";
-import { ZRunView, type TContainerSeconds, type TRunEventView, type TRunRef, type TRunView } from "./types";
+import { likeContains, likePrefix, pageOf, type TRunListInput } from "./paging";
+import { ZRunView, type TContainerSeconds, type TDeleted, type TRunEventView, type TRunPage, type TRunRef, type TRunView } from "./types";
 
 const ENQUEUE_TIMEOUT_MS = 5_000;
 const ZBackends = ZSample.shape.backends;
@@ -111,6 +113,7 @@ export function toRunView(row: Run): TRunView {
     stepDetail: row.stepDetail,
     error: row.error,
     cancelRequested: row.cancelRequested,
+    deleteRequested: row.deleteRequested,
     experiment: row.experimentId ? { id: row.experimentId, repetition: row.repetition ?? 0, attempt: row.attempt } : null,
     topology: row.topology,
     workload: row.workload,
@@ -132,9 +135,39 @@ export function toRunView(row: Run): TRunView {
   });
 }
 
-export async function listRuns(deps: Deps, opts: { limit: number }): Promise<TRunView[]> {
-  const rows = await deps.db.run.findMany({ orderBy: { createdAt: "desc" }, take: opts.limit });
-  return rows.map(toRunView);
+/**
+ * A page of runs, newest first (created_at, then id, both descending), after the cursor, with the
+ * filters; runs being deleted are left out. The keyset query reads the (created_at, id) index.
+ */
+export async function listRuns(deps: Deps, input: TRunListInput): Promise<TRunPage> {
+  const where: Prisma.Sql[] = [Prisma.sql`NOT "delete_requested"`];
+  if (input.cursor) where.push(Prisma.sql`("created_at", "id") < (${input.cursor.createdAt}, ${input.cursor.id})`);
+  if (input.status) where.push(Prisma.sql`"status" IN (${Prisma.join(input.status)})`);
+  if (input.q) {
+    where.push(
+      Prisma.sql`("name" ILIKE ${likeContains(input.q)} ESCAPE '\\' OR "id" LIKE ${likePrefix(input.q.toLowerCase())} ESCAPE '\\')`,
+    );
+  }
+  if (input.experiment === "none") where.push(Prisma.sql`"experiment_id" IS NULL`);
+  else if (input.experiment) where.push(Prisma.sql`"experiment_id" = ${input.experiment}`);
+  if (input.loadgen) where.push(Prisma.sql`COALESCE("workload"->>'loadgen', 'k6') = ${input.loadgen}`);
+  if (input.from) where.push(Prisma.sql`"created_at" >= ${input.from}`);
+  if (input.to) where.push(Prisma.sql`"created_at" <= ${input.to}`);
+  const keys = await deps.db.$queryRaw<{ id: string; created_at: Date }[]>`
+    SELECT "id", "created_at" FROM "runs" WHERE ${Prisma.join(where, " AND ")}
+    ORDER BY "created_at" DESC, "id" DESC LIMIT ${input.limit + 1}`;
+  const page = pageOf(
+    keys.map((k) => ({ id: k.id, createdAt: k.created_at })),
+    input.limit,
+  );
+  const rows = await deps.db.run.findMany({ where: { id: { in: page.rows.map((r) => r.id) } } });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  // A run deleted between the two reads is left out.
+  const items = page.rows.flatMap((k) => {
+    const row = byId.get(k.id);
+    return row ? [toRunView(row)] : [];
+  });
+  return { items, nextCursor: page.nextCursor };
 }
 
 export async function getRun(deps: Deps, id: string): Promise<TRunView> {
@@ -303,6 +336,57 @@ export async function cancelRun(deps: Deps, id: string): Promise<TRunRef> {
   await deps.redis.publish(cancelChannel(id), encodeCancelMessage(id));
   const after = await getRun(deps, id);
   return { id, status: after.status };
+}
+
+/**
+ * Deletes a run with its samples, events and figures (the foreign keys cascade). A queued or
+ * running one is cancelled first; one the worker holds is marked and deleted by the worker once
+ * its containers are gone (`deleted: false`, REST 202), so no container outlives its row.
+ */
+export async function deleteRun(deps: Deps, id: string): Promise<TDeleted> {
+  const { count } = await deps.db.run.updateMany({ where: { id }, data: { deleteRequested: true } });
+  if (count === 0) throw runNotFound(id);
+  return finishDelete(deps, id);
+}
+
+/** After `delete_requested` is set: cancels what is live, then deletes the row unless the worker holds it. */
+export async function finishDelete(deps: Deps, id: string): Promise<TDeleted> {
+  const row = await deps.db.run.findUnique({ where: { id }, select: { status: true } });
+  if (!row) return { id, deleted: true };
+  if (row.status === "queued" || row.status === "running") {
+    await cancelRun(deps, id).catch((err: unknown) => {
+      // Ended meanwhile: nothing to cancel.
+      if (!(err instanceof AppError && err.kind === "conflict")) throw err;
+    });
+  }
+  // The flag is set before this status check and the worker sets the end status before its own
+  // check of the flag (worker jobs/run.ts), so one of the two always deletes the row.
+  await deps.db.run.deleteMany({ where: { id, status: { notIn: ["queued", "running"] } } });
+  const left = await deps.db.run.count({ where: { id } });
+  return { id, deleted: left === 0 };
+}
+
+/** A new stand-alone run of the same definition (name, topology, workload, faults as defined), queued. */
+export async function rerun(deps: Deps, id: string): Promise<TRunRef> {
+  const row = await deps.db.run.findUnique({ where: { id }, select: { name: true, topology: true, workload: true, faults: true } });
+  if (!row) throw runNotFound(id);
+  return createRun(deps, definitionOf(row));
+}
+
+/** The definition a run was created with: its faults without what happened to them (`actual`). */
+export function definitionOf(row: Pick<Run, "name" | "topology" | "workload" | "faults">): TRunCreate {
+  const parsed = ZRunCreate.safeParse({
+    ...(row.name ? { name: row.name } : {}),
+    topology: row.topology,
+    workload: row.workload,
+    faults: (Array.isArray(row.faults) ? (row.faults as { actual?: unknown }[]) : []).map(({ actual: _, ...f }) => f),
+  });
+  if (!parsed.success) {
+    throw new AppError("conflict", "the run's stored definition is no longer valid and cannot be run again", [
+      ...parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+    ]);
+  }
+  return parsed.data;
 }
 
 /** At most this many samples per run in a compare (a run longer than that many seconds is downsampled). */

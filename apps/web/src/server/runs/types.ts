@@ -16,6 +16,8 @@ export const ZRunView = z.object({
   stepDetail: z.string().nullable(),
   error: z.string().nullable(),
   cancelRequested: z.boolean(),
+  /** Its delete was asked while it was queued or running: the worker deletes it after its teardown. */
+  deleteRequested: z.boolean(),
   /** The experiment the run is part of, with its repetition (0-based) and attempt (2 = a retry); null for a single run. */
   experiment: z.object({ id: z.string(), repetition: z.number().int(), attempt: z.number().int() }).nullable(),
   topology: ZTopology,
@@ -33,6 +35,20 @@ export const ZRunView = z.object({
   finishedAt: timestamp.nullable(),
 });
 export type TRunView = z.infer<typeof ZRunView>;
+
+export const ZRunPage = z.object({
+  items: z.array(ZRunView),
+  nextCursor: z.string().nullable().describe("pass as ?cursor= for the next page; null on the last page"),
+});
+export type TRunPage = z.infer<typeof ZRunPage>;
+
+export const ZDeleted = z.object({
+  id: z.string(),
+  deleted: z
+    .boolean()
+    .describe("true: gone with its samples, events and figures; false: being cancelled, deleted once its containers are removed"),
+});
+export type TDeleted = z.infer<typeof ZDeleted>;
 
 export const ZRunRef = z.object({ id: z.string(), status: ZRunStatus });
 export type TRunRef = z.infer<typeof ZRunRef>;

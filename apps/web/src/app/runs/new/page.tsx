@@ -1,7 +1,10 @@
 import { NewRunForm } from "~/components/new-run-form";
 
-/** `/runs/new?kind=image` opens the form on the user's own image (the presets page links there). */
+/**
+ * `/runs/new?kind=image` opens the form on the user's own image (the presets page links there);
+ * `/runs/new?from=<run id>` opens it filled with that run's definition ("Copy and change").
+ */
 export default async function NewRunPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const { kind } = await searchParams;
-  return <NewRunForm kind={typeof kind === "string" ? kind : undefined} />;
+  const { kind, from } = await searchParams;
+  return <NewRunForm kind={typeof kind === "string" ? kind : undefined} from={typeof from === "string" ? from : undefined} />;
 }

@@ -1,0 +1,5 @@
+import { RunsBrowser } from "~/components/runs-browser";
+
+export default function RunsPage() {
+  return <RunsBrowser />;
+}
