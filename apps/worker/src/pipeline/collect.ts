@@ -45,7 +45,7 @@ export async function collect(
   const limits: Record<string, number | undefined> = {};
   for (const c of [...plan.containers, ...plan.loadgens]) limits[c.role] = c.cpus;
   const containers = roleUse(readings, limits);
-  const pool = poolSummary(load.figures.series, seconds);
+  const pool = poolSummary(load.figures.series, seconds, totals.requests);
   const figureTotals = load.figures.totals();
   const broker = brokerSummary(load.figures.series, seconds, figureTotals);
   const samples = await deps.db.runSample.findMany({

@@ -6,3 +6,5 @@ export * from "./fault-effects";
 export * from "./interference";
 export * from "./experiment-stats";
 export * from "./experiment-report";
+export * from "./host-noise";
+export * from "./evidence";
