@@ -88,7 +88,7 @@ export const EVIDENCE: Record<string, TEvidenceEntry> = {
   throttledPerSecond: { label: "Throttled CFS periods per second", format: numberWith("", 1) },
   throttledShare: { label: "Throttled periods (share of the periods elapsed)", format: share },
   periodsPerSecond: { label: "CFS periods elapsed per second", format: numberWith("", 1) },
-  throttledMsPerSecond: { label: "Time throttled per second", format: numberWith(" ms", 0) },
+  throttledMsPerSecond: { label: "Time throttled per second (its threads added up: can exceed 1,000 ms)", format: numberWith(" ms", 0) },
   periodsClamped: {
     label: "Periods",
     format: (v) =>
