@@ -19,6 +19,9 @@ const RUN: TRunCreateInput = {
   workload: { arrivalRate: 100, durationSeconds: 10, requestTimeoutMs: 1000 },
 };
 
+/** How long the quiet half waits for the host to be quiet before it fails saying it is not. */
+const QUIET_WAIT_MS = 120_000;
+
 let spinner: ChildProcess | undefined;
 afterEach(() => {
   spinner?.kill("SIGKILL");
@@ -75,10 +78,13 @@ describe("host noise", () => {
   });
 
   it("the same run on a quiet host: measured, and no host-noise finding", async () => {
-    const before = await hostBusyShare(3_000);
+    // Waits (bounded) for other work to end, e.g. a build the test command runs beside the tests.
+    let before = await hostBusyShare(3_000);
+    for (const until = Date.now() + QUIET_WAIT_MS; before >= HOST_NOISE.meanPct / 2 && Date.now() < until;)
+      before = await hostBusyShare(3_000);
     expect(
       before,
-      `the host is busy with other work (${before.toFixed(1)} % of its CPU for 3 s before the run, nothing of this test running): this half needs the host to itself, as in CI`,
+      `the host is busy with other work (${before.toFixed(1)} % of its CPU for 3 s, nothing of this test running, still after ${QUIET_WAIT_MS / 1000} s): this half needs the host to itself, as in CI`,
     ).toBeLessThan(HOST_NOISE.meanPct / 2);
     const { summary, samples, findings } = await run("host noise: a quiet host");
     expect(samples.length).toBeGreaterThanOrEqual(8);
