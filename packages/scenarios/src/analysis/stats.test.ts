@@ -206,6 +206,8 @@ describe("roleUse", () => {
     const old = roleUse([{ ...r("app", "a0", 20, 11), periods: null }, r("app", "a0", 20, 10), r("app", "a0", 20, 9)], { app: 0.2 });
     expect(old.app!.throttledPerSecond).toBe(9.67);
     expect(old.app).not.toHaveProperty("throttledShare");
+    // Without a CPU limit no period elapses: no share of none.
+    expect(roleUse([{ ...r("lb", "lb", 15), periods: 0 }], {}).lb).not.toHaveProperty("throttledShare");
   });
 
   it("is empty without readings", () => {

@@ -163,7 +163,7 @@ export type TRoleUse = {
    * rows recorded without the periods, clamped at 10 (a 100 ms period, Docker's, elapses 10 times a second).
    */
   throttledPerSecond: number;
-  /** Throttled over elapsed periods (0–1), and elapsed periods per container-second; absent without recorded periods. */
+  /** Throttled over elapsed periods (0–1), and elapsed periods per container-second; absent without recorded periods or a CPU limit. */
   throttledShare?: number;
   periodsPerSecond?: number;
   /** Milliseconds spent throttled per container-second. */
@@ -208,8 +208,9 @@ export function roleUse(readings: readonly UsageReading[], limits: Readonly<Reco
       medianCpuPct: round(cpu, 1),
       ...(limit !== undefined && limit > 0 && { pctOfLimit: round(cpu / limit, 1) }),
       throttledPerSecond: round(rs.reduce((n, r) => n + throttledOf(r), 0) / rs.length, 2),
-      ...(withPeriods.length > 0 && {
-        throttledShare: elapsed > 0 ? round(withPeriods.reduce((n, r) => n + throttledOf(r), 0) / elapsed, 3) : 0,
+      // No period elapsed: no CPU limit (nothing to throttle), so no share either.
+      ...(elapsed > 0 && {
+        throttledShare: round(withPeriods.reduce((n, r) => n + throttledOf(r), 0) / elapsed, 3),
         periodsPerSecond: round(elapsed / withPeriods.length, 2),
       }),
       ...(throttledMs.length > 0 && { throttledMsPerSecond: round(throttledMs.reduce((a, b) => a + b, 0) / throttledMs.length, 1) }),

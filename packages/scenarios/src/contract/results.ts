@@ -197,7 +197,7 @@ export const ZRunSummary = z.object({
         pctOfLimit: z.number().optional(),
         /** Throttled CFS periods per container-second, never more than the periods that elapsed (stats.ts roleUse). */
         throttledPerSecond: z.number(),
-        /** Throttled periods over the periods that elapsed (0–1) and the periods per container-second; absent in runs recorded before the periods were. */
+        /** Throttled periods over the periods that elapsed (0–1) and the periods per container-second; absent without a CPU limit or in runs recorded before the periods were. */
         throttledShare: z.number().optional(),
         periodsPerSecond: z.number().optional(),
         // Absent in runs recorded before they were (stats.ts roleUse).
