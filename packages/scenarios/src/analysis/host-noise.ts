@@ -11,9 +11,13 @@ import { round } from "./stats";
 export type HostCpuCounters = { busy: number; total: number; cores: number };
 
 /**
- * Parses /proc/stat. Busy is user + nice + system + irq + softirq + steal (steal: another VM on the
- * hypervisor had the core, as much noise as a process here); idle and iowait are not busy; guest and
- * guest_nice are already inside user and nice (proc(5)), so they are not added twice.
+ * Parses /proc/stat. Busy is user + nice + system + steal (steal: another VM on the hypervisor had
+ * the core, as much noise as a process here). Interrupt time (irq, softirq) is not busy: at a run's
+ * request rates it is mostly the kernel carrying the run's own packets between its containers
+ * (11.2 % of the host at 17,912 req/s through nginx, docs/BENCHMARKS.md), which Docker charges to
+ * no container, so it would read as outside work on a quiet host. Idle and iowait are not busy;
+ * guest and guest_nice are already inside user and nice (proc(5)), so they are not added twice. The
+ * total is every tick.
  */
 export function parseProcStat(text: string): HostCpuCounters {
   let counters: Omit<HostCpuCounters, "cores"> | undefined;
@@ -25,8 +29,8 @@ export function parseProcStat(text: string): HostCpuCounters {
     if (fields.length < 4 || fields.some((n) => !Number.isFinite(n) || n < 0))
       throw new Error(`/proc/stat: cannot read the cpu line "${line}"`);
     const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
-    const busy = user + nice + system + irq + softirq + steal;
-    counters = { busy, total: busy + idle + iowait };
+    const busy = user + nice + system + steal;
+    counters = { busy, total: busy + idle + iowait + irq + softirq };
   }
   if (!counters) throw new Error("/proc/stat has no aggregate cpu line");
   if (cores === 0) throw new Error("/proc/stat lists no cpuN line");
