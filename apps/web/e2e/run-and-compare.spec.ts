@@ -48,6 +48,11 @@ test("a run from the form goes live, succeeds and compares with a second run", a
   expect(counts, "the chart only ever gains points").toEqual([...counts].sort((a, b) => a - b));
   expect(Math.max(...counts)).toBeGreaterThanOrEqual(5);
   await expect(page.getByTestId("summary-table")).toBeVisible();
+  // The host's CPU outside the run, one point per second of the load (stored when the load is over).
+  await expect(page.getByTestId("chart-host")).toHaveAttribute("data-points", /^[1-9]\d*$/);
+  // Findings' evidence reads as words with units, never a raw key such as "pctOfLimit".
+  for (const label of await page.locator('[data-testid="finding"] .evidence dt').allTextContents())
+    expect(label).not.toMatch(/^[a-z]+[A-Z]\w*$/);
 
   // A second run through the REST API.
   const second = uniqueName("e2e api");

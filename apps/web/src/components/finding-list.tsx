@@ -1,7 +1,6 @@
-import type { TFinding } from "@scalelab/scenarios/analysis";
-import { formatValue } from "~/lib/experiment-format";
+import { evidenceLines, type TFinding } from "@scalelab/scenarios/analysis";
 
-/** Findings, each with its evidence; a warning is tagged. Shared by the run and experiment pages. */
+/** Findings, each with its evidence in words and units (scenarios evidence.ts); a warning is tagged. Shared by the run and experiment pages. */
 export function FindingList({ findings }: { findings: readonly TFinding[] }) {
   return (
     <ul className="findings">
@@ -17,10 +16,10 @@ export function FindingList({ findings }: { findings: readonly TFinding[] }) {
           </div>
           {Object.keys(f.evidence).length > 0 && (
             <dl className="evidence">
-              {Object.entries(f.evidence).map(([k, v]) => (
-                <div key={k}>
-                  <dt>{k}</dt>
-                  <dd>{formatValue(v)}</dd>
+              {evidenceLines(f.evidence).map((l) => (
+                <div key={l.key} data-key={l.key}>
+                  <dt>{l.label}</dt>
+                  <dd>{l.text}</dd>
                 </div>
               ))}
             </dl>

@@ -31,6 +31,7 @@ import { RunExport } from "./experiment-export";
 import { faultMarkers } from "./fault-markers";
 import { FaultTable } from "./fault-table";
 import { FigureCharts, hasPoolModel } from "./figure-charts";
+import { HostChart } from "./host-chart";
 import { StatusBadge, StepProgress, stepLabel } from "./status";
 import { BackendsTable, BrokerSummary, HostFacts, PoolSummary, SetupFacts, SummaryTable } from "./summary";
 import { ChecksTable, ScriptMetricsTable } from "./script-summary";
@@ -288,6 +289,8 @@ export function RunPage({ id }: { id: string }) {
       </div>
 
       <ContainerCharts run={run} seconds={live.containers} active={active} markers={markers} />
+
+      <HostChart runId={run.id} active={active} hostNoise={summary?.hostNoise} markers={markers} />
 
       {backends.keys.length > 0 && (
         <section className="panel">

@@ -1,4 +1,4 @@
-import { COMPARE_FIGURES, setupRows } from "@scalelab/scenarios/analysis";
+import { COMPARE_FIGURES, poolMaxBusy, setupRows } from "@scalelab/scenarios/analysis";
 import { imageService, type TFaultRecord } from "@scalelab/scenarios/contract";
 import type { TRunSummary, TTopology, TWorkload, THostFacts } from "@scalelab/scenarios/contract";
 import type { ReactNode } from "react";
@@ -182,7 +182,7 @@ function Fact({ label, testId, children }: { label: string; testId?: string; chi
   );
 }
 
-type FigureLine = { key: string; label: string; value: number | null; text?: string };
+type FigureLine = { key: string; label: string; value: number | null; text?: string; title?: string };
 
 /** A compare figure's label and value for one run: the run page and the compare page name a figure alike. */
 function compareFigure(key: string, summary: TRunSummary): FigureLine {
@@ -198,7 +198,7 @@ function FigureTable({ testId, lines }: { testId: string; lines: FigureLine[] })
         {lines.map((l) => (
           <tr key={l.key}>
             <td>{l.label}</td>
-            <td className="num" data-testid={`${testId}-${l.key.replace(/^\w+\./, "")}`} data-value={l.value ?? undefined}>
+            <td className="num" data-testid={`${testId}-${l.key.replace(/^\w+\./, "")}`} data-value={l.value ?? undefined} title={l.title}>
               {l.text ?? formatCount(l.value)}
             </td>
           </tr>
@@ -208,6 +208,17 @@ function FigureTable({ testId, lines }: { testId: string; lines: FigureLine[] })
   );
 }
 
+/** Busy workers the once-a-second reading never caught while requests were served: unknown, not 0 (scenarios poolMaxBusy). */
+const maxBusyUnknown = (summary: TRunSummary) => poolMaxBusy(summary) === null;
+const busyLine = (l: FigureLine): FigureLine =>
+  l.value === null
+    ? {
+        ...l,
+        text: "unknown",
+        title: "No reading (once a second) caught a request in flight: the requests were shorter than the gaps between readings.",
+      }
+    : l;
+
 /** The worker pools over the load: busy workers and queued requests over all replicas. */
 export function PoolSummary({ summary, pool }: { summary: TRunSummary; pool: NonNullable<TRunSummary["pool"]> }) {
   return (
@@ -215,8 +226,12 @@ export function PoolSummary({ summary, pool }: { summary: TRunSummary; pool: Non
       testId="summary-pool"
       lines={[
         { key: "pool.size", label: "Pool size (all replicas)", value: pool.size, text: pool.size ? formatCount(pool.size) : "unbounded" },
-        { key: "pool.medianBusy", label: "Busy workers (median)", value: pool.medianBusy },
-        compareFigure("pool.maxBusy", summary),
+        busyLine({
+          key: "pool.medianBusy",
+          label: "Busy workers (median)",
+          value: pool.medianBusy === 0 && maxBusyUnknown(summary) ? null : pool.medianBusy,
+        }),
+        busyLine(compareFigure("pool.maxBusy", summary)),
         { key: "pool.medianQueued", label: "Queued requests (median)", value: pool.medianQueued },
         compareFigure("pool.maxQueued", summary),
         compareFigure("pool.rejected", summary),

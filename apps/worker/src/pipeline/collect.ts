@@ -4,6 +4,7 @@ import { brokerSummary, poolSummary } from "@scalelab/scenarios/components";
 import { RunPlan } from "@scalelab/scenarios/plan";
 import { THostFacts, TInterference, TRunSummary } from "@scalelab/scenarios/contract";
 import { LOADGEN_SATURATION, loadgenUse, roleUse, round } from "@scalelab/scenarios/analysis";
+import { HOST_NOISE, hostNoiseSummary, hostSeconds, isHostNoisy } from "@scalelab/scenarios/analysis";
 import { RunContext } from "./context";
 import { LoadResult } from "./load";
 
@@ -28,10 +29,12 @@ export async function collect(
   const readings = await deps.db.containerSample.findMany({
     where: { runId },
     select: {
+      t: true,
       role: true,
       container: true,
       cpuPct: true,
       throttledPeriods: true,
+      periods: true,
       memBytes: true,
       throttledMs: true,
       netRxBps: true,
@@ -45,7 +48,11 @@ export async function collect(
   const limits: Record<string, number | undefined> = {};
   for (const c of [...plan.containers, ...plan.loadgens]) limits[c.role] = c.cpus;
   const containers = roleUse(readings, limits);
-  const pool = poolSummary(load.figures.series, seconds);
+  // The host's CPU outside the run's containers and the worker, second by second.
+  const onHost = hostSeconds(load.host, readings);
+  await report.saveHost(onHost);
+  const hostNoise = hostNoiseSummary(onHost);
+  const pool = poolSummary(load.figures.series, seconds, totals.requests);
   const figureTotals = load.figures.totals();
   const broker = brokerSummary(load.figures.series, seconds, figureTotals);
   const samples = await deps.db.runSample.findMany({
@@ -82,6 +89,7 @@ export async function collect(
     ...(imbalance && { imbalance }),
     ...(faults && { faults }),
     ...(interference.length > 0 && { interference }),
+    ...(hostNoise && { hostNoise }),
     ...(load.script && { script: load.script }),
   };
   await deps.db.run.update({ where: { id: runId }, data: { summary, host } });
@@ -102,6 +110,12 @@ export async function collect(
     await report.event(
       "warn",
       `${summary.droppedIterations} iterations were dropped: the arrival rate was not reached (maxVUs or the system under test saturated)`,
+    );
+  }
+  if (isHostNoisy(hostNoise)) {
+    await report.event(
+      "warn",
+      `other work on the host used a mean ${hostNoise.meanPct} % of its ${hostNoise.cores} cores outside this run's containers during the load (${hostNoise.busySeconds} of ${hostNoise.seconds} s at ${HOST_NOISE.busySecondPct} % or more): the figures were measured on a shared host`,
     );
   }
   if (!loadgen) {

@@ -23,7 +23,7 @@ const reading = (readMs: number, first = false): DockerStatsReading => {
   };
 };
 
-const USAGE = { cpuPct: 50, memBytes: 1_000_000, throttledPeriods: 0, throttledMs: 0, netRxBps: 1000, netTxBps: 2000 };
+const USAGE = { cpuPct: 50, memBytes: 1_000_000, throttledPeriods: 0, periods: 0, throttledMs: 0, netRxBps: 1000, netTxBps: 2000 };
 
 const untilMs = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, T0 + ms - Date.now())));
 const log = () =>

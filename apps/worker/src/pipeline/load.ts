@@ -5,12 +5,14 @@ import { wrkTotals } from "@scalelab/scenarios/loadgen";
 import { mergeSummaries, SampleMerger } from "@scalelab/scenarios/loadgen";
 import { PlannedContainer, RunPlan } from "@scalelab/scenarios/plan";
 import { TRunSummary, TSample, TScriptSummary } from "@scalelab/scenarios/contract";
+import { THostReading } from "@scalelab/scenarios/analysis";
 import { mergeChecks, mergeScriptMetrics, parseScriptSummary, ScriptSummaryLine } from "@scalelab/scenarios/loadgen";
 import { WrkOutputReader } from "@scalelab/scenarios/loadgen";
 import { StartedContainer } from "../provisioner/types";
 import { errorMessage } from "../log";
 import { sseEvents } from "../sse";
 import { followContainerStats } from "./container-stats";
+import { followHostCpu } from "./host-cpu";
 import { describeExit, sleep, RunContext } from "./context";
 import { scheduleFaults } from "./faults";
 import { followFigures, FigureFollower } from "./figures";
@@ -28,6 +30,8 @@ export type LoadResult = {
   seconds: number;
   /** workload.script: its checks, thresholds and own metrics. */
   script?: TScriptSummary;
+  /** The host's busy CPU and the worker's own in each second of the load (host-cpu.ts). */
+  host: THostReading[];
 };
 
 type LoadUpdate = { type: "start"; at: Date } | { type: "sample"; sample: TSample } | { type: "stop"; at: Date };
@@ -66,6 +70,7 @@ export async function runLoad(
     onTick: (t, rows) => ctx.report.saveContainers(t, rows),
     log: deps.log,
   });
+  const host = followHostCpu({ log: deps.log });
 
   const { durationSeconds } = ctx.run.workload;
   // A script's own scenarios take what k6 inspect said they may (graceful stops included); the lab's, the workload's duration.
@@ -114,6 +119,7 @@ export async function runLoad(
               faults.begin(update.at.getTime());
               interference.begin(update.at.getTime());
               stats.begin(update.at.getTime());
+              host.begin(update.at.getTime());
               figures.begin(update.at.getTime());
               await deps.db.run.update({ where: { id: runId }, data: { loadStartedAt: update.at } });
               await report.detail(
@@ -139,11 +145,13 @@ export async function runLoad(
     await saving;
     if (failed.signal.aborted) throw failed.signal.reason;
   } catch (err) {
+    host.stop();
     await Promise.all([faults.stop(), stats.stop(), figures.stop(), saving.catch(() => undefined)]);
     signal.throwIfAborted();
     if (overtime.aborted) throw new Error(`the load generator did not finish within ${Math.round(limitMs / 1000)} s`);
     throw failed.signal.aborted ? failed.signal.reason : err;
   }
+  host.stop();
   await Promise.all([faults.stop(), stats.stop()]);
   try {
     await drain(ctx, figures);
@@ -171,6 +179,7 @@ export async function runLoad(
     totals: parts.every((p) => p !== undefined) ? mergeSummaries(parts as TRunSummary[]) : undefined,
     figures,
     seconds,
+    host: host.seconds().filter((h) => h.t < seconds),
     ...(script && { script }),
   };
 }

@@ -6,6 +6,7 @@ import { errorMessage, Logger } from "../log";
 import { runChannel } from "@scalelab/scenarios/messages";
 import { encodeChannelMessage, TChannelMessage } from "@scalelab/scenarios/messages";
 import { ContainerRow } from "./container-stats";
+import { THostSecond } from "@scalelab/scenarios/analysis";
 
 type Level = "info" | "warn" | "error";
 
@@ -106,13 +107,25 @@ export class RunReporter {
     const values = rows.map(
       (r) =>
         Prisma.sql`(${this.runId}, ${t}, ${r.container}, ${r.role}, ${r.cpuPct}, ${BigInt(r.memBytes)}, ${r.throttledPeriods},
-                    ${r.throttledMs}, ${r.netRxBps ?? null}, ${r.netTxBps ?? null})`,
+                    ${r.periods}, ${r.throttledMs}, ${r.netRxBps ?? null}, ${r.netTxBps ?? null})`,
     );
     await this.db.$executeRaw`
-      INSERT INTO container_samples (run_id, t, container, role, cpu_pct, mem_bytes, throttled_periods, throttled_ms, net_rx_bps, net_tx_bps)
+      INSERT INTO container_samples (run_id, t, container, role, cpu_pct, mem_bytes, throttled_periods, periods, throttled_ms, net_rx_bps, net_tx_bps)
       VALUES ${Prisma.join(values)}
       ON CONFLICT DO NOTHING`;
     await this.publish({ type: "containers", t, containers: rows });
+  }
+
+  /** The load's seconds on the host, all at once after the load (host-cpu.ts, collect.ts). */
+  async saveHost(seconds: readonly THostSecond[]): Promise<void> {
+    if (seconds.length === 0) return;
+    const values = seconds.map(
+      (h) => Prisma.sql`(${this.runId}, ${h.t}, ${h.cores}, ${h.hostCpuPct}, ${h.runCpuPct}, ${h.workerCpuPct}, ${h.otherCpuPct})`,
+    );
+    await this.db.$executeRaw`
+      INSERT INTO host_samples (run_id, t, cores, host_cpu_pct, run_cpu_pct, worker_cpu_pct, other_cpu_pct)
+      VALUES ${Prisma.join(values)}
+      ON CONFLICT DO NOTHING`;
   }
 
   async saveFigures(t: number, figures: Record<string, number>): Promise<void> {

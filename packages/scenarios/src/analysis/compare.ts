@@ -63,6 +63,16 @@ function resourceFigures(role: string, name: string): CompareFigure[] {
 /** The service's and the balancer's rows are above; every other role its component names gets CPU and resource rows. */
 const FIXED_ROLES = [SERVICE_ROLE, BALANCER_ROLE] as const;
 
+/**
+ * The most busy workers a reading saw; null (unknown) when none was sampled meaningfully: null in the
+ * summary, or 0 in a run recorded before that while it served requests (every reading fell between them).
+ */
+export const poolMaxBusy = (s: TRunSummary): number | null => {
+  const busy = s.pool?.maxBusy;
+  if (busy === undefined || busy === null) return null;
+  return busy === 0 && s.requests > 0 ? null : busy;
+};
+
 export const COMPARE_FIGURES: readonly CompareFigure[] = [
   { key: "requests", label: "Requests", unit: "", better: "higher", value: (s) => s.requests },
   { key: "rps", label: "Throughput", unit: "req/s", better: "higher", value: (s) => s.rps },
@@ -111,7 +121,7 @@ export const COMPARE_FIGURES: readonly CompareFigure[] = [
     value: (s) => s.containers?.lb?.medianCpuPct ?? null,
   },
   ...resourceFigures(BALANCER_ROLE, "Balancer"),
-  { key: "pool.maxBusy", label: "Busy workers (max)", unit: "", better: "none", value: (s) => s.pool?.maxBusy ?? null },
+  { key: "pool.maxBusy", label: "Busy workers (max)", unit: "", better: "none", value: poolMaxBusy },
   { key: "pool.maxQueued", label: "Queued requests (max)", unit: "", better: "lower", value: (s) => s.pool?.maxQueued ?? null },
   { key: "pool.rejected", label: "Rejected (queue full)", unit: "", better: "lower", value: (s) => s.pool?.rejected ?? null },
   { key: "broker.produced", label: "Events produced", unit: "", better: "none", value: (s) => s.broker?.produced ?? null },

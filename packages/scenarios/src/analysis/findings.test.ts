@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { experimentStatistics } from "./experiment-report";
 import { experimentFindings, runFindings } from "./findings";
+import { HOST_NOISE as FINDING_HOST_NOISE } from "./host-noise";
 
 /*
  * Every fixture is a real run's summary, recorded from the lab's Postgres after running the
@@ -47,12 +48,59 @@ describe("run findings on recorded runs", () => {
   it("experiment 3: a replica at 0.2 CPU is throttled at its limit, with room on the host", () => {
     expect(codes("exp3--1-replica-connections-1")).toEqual(["replicas_throttled"]);
     const f = finding("exp3--1-replica-connections-1", "replicas_throttled")!;
+    // Recorded before the periods were: 10.11 throttled a second, once shown as "10.1 of 10"; capped at the 10 a second allows.
+    expect(fixture("exp3--1-replica-connections-1").summary.containers!.app!.throttledPerSecond).toBe(10.11);
     expect(f.message).toMatch(
-      /^The replica ran at its CPU limit \(103 % of it, throttled in 10\.1 of 10 CFS periods per second\).*more replicas add capacity/,
+      /^The replica ran at its CPU limit \(103 % of it, throttled in 10 of at most 10 CFS periods per second\).*more replicas add capacity/,
     );
-    expect(f.evidence).toMatchObject({ pctOfLimit: 103.4, replicas: 1 });
+    expect(f.evidence).toMatchObject({ pctOfLimit: 103.4, replicas: 1, throttledPerSecond: 10, periodsClamped: true });
     expect(codes("exp3--1-replica-connections-3")).toEqual(["replicas_throttled"]);
     expect(codes("exp3--3-replicas-connections-3")).toEqual(["replicas_throttled"]);
+  });
+
+  it("never says more throttled periods than periods, in any recorded run", () => {
+    for (const name of fixtures.keys()) {
+      for (const f of findingsOf(name)) {
+        for (const m of f.message.matchAll(/throttled in ([\d.]+) of (?:at most |the )?([\d.]+)/g)) {
+          expect(Number(m[1]), `${name}: ${m[0]}`).toBeLessThanOrEqual(Number(m[2]));
+        }
+        const perSecond = f.evidence.throttledPerSecond ?? f.evidence.logsThrottledPerSecond;
+        if (typeof perSecond === "number") expect(perSecond, name).toBeLessThanOrEqual(10);
+      }
+    }
+  });
+
+  it("with the periods recorded, throttling is a share of the periods that elapsed", () => {
+    const s = fixture("exp3--1-replica-connections-1").summary;
+    const app = { ...s.containers!.app!, throttledPerSecond: 9.8, throttledShare: 0.98, periodsPerSecond: 10 };
+    const f = runFindings({ summary: { ...s, containers: { ...s.containers, app } }, hostCpus: 2 }).find(
+      (x) => x.code === "replicas_throttled",
+    )!;
+    expect(f.message).toMatch(/\(103 % of it, throttled in 98 % of its CFS periods, 9\.8 of the 10 that elapsed per second\)/);
+    expect(f.evidence).toMatchObject({ throttledShare: 0.98, throttledPerSecond: 9.8, periodsPerSecond: 10 });
+    expect(f.evidence).not.toHaveProperty("periodsClamped");
+  });
+
+  it("host noise: a warning after any interference when other work took a noticeable share of the host; none on a quiet one", () => {
+    const s = fixture("exp1--1-replica").summary;
+    const busy = { cores: 2, seconds: 10, busySeconds: 9, meanPct: 48.7, p95Pct: 51.5, maxPct: 53, meanCores: 0.97, workerMeanPct: 1.2 };
+    const noisy = runFindings({ summary: { ...s, hostNoise: busy }, hostCpus: 2 });
+    expect(noisy.map((f) => f.code)).toEqual(["host_noise", "bound_elsewhere"]);
+    expect(noisy[0]).toMatchObject({
+      level: "warn",
+      message: expect.stringMatching(
+        /^Other work on the host used a mean 48\.7 % of its 2 cores \(0\.97 cores; 9 of 10 s at 40 % or more, up to 53 %\) outside this run's containers/,
+      ),
+    });
+    expect(noisy[1]!.message).toMatch(/Other work on the host used a mean 48\.7 % of it meanwhile \(host noise\)/);
+    // Just below the mean, with two busy seconds (one odd second is not noise): quiet.
+    const quiet = { ...busy, seconds: 30, meanPct: FINDING_HOST_NOISE.meanPct - 0.1, busySeconds: FINDING_HOST_NOISE.burstSeconds - 1 };
+    expect(runFindings({ summary: { ...s, hostNoise: quiet }, hostCpus: 2 }).map((f) => f.code)).toEqual(["bound_elsewhere"]);
+    // A burst: quiet on the mean, busy in 3 of 30 s.
+    const burst = { ...quiet, busySeconds: FINDING_HOST_NOISE.burstSeconds };
+    expect(runFindings({ summary: { ...s, hostNoise: burst }, hostCpus: 2 })[0]!.code).toBe("host_noise");
+    // 3 busy seconds of 60 are under a tenth of the load: not a burst.
+    expect(runFindings({ summary: { ...s, hostNoise: { ...burst, seconds: 60 } }, hostCpus: 2 })[0]!.code).toBe("bound_elsewhere");
   });
 
   it("experiment 2: blocking logging starves the pool (full, 184 waiting, 37 % of the CPU limit); async logging does not", () => {
@@ -216,6 +264,57 @@ describe("experiment findings", () => {
     expect(starved.message).toMatch(/^"blocking" \(baseline\), 3 of 3 runs: The worker pool was full/);
     expect(starved.evidence).toMatchObject({ variant: "blocking", runs: 3, of: 3 });
     expect(out.find((f) => f.code === "noisy_variant")?.message).toMatch(/^"async" varied by more than 10 %/);
+  });
+
+  it("a noisy variant points at host noise when its runs had it (7,319, 14,000 and 21,045 req/s: CV 49 %)", () => {
+    const base = fixture("exp1--1-replica").summary;
+    const rps = [
+      [7319, 14000, 21045],
+      [15702.7, 15500, 15900],
+    ];
+    const stats = experimentStatistics({
+      variants: [
+        { index: 0, name: "1 replica", axes: {} },
+        { index: 1, name: "1 replica again", axes: {} },
+      ],
+      baseline: 0,
+      sweep: [],
+      runs: rps.flatMap((xs, v) => xs.map((x) => ({ variant: v, status: "succeeded" as const, summary: { ...base, rps: x } }))),
+    });
+    const noise = (meanPct: number) => ({
+      cores: 2,
+      seconds: 10,
+      busySeconds: meanPct >= 40 ? 8 : 0,
+      meanPct,
+      p95Pct: meanPct + 5,
+      maxPct: meanPct + 8,
+      meanCores: meanPct / 50,
+      workerMeanPct: 1,
+    });
+    const runs = [48.7, 3.1, 35.2].map((m) => ({ summary: { ...base, hostNoise: noise(m) }, hostCpus: 2 }));
+    const out = experimentFindings(
+      stats,
+      [
+        { name: "1 replica", runs },
+        { name: "1 replica again", runs: [] },
+      ],
+      0,
+    );
+    const noisy = out.find((f) => f.code === "noisy_variant")!;
+    expect(noisy.message).toMatch(
+      /coefficient of variation 49 %\).* 2 of its 3 runs shared the host with other work \(up to a mean 48\.7 % of the host outside the run\): host noise/,
+    );
+    expect(noisy.evidence).toMatchObject({ hostNoiseRuns: 2, hostNoiseMaxPct: 48.7 });
+    // The same spread on a quiet host does not blame it.
+    const quiet = experimentFindings(
+      stats,
+      [
+        { name: "1 replica", runs: runs.map((r) => ({ ...r, summary: { ...base, hostNoise: noise(2) } })) },
+        { name: "1 replica again", runs: [] },
+      ],
+      0,
+    );
+    expect(quiet.find((f) => f.code === "noisy_variant")!.message).not.toMatch(/host noise/);
   });
 
   it("an A/A pair is `~`: not significant", () => {

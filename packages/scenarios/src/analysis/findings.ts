@@ -2,6 +2,8 @@ import { TRunSummary } from "../contract/results";
 import { z } from "zod";
 import { ExperimentStatistics } from "./experiment-report";
 import { affectsLoad, interferencePhrase } from "./interference";
+import { HOST_NOISE, isHostNoisy, THostNoise } from "./host-noise";
+import { PERIODS_PER_SECOND, TRoleUse } from "./stats";
 
 /**
  * Findings: rules that read a run's or an experiment's figures and say why it came out so, each
@@ -17,6 +19,30 @@ export const ZFinding = z.object({
   evidence: z.record(z.string(), z.unknown()),
 });
 export type TFinding = z.infer<typeof ZFinding>;
+
+/** Every code a finding may have (run findings, then experiment findings); the evidence of each is labelled in ./evidence.ts. */
+export const FINDING_CODES = [
+  "interference",
+  "host_noise",
+  "loadgen_saturated",
+  "host_cpu_saturated",
+  "replicas_throttled",
+  "pool_starvation",
+  "balancer_bound",
+  "downstream_bound",
+  "store_bound",
+  "consumer_lag",
+  "failures_in_fault_windows",
+  "failures_outside_fault_windows",
+  "errors",
+  "bound_elsewhere",
+  "backends_unknown",
+  "imbalance",
+  "not_significant",
+  "significant_difference",
+  "noisy_variant",
+  "usl_fit",
+] as const;
 
 export const FINDING_THRESHOLDS = {
   /** The containers together use at least this share of the host's cores. */
@@ -57,7 +83,8 @@ const TOPOLOGY_FINDINGS = new Set([
 export function runFindings(input: RunInput): TFinding[] {
   const s = input.summary;
   const interference = (s.interference ?? []).filter((i) => affectsLoad(i, s.durationSeconds));
-  const findings = figureFindings(input, interference.length > 0);
+  const noise = isHostNoisy(s.hostNoise) ? [hostNoiseFinding(s.hostNoise)] : [];
+  const findings = [...noise, ...figureFindings(input, interference.length > 0)];
   if (interference.length === 0) return findings;
   return [
     {
@@ -76,6 +103,44 @@ export function runFindings(input: RunInput): TFinding[] {
         : f,
     ),
   ];
+}
+
+/** Other work on the host took a noticeable share of it during the load (./host-noise.ts). */
+function hostNoiseFinding(n: THostNoise): TFinding {
+  return {
+    code: "host_noise",
+    level: "warn",
+    message: `Other work on the host used a mean ${round1(n.meanPct)} % of its ${n.cores} cores (${n.meanCores} cores; ${n.busySeconds} of ${n.seconds} s at ${HOST_NOISE.busySecondPct} % or more, up to ${round1(n.maxPct)} %) outside this run's containers and the lab's worker during the load: the run shared the host, so its figures may be lower and noisier than on a quiet host. Repeat it on a quiet host, or see what else runs there.`,
+    evidence: {
+      cores: n.cores,
+      meanPct: n.meanPct,
+      p95Pct: n.p95Pct,
+      maxPct: n.maxPct,
+      meanCores: n.meanCores,
+      busySeconds: n.busySeconds,
+      seconds: n.seconds,
+      workerMeanPct: n.workerMeanPct,
+    },
+  };
+}
+
+/**
+ * Throttling as a share of the CFS periods that elapsed, never more than them. A run recorded before
+ * the periods were has only the throttled count: it is capped at the 10 periods a second of Docker's
+ * 100 ms period (clamped, and the evidence says so).
+ */
+function throttling(r: TRoleUse, their: string): { text: string; evidence: Record<string, unknown> } {
+  if (r.throttledShare !== undefined && r.periodsPerSecond !== undefined) {
+    return {
+      text: `throttled in ${pct(r.throttledShare * 100)} of ${their} CFS periods, ${round1(r.throttledPerSecond)} of the ${round1(r.periodsPerSecond)} that elapsed per second`,
+      evidence: { throttledShare: r.throttledShare, throttledPerSecond: r.throttledPerSecond, periodsPerSecond: r.periodsPerSecond },
+    };
+  }
+  const perSecond = Math.min(r.throttledPerSecond, PERIODS_PER_SECOND);
+  return {
+    text: `throttled in ${round1(perSecond)} of at most ${PERIODS_PER_SECOND} CFS periods per second`,
+    evidence: { throttledPerSecond: perSecond, periodsClamped: true },
+  };
 }
 
 /** `interfered`: the topology was not intact for part of the load (outside interference). */
@@ -114,20 +179,28 @@ function figureFindings({ summary: s, hostCpus, openModel = false }: RunInput, i
     app.pctOfLimit >= FINDING_THRESHOLDS.atLimitPct &&
     app.throttledPerSecond >= FINDING_THRESHOLDS.throttledPerSecond
   ) {
+    const their = app.containers > 1 ? "their" : "its";
+    const throttled = throttling(app, their);
     out.push({
       code: "replicas_throttled",
       level: "info",
-      message: `${app.containers > 1 ? `The ${app.containers} replicas` : "The replica"} ran at ${app.containers > 1 ? "their" : "its"} CPU limit (${pct(app.pctOfLimit)} of it, throttled in ${round1(app.throttledPerSecond)} of 10 CFS periods per second): the quota caps each replica${hostSaturated ? "" : ", and the host has cores to spare, so more replicas add capacity (experiment 3)"}.`,
+      message: `${app.containers > 1 ? `The ${app.containers} replicas` : "The replica"} ran at ${their} CPU limit (${pct(app.pctOfLimit)} of it, ${throttled.text}): the quota caps each replica${hostSaturated ? "" : ", and the host has cores to spare, so more replicas add capacity (experiment 3)"}.`,
       evidence: {
         pctOfLimit: app.pctOfLimit,
-        throttledPerSecond: app.throttledPerSecond,
+        ...throttled.evidence,
         throttledMsPerSecond: app.throttledMsPerSecond,
         replicas: app.containers,
       },
     });
   }
 
-  if (s.pool && s.pool.size > 0 && s.pool.maxBusy >= s.pool.size && (s.pool.maxQueued > 0 || s.pool.rejected > 0)) {
+  if (
+    s.pool &&
+    s.pool.size > 0 &&
+    s.pool.maxBusy !== null &&
+    s.pool.maxBusy >= s.pool.size &&
+    (s.pool.maxQueued > 0 || s.pool.rejected > 0)
+  ) {
     const cpu = app?.pctOfLimit ?? app?.medianCpuPct;
     if (cpu !== undefined && cpu < FINDING_THRESHOLDS.starvedCpuPct) {
       out.push({
@@ -160,7 +233,11 @@ function figureFindings({ summary: s, hostCpus, openModel = false }: RunInput, i
       code: "downstream_bound",
       level: "info",
       message: `The synchronous downstream (logs) ran at its CPU limit (${pct(logs.pctOfLimit)} of it)${appBusy !== undefined ? ` while the service used ${pct(appBusy)} of its CPU${app?.pctOfLimit !== undefined ? " limit" : ""}` : ""}: every request waited for the downstream's work. Handing it to a queue frees the request (experiment 4).`,
-      evidence: { logsPctOfLimit: logs.pctOfLimit, logsThrottledPerSecond: logs.throttledPerSecond, serviceCpuPct: appBusy },
+      evidence: {
+        logsPctOfLimit: logs.pctOfLimit,
+        logsThrottledPerSecond: Math.min(logs.throttledPerSecond, logs.periodsPerSecond ?? PERIODS_PER_SECOND),
+        serviceCpuPct: appBusy,
+      },
     });
   }
 
@@ -172,7 +249,7 @@ function figureFindings({ summary: s, hostCpus, openModel = false }: RunInput, i
       message: `The store was at its CPU limit (${pct(db.pctOfLimit)} of it): its write path decides the throughput (experiment 5).`,
       evidence: {
         pctOfLimit: db.pctOfLimit,
-        throttledPerSecond: db.throttledPerSecond,
+        ...throttling(db, "its").evidence,
         serviceCpuPct: app?.pctOfLimit ?? app?.medianCpuPct,
       },
     });
@@ -248,10 +325,13 @@ function figureFindings({ summary: s, hostCpus, openModel = false }: RunInput, i
     !out.some((f) => bottlenecks.includes(f.code))
   ) {
     const total = Object.values(roles).reduce((n, r) => n + r.medianCpuPct * r.containers, 0);
+    const noisy = isHostNoisy(s.hostNoise)
+      ? ` Other work on the host used a mean ${round1(s.hostNoise.meanPct)} % of it meanwhile (host noise), which may be what bounds it.`
+      : "";
     out.push({
       code: "bound_elsewhere",
       level: "info",
-      message: `No container was at its CPU limit and the host's cores were not saturated (the containers together used ${pct(total)} of ${hostCpus * 100} %): what bounds this run is outside what the lab measures per container, such as the kernel's network path between the containers, a container without a CPU limit using fewer threads than the host has cores, or the load generator's few connections each waiting for its answer.`,
+      message: `No container was at its CPU limit and the host's cores were not saturated (the containers together used ${pct(total)} of ${hostCpus * 100} %): what bounds this run is outside what the lab measures per container, such as the kernel's network path between the containers, a container without a CPU limit using fewer threads than the host has cores, or the load generator's few connections each waiting for its answer.${noisy}`,
       evidence: {
         hostCpus,
         totalCpuPct: round1(total),
@@ -312,11 +392,25 @@ export function experimentFindings(stats: ExperimentStatistics, variants: readon
     // Latency percentiles of a few ms wander by more than 10 % between runs as a rule; req/s should not.
     if (!v.noisy.includes("rps")) return;
     const cv = v.metrics.rps.cv ?? 0;
+    const runs = variants[i]?.runs ?? [];
+    const noisyHost = runs.flatMap((r) => (isHostNoisy(r.summary.hostNoise) ? [r.summary.hostNoise] : []));
+    const worst = Math.max(0, ...noisyHost.map((n) => n.meanPct));
+    const host =
+      noisyHost.length > 0
+        ? ` ${noisyHost.length} of its ${runs.length} runs shared the host with other work (up to a mean ${round1(worst)} % of the host outside the run): host noise, not the variant, may explain the spread. Repeat them on a quiet host.`
+        : "";
     out.push({
       code: "noisy_variant",
       level: "warn",
-      message: `"${variants[i]?.name}" varied by more than 10 % in req/s between its repetitions (coefficient of variation ${Math.round(cv * 100)} %); read its comparisons with care, or add repetitions.`,
-      evidence: { metric: "rps", cv, mean: v.metrics.rps.mean, sd: v.metrics.rps.sd, runs: v.runs },
+      message: `"${variants[i]?.name}" varied by more than 10 % in req/s between its repetitions (coefficient of variation ${Math.round(cv * 100)} %); read its comparisons with care, or add repetitions.${host}`,
+      evidence: {
+        metric: "rps",
+        cv,
+        mean: v.metrics.rps.mean,
+        sd: v.metrics.rps.sd,
+        runs: v.runs,
+        ...(noisyHost.length > 0 && { hostNoiseRuns: noisyHost.length, hostNoiseMaxPct: worst }),
+      },
     });
   });
   if (stats.usl) {

@@ -8,3 +8,5 @@ export * from "./interference";
 export * from "./experiment-stats";
 export * from "./experiment-report";
 export * from "./downsample";
+export * from "./host-noise";
+export * from "./evidence";

@@ -47,7 +47,7 @@ describe("containerUsage", () => {
   };
 
   it("follows docker stats: Δcpu / Δsystem × online CPUs × 100, memory without inactive cache", () => {
-    expect(containerUsage(reading)).toEqual({ cpuPct: 20, memBytes: 10_000_000, throttledPeriods: 7, throttledMs: 1 });
+    expect(containerUsage(reading)).toEqual({ cpuPct: 20, memBytes: 10_000_000, throttledPeriods: 7, periods: 10, throttledMs: 1 });
   });
 
   it("has no figure for the first reading of a stream, which has no previous one", () => {
@@ -70,6 +70,7 @@ describe("containerUsage", () => {
         expect(u!.cpuPct).toBeLessThan(21);
         // 10 periods of 100 ms per second, all throttled; cgroup v1 adds the waits up per CPU: > 1 s per second on 2 CPUs.
         expect(u!.throttledPeriods).toBe(10);
+        expect(u!.periods).toBe(10);
         expect(u!.throttledMs).toBeGreaterThan(1_000);
         // Under its 64 MiB limit once the inactive page cache is left out.
         expect(u!.memBytes).toBeGreaterThan(5_000_000);
@@ -188,6 +189,25 @@ describe("roleUse", () => {
       medianNetRxBps: 700_000,
       medianNetTxBps: 1_600_000,
     });
+  });
+
+  it("never counts more throttled periods than elapsed: a share of the periods, old rows clamped at 10 a second", () => {
+    // A reading spanning 1.1 s holds 11 periods (all throttled); a count above its periods is capped at them.
+    const withPeriods = roleUse(
+      [
+        { ...r("app", "a0", 20, 11), periods: 11 },
+        { ...r("app", "a0", 20, 10), periods: 10 },
+        { ...r("app", "a0", 20, 12), periods: 9 },
+      ],
+      { app: 0.2 },
+    );
+    expect(withPeriods.app).toMatchObject({ throttledPerSecond: 10, throttledShare: 1, periodsPerSecond: 10 });
+    // Rows from before the periods were stored (null): 10.1 of 10 a second was shown; each second is capped at 10.
+    const old = roleUse([{ ...r("app", "a0", 20, 11), periods: null }, r("app", "a0", 20, 10), r("app", "a0", 20, 9)], { app: 0.2 });
+    expect(old.app!.throttledPerSecond).toBe(9.67);
+    expect(old.app).not.toHaveProperty("throttledShare");
+    // Without a CPU limit no period elapses: no share of none.
+    expect(roleUse([{ ...r("lb", "lb", 15), periods: 0 }], {}).lb).not.toHaveProperty("throttledShare");
   });
 
   it("is empty without readings", () => {

@@ -43,6 +43,8 @@ export type ContainerUsage = {
   cpuPct: number;
   memBytes: number;
   throttledPeriods: number;
+  /** CFS periods that elapsed in the interval (with runnable tasks); 0 without a CPU limit. At least `throttledPeriods`. */
+  periods: number;
   /** Time the container's tasks spent throttled in the interval; cgroup v1 adds it up per CPU, so it can exceed the interval. */
   throttledMs: number;
   /** Bytes per second received and sent over all interfaces; absent without a network or a previous reading of the same stream. */
@@ -68,6 +70,7 @@ export function containerUsage(reading: DockerStatsReading, previous?: DockerSta
   if (!pre?.system_cpu_usage || !cur?.system_cpu_usage || dSys <= 0 || dCpu < 0) return undefined;
   const cpus = cur.online_cpus || cur.cpu_usage?.percpu_usage?.length || 1;
   const throttled = (cur.throttling_data?.throttled_periods ?? 0) - (pre.throttling_data?.throttled_periods ?? 0);
+  const periods = (cur.throttling_data?.periods ?? 0) - (pre.throttling_data?.periods ?? 0);
   const throttledNs = (cur.throttling_data?.throttled_time ?? 0) - (pre.throttling_data?.throttled_time ?? 0);
   const mem = reading.memory_stats;
   const cache = mem?.stats?.total_inactive_file ?? mem?.stats?.inactive_file ?? 0;
@@ -75,7 +78,8 @@ export function containerUsage(reading: DockerStatsReading, previous?: DockerSta
   return {
     cpuPct: round((dCpu / dSys) * cpus * 100, 2),
     memBytes: Math.max(0, (mem?.usage ?? 0) - cache),
-    throttledPeriods: Math.max(0, throttled),
+    throttledPeriods: Math.max(0, Math.min(throttled, Math.max(periods, 0))),
+    periods: Math.max(0, periods),
     throttledMs: round(Math.max(0, throttledNs) / 1e6, 1),
     ...(net && { netRxBps: net.rx, netTxBps: net.tx }),
   };
@@ -140,6 +144,8 @@ export type UsageReading = {
   container: string;
   cpuPct: number;
   throttledPeriods: number;
+  /** CFS periods elapsed in the second; null in rows recorded before they were. */
+  periods?: number | null;
   memBytes?: number | bigint;
   throttledMs?: number | null;
   netRxBps?: number | null;
@@ -152,8 +158,14 @@ export type TRoleUse = {
   medianCpuPct: number;
   /** The same median in % of the container's CPU limit; absent without a limit. */
   pctOfLimit?: number;
-  /** Throttled CFS periods per container-second (100 ms periods: at most 10). */
+  /**
+   * Throttled CFS periods per container-second, each second's count at most its elapsed periods; in
+   * rows recorded without the periods, clamped at 10 (a 100 ms period, Docker's, elapses 10 times a second).
+   */
   throttledPerSecond: number;
+  /** Throttled over elapsed periods (0–1), and elapsed periods per container-second; absent without recorded periods or a CPU limit. */
+  throttledShare?: number;
+  periodsPerSecond?: number;
   /** Milliseconds spent throttled per container-second. */
   throttledMsPerSecond?: number;
   /** The largest memory use of one container of the role in any second. */
@@ -162,6 +174,9 @@ export type TRoleUse = {
   medianNetRxBps?: number;
   medianNetTxBps?: number;
 };
+
+/** CFS periods per second at Docker's period (100 ms): the most an old row's throttled count can honestly be. */
+export const PERIODS_PER_SECOND = 10;
 
 const known = (values: readonly (number | null | undefined)[]): number[] => values.filter((v): v is number => typeof v === "number");
 
@@ -184,12 +199,20 @@ export function roleUse(readings: readonly UsageReading[], limits: Readonly<Reco
     const throttledMs = known(rs.map((r) => r.throttledMs));
     const mem = known(rs.map((r) => (r.memBytes === undefined ? undefined : Number(r.memBytes))));
     const rx = known(rs.map((r) => r.netRxBps));
+    const withPeriods = rs.filter((r): r is UsageReading & { periods: number } => typeof r.periods === "number");
+    const elapsed = withPeriods.reduce((n, r) => n + r.periods, 0);
+    const throttledOf = (r: UsageReading) => Math.min(r.throttledPeriods, typeof r.periods === "number" ? r.periods : PERIODS_PER_SECOND);
     const tx = known(rs.map((r) => r.netTxBps));
     out[role] = {
       containers: new Set(rs.map((r) => r.container)).size,
       medianCpuPct: round(cpu, 1),
       ...(limit !== undefined && limit > 0 && { pctOfLimit: round(cpu / limit, 1) }),
-      throttledPerSecond: round(rs.reduce((n, r) => n + r.throttledPeriods, 0) / rs.length, 2),
+      throttledPerSecond: round(rs.reduce((n, r) => n + throttledOf(r), 0) / rs.length, 2),
+      // No period elapsed: no CPU limit (nothing to throttle), so no share either.
+      ...(elapsed > 0 && {
+        throttledShare: round(withPeriods.reduce((n, r) => n + throttledOf(r), 0) / elapsed, 3),
+        periodsPerSecond: round(elapsed / withPeriods.length, 2),
+      }),
       ...(throttledMs.length > 0 && { throttledMsPerSecond: round(throttledMs.reduce((a, b) => a + b, 0) / throttledMs.length, 1) }),
       ...(mem.length > 0 && { maxMemBytes: mem.reduce((a, b) => Math.max(a, b)) }),
       ...(rx.length > 0 && { medianNetRxBps: round(median(rx), 1) }),

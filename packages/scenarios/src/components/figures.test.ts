@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { componentFigures } from "./registry";
 import { FigureSeries, StatsReading } from "./types";
@@ -80,8 +81,21 @@ describe("summaries", () => {
   ];
 
   it("summarises the pool over the load only", () => {
-    expect(poolSummary(series, 3)).toEqual({ size: 16, maxBusy: 16, medianBusy: 16, maxQueued: 80, medianQueued: 40, rejected: 3 });
-    expect(poolSummary([], 3)).toBeUndefined();
+    expect(poolSummary(series, 3, 900)).toEqual({ size: 16, maxBusy: 16, medianBusy: 16, maxQueued: 80, medianQueued: 40, rejected: 3 });
+    expect(poolSummary([], 3, 900)).toBeUndefined();
+  });
+
+  it("says busy workers are unknown, not 0, when no reading caught a request in flight while requests were served", () => {
+    // Recorded: 4 replicas behind HAProxy at 1,789 req/s; every once-a-second reading of pool.busy was 0.
+    const recorded = JSON.parse(readFileSync(new URL("./fixtures/figures-busy-unsampled.json", import.meta.url), "utf8")) as {
+      requests: number;
+      durationSeconds: number;
+      series: FigureSeries;
+    };
+    expect(recorded.series.every((s) => s.figures["pool.busy"] === 0)).toBe(true);
+    expect(poolSummary(recorded.series, recorded.durationSeconds, recorded.requests)).toMatchObject({ maxBusy: null, medianBusy: null });
+    // Nothing served: 0 busy is what happened.
+    expect(poolSummary(recorded.series, recorded.durationSeconds, 0)).toMatchObject({ maxBusy: 0, medianBusy: 0 });
   });
 
   it("gives the lag when the load ended and how long the consumers took to catch up", () => {

@@ -25,7 +25,14 @@ export function growth(input: FigureInput, role: string, pick: (s: TTestbedStats
   return sum;
 }
 
-export type TPoolSummary = { size: number; maxBusy: number; medianBusy: number; maxQueued: number; medianQueued: number; rejected: number };
+export type TPoolSummary = {
+  size: number;
+  maxBusy: number | null;
+  medianBusy: number | null;
+  maxQueued: number;
+  medianQueued: number;
+  rejected: number;
+};
 export type TBrokerSummary = {
   produced: number;
   consumed: number;
@@ -37,16 +44,22 @@ export type TBrokerSummary = {
 
 const values = (series: FigureSeries, key: string) => series.flatMap((s) => (key in s.figures ? [s.figures[key]!] : []));
 
-/** Pool figures over the load (seconds < loadSeconds); undefined when no pool figure was recorded. */
-export function poolSummary(series: FigureSeries, loadSeconds: number): TPoolSummary | undefined {
+/**
+ * Pool figures over the load (seconds < loadSeconds); undefined when no pool figure was recorded.
+ * Busy workers are read once a second, an instant: short requests finish between the readings, so
+ * a run that served requests while every reading saw 0 busy was not sampled meaningfully, and its
+ * busy figures are null (unknown), not 0. `served`: requests answered during the load.
+ */
+export function poolSummary(series: FigureSeries, loadSeconds: number, served: number): TPoolSummary | undefined {
   const load = series.filter((s) => s.t < loadSeconds);
   const busy = values(load, "pool.busy");
   if (busy.length === 0) return undefined;
   const queued = values(load, "pool.queued");
+  const seen = busy.some((b) => b > 0) || served === 0;
   return {
     size: Math.max(0, ...values(load, "pool.size")),
-    maxBusy: Math.max(...busy),
-    medianBusy: round(median(busy), 1),
+    maxBusy: seen ? Math.max(...busy) : null,
+    medianBusy: seen ? round(median(busy), 1) : null,
     maxQueued: Math.max(0, ...queued),
     medianQueued: queued.length ? round(median(queued), 1) : 0,
     rejected: values(load, "pool.rejected").reduce((a, b) => a + b, 0),

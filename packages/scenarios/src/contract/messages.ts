@@ -56,6 +56,8 @@ export const ZContainerStat = z.object({
   cpuPct: z.number(),
   memBytes: z.number(),
   throttledPeriods: z.number(),
+  /** CFS periods that elapsed in the second (throttledPeriods is never more); absent in rows recorded before it was. */
+  periods: z.number().optional(),
   /** Milliseconds throttled in the second (stats.ts containerUsage); absent in rows recorded before it was. */
   throttledMs: z.number().optional(),
   /** Network bytes per second received and sent; absent without a network or in rows recorded before it was. */
@@ -71,6 +73,21 @@ export type TContainerSample = z.infer<typeof ZContainerSample>;
 /** Per-second figures of the topology's components (pool, broker, downstream; see figures.ts). */
 export const ZFigureSample = z.object({ t: z.number().int(), figures: z.record(z.string(), z.number()) });
 export type TFigureSample = z.infer<typeof ZFigureSample>;
+
+/**
+ * One second of the load on the host, in % of one core (100 = one core): the host's busy CPU, the
+ * run's containers', the worker's own and what else used the host (null: a container's reading of
+ * the second was missing). ../analysis/host-noise.ts.
+ */
+export const ZHostSample = z.object({
+  t: z.number().int(),
+  cores: z.number().int(),
+  hostCpuPct: z.number(),
+  runCpuPct: z.number(),
+  workerCpuPct: z.number(),
+  otherCpuPct: z.number().nullable(),
+});
+export type THostSample = z.infer<typeof ZHostSample>;
 
 export const ZChannelMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("sample"), sample: ZSample }),

@@ -132,8 +132,12 @@ export const ZRunSummary = z.object({
   pool: z
     .object({
       size: z.number(),
-      maxBusy: z.number(),
-      medianBusy: z.number(),
+      /**
+       * Busy workers as the once-a-second reading saw them; null when no reading caught a request in
+       * flight while requests were served (short requests between the readings): unknown, not 0.
+       */
+      maxBusy: z.number().nullable(),
+      medianBusy: z.number().nullable(),
       maxQueued: z.number(),
       medianQueued: z.number(),
       rejected: z.number(),
@@ -166,6 +170,24 @@ export const ZRunSummary = z.object({
   interference: z.array(ZInterference).optional(),
   /** The user's k6 script: its checks and its own metrics (workload.script only). */
   script: ZScriptSummary.optional(),
+  /**
+   * The host's CPU used outside the run's containers and the worker during the load, in % of the host
+   * (100 = every core): mean, p95 and max over the seconds, the mean in cores, and the worker's own
+   * mean (../analysis/host-noise.ts). Absent in runs recorded before it was, or without a reading.
+   */
+  hostNoise: z
+    .object({
+      cores: z.number().int(),
+      seconds: z.number().int(),
+      /** Seconds in which other work used at least 40 % of the host (HOST_NOISE.busySecondPct). */
+      busySeconds: z.number().int(),
+      meanPct: z.number(),
+      p95Pct: z.number(),
+      maxPct: z.number(),
+      meanCores: z.number(),
+      workerMeanPct: z.number(),
+    })
+    .optional(),
   containers: z
     .record(
       z.string(),
@@ -173,7 +195,11 @@ export const ZRunSummary = z.object({
         containers: z.number().int(),
         medianCpuPct: z.number(),
         pctOfLimit: z.number().optional(),
+        /** Throttled CFS periods per container-second, never more than the periods that elapsed (stats.ts roleUse). */
         throttledPerSecond: z.number(),
+        /** Throttled periods over the periods that elapsed (0–1) and the periods per container-second; absent without a CPU limit or in runs recorded before the periods were. */
+        throttledShare: z.number().optional(),
+        periodsPerSecond: z.number().optional(),
         // Absent in runs recorded before they were (stats.ts roleUse).
         throttledMsPerSecond: z.number().optional(),
         maxMemBytes: z.number().optional(),

@@ -44,7 +44,7 @@ const input: TReportInput = {
       code: "replicas_throttled",
       level: "info",
       message: "at their limit",
-      evidence: { pctOfLimit: 99, pValue: 0.0035021346, cpu: { app: 101.23456 } },
+      evidence: { pctOfLimit: 99, pValue: 0.0035021346, cpuPctByRole: { app: 101.23456 } },
     },
   ],
   reference: {
@@ -77,11 +77,34 @@ describe("experimentReportHtml", () => {
     expect(svgs[0]!.match(/class="ref"/g)).toHaveLength(1);
     expect(html).toMatch(/class="num better"[^>]*>\+\d+\.\d% \(p=0\.000\)/);
     expect(html).toContain("at their limit");
-    expect(html).toContain("pctOfLimit: 99 · pValue: 0.003502 · cpu: {&quot;app&quot;:101.2}");
+    // Evidence as words with units, not keys ("pctOfLimit: 99").
+    expect(html).toContain(
+      "CPU used (median, % of its limit): 99 % · p-value (Welch&#39;s t on the logs): 0.004 · CPU by role (% of one core, or of the limit): app 101 %",
+    );
   });
 });
 
 describe("barChartSvg", () => {
+  it("a noisy variant's whisker stays above the axis: the log-scale CI of 7,319, 14,000 and 21,045 req/s", () => {
+    const noisy = experimentStatistics({
+      variants: [{ index: 0, name: "1 replica", axes: {} }],
+      baseline: 0,
+      sweep: [],
+      runs: [7319, 14000, 21045].map((x) => ({ variant: 0, status: "succeeded" as const, summary: summary(x) })),
+    }).variants[0]!.metrics.rps;
+    // The plain t interval was 14,121 ± 17,051: -2,929 – 31,172, a whisker below the axis.
+    expect(noisy.mean! - 17051).toBeLessThan(0);
+    expect(noisy.ciLow).toBeGreaterThan(3000);
+    const svg = barChartSvg([{ label: "1 replica", value: noisy.mean, low: noisy.ciLow, high: noisy.ciHigh }], {
+      unit: "req/s",
+      title: "t",
+    });
+    const axis = Number(/<line x1="[\d.]+" x2="[\d.]+" y1="([\d.]+)" y2="[\d.]+" class="axis"\/>/.exec(svg)![1]);
+    const whiskers = [...svg.matchAll(/y1="([\d.-]+)" y2="([\d.-]+)" class="whisker"/g)].flatMap((m) => [Number(m[1]), Number(m[2])]);
+    expect(whiskers).toHaveLength(6);
+    for (const y of whiskers) expect(y).toBeLessThan(axis);
+  });
+
   it("a bar without figures draws no bar; the axis starts at 0", () => {
     const svg = barChartSvg(
       [

@@ -1,4 +1,5 @@
 import { EXPERIMENT_METRICS, TExperimentComparison, TMetricKey, TUslResult, TVariantStatistics } from "../analysis/experiment-report";
+import { evidenceLines } from "../analysis/evidence";
 import { TFinding } from "../analysis/findings";
 
 /**
@@ -155,14 +156,6 @@ function barsOf(input: TReportInput, metric: TMetricKey): TBar[] {
   });
 }
 
-/** An evidence value for reading: numbers to 4 significant digits, objects as JSON with their numbers so. */
-const evidenceText = (v: unknown): string =>
-  typeof v === "number"
-    ? String(Number(v.toPrecision(4)))
-    : typeof v === "object" && v !== null
-      ? JSON.stringify(v, (_, x: unknown) => (typeof x === "number" ? Number(x.toPrecision(4)) : x))
-      : String(v);
-
 const meanSd = (d: { mean: number | null; sd: number | null }) => `${fmt(d.mean)}${d.sd !== null ? ` ± ${fmt(d.sd)}` : ""}`;
 
 export function experimentReportHtml(input: TReportInput, opts: { generatedAt: string }): string {
@@ -207,9 +200,9 @@ ${metrics
     ? input.findings
         .map(
           (f) =>
-            `<div class="finding${f.level === "warn" ? " warn" : ""}">${e(f.message)}<div class="evidence">${e(f.code)} · ${e(
-              Object.entries(f.evidence)
-                .map(([k, v]) => `${k}: ${evidenceText(v)}`)
+            `<div class="finding${f.level === "warn" ? " warn" : ""}">${e(f.message)}<div class="evidence">${e(
+              evidenceLines(f.evidence)
+                .map((l) => `${l.label}: ${l.text}`)
                 .join(" · "),
             )}</div></div>`,
         )

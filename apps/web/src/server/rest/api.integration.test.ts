@@ -240,3 +240,31 @@ describe("GET /runs/{id}/containers (tRPC runs.containers)", () => {
     });
   });
 });
+
+describe("GET /runs/{id}/host (tRPC runs.host)", () => {
+  it("lists the host's CPU per second of the load, an unknown outside figure as null; 404 for an unknown run", async () => {
+    const { id } = await createRun(deps, ZRunCreate.parse(runBody(1, named("host"))));
+    await deps.queue.remove(id);
+    await deps.db.hostSample.createMany({
+      data: [
+        { runId: id, t: 1, cores: 2, hostCpuPct: 200, runCpuPct: 9.31, workerCpuPct: 2.04, otherCpuPct: 188.65 },
+        // Recorded: no container reading in this second (Docker's readings drifted), so what else ran is unknown.
+        { runId: id, t: 0, cores: 2, hostCpuPct: 200, runCpuPct: 0, workerCpuPct: 3, otherCpuPct: null },
+      ],
+    });
+    const expected = [
+      { t: 0, cores: 2, hostCpuPct: 200, runCpuPct: 0, workerCpuPct: 3, otherCpuPct: null },
+      { t: 1, cores: 2, hostCpuPct: 200, runCpuPct: 9.31, workerCpuPct: 2.04, otherCpuPct: 188.65 },
+    ];
+    const res = await rest(new Request(`${API}/runs/${id}/host`));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(expected);
+    const viaTrpc = await trpc(new Request(`${TRPC}/runs.host?input=${encodeURIComponent(JSON.stringify({ id }))}`));
+    expect(((await viaTrpc.json()) as { result: { data: unknown } }).result.data).toEqual(expected);
+    const missing = await rest(new Request(`${API}/runs/${randomUUID()}/host`));
+    expect(missing.status).toBe(404);
+    // Deleting the run deletes its host seconds.
+    await deps.db.run.delete({ where: { id } });
+    expect(await deps.db.hostSample.count({ where: { runId: id } })).toBe(0);
+  });
+});

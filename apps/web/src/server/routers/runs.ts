@@ -1,8 +1,9 @@
-import { ZContainerSample, ZFigureSample } from "@scalelab/scenarios/messages";
+import { ZContainerSample, ZFigureSample, ZHostSample } from "@scalelab/scenarios/messages";
 import { ZRunCreate, ZSample } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 import { ZCompareInput, ZCompareResult } from "../runs/compare-types";
 import { liveRun } from "../runs/live";
+import { getHostSamples } from "../runs/host";
 import {
   assertRunExists,
   cancelRun,
@@ -136,6 +137,22 @@ export const runsRouter = router({
     .input(ZSeriesInput)
     .output(z.array(ZContainerSample))
     .query(({ ctx, input }) => getContainers(ctx.deps, input.id, input.points)),
+
+  host: procedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/runs/{id}/host",
+        tags,
+        protect: false,
+        summary:
+          "Per-second CPU of the host during the load (% of one core): all of it (/proc/stat), the run's containers, the worker, and what else used it (null: unknown)",
+        errorResponses: [404],
+      },
+    })
+    .input(ZRunId)
+    .output(z.array(ZHostSample))
+    .query(({ ctx, input }) => getHostSamples(ctx.deps, input.id)),
 
   export: procedure
     .meta({

@@ -281,6 +281,7 @@ function toContainerStat(r: ContainerSample): TContainerStat {
     cpuPct: r.cpuPct,
     memBytes: Number(r.memBytes),
     throttledPeriods: r.throttledPeriods,
+    ...(r.periods !== null && { periods: r.periods }),
     ...(r.throttledMs !== null && { throttledMs: r.throttledMs }),
     ...(r.netRxBps !== null && { netRxBps: r.netRxBps }),
     ...(r.netTxBps !== null && { netTxBps: r.netTxBps }),

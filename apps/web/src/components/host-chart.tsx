@@ -1,0 +1,59 @@
+"use client";
+
+import type { TRunSummary } from "@scalelab/scenarios/contract";
+import { useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
+import { hostRows } from "~/lib/host-series";
+import { useTRPC } from "~/trpc/client";
+import { PALETTE, TimeChart } from "./charts";
+import type { Marker } from "./fault-markers";
+
+const fmt = (v: number) => v.toLocaleString("en-US", { maximumFractionDigits: 1 });
+
+/**
+ * "Host CPU outside this run": per second of the load, the host's CPU (100 % = every core) used by
+ * other work, beside the run's containers and the lab's worker; the whole-run figures under it.
+ * Stored when the load is over, so it is read then (and again while the run is still collecting).
+ */
+export function HostChart({
+  runId,
+  active,
+  hostNoise,
+  markers,
+}: {
+  runId: string;
+  active: boolean;
+  hostNoise?: TRunSummary["hostNoise"];
+  markers?: readonly Marker[];
+}) {
+  const trpc = useTRPC();
+  const samples = useQuery({ ...trpc.runs.host.queryOptions({ id: runId }), refetchInterval: active ? 5_000 : false });
+  const rows = useMemo(() => hostRows(samples.data ?? []), [samples.data]);
+  return (
+    <section className="panel" data-testid="host-chart">
+      <h2>
+        Host CPU outside this run<span className="h2-hint"> — % of the host (all its cores), per second of the load</span>
+      </h2>
+      <TimeChart
+        testId="chart-host"
+        data={rows}
+        unit="%"
+        stacked
+        series={[
+          { key: "other", label: "other work", color: PALETTE[4]! },
+          { key: "worker", label: "the lab's worker", color: PALETTE[8]! },
+          { key: "run", label: "this run's containers", color: PALETTE[0]! },
+        ]}
+        markers={markers}
+        empty={active ? "Measured during the load; shown when it is over." : "The host's CPU was not recorded for this run."}
+      />
+      {hostNoise && (
+        <p className="muted" data-testid="host-noise-summary" style={{ marginTop: 8 }}>
+          Other work used a mean {fmt(hostNoise.meanPct)} % of the host ({fmt(hostNoise.meanCores)} of its {hostNoise.cores} cores), p95{" "}
+          {fmt(hostNoise.p95Pct)} %, busiest second {fmt(hostNoise.maxPct)} %, over {hostNoise.seconds} s; the lab's worker{" "}
+          {fmt(hostNoise.workerMeanPct)} %.
+        </p>
+      )}
+    </section>
+  );
+}

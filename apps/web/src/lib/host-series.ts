@@ -1,0 +1,19 @@
+import type { THostSample } from "@scalelab/scenarios/messages";
+
+/**
+ * The host's CPU per second as shares of the host (100 = every core busy): what the run's containers,
+ * the lab's worker and other work used. A second whose outside figure is unknown (a container's
+ * reading was missing) has null there: a gap, not a 0.
+ */
+export type THostRow = { t: number; run: number; worker: number; other: number | null };
+
+const share = (pct: number, cores: number) => Math.round((pct / cores) * 10) / 10;
+
+export function hostRows(samples: readonly THostSample[]): THostRow[] {
+  return samples.map((s) => ({
+    t: s.t,
+    run: share(s.runCpuPct, s.cores),
+    worker: share(s.workerCpuPct, s.cores),
+    other: s.otherCpuPct === null ? null : share(s.otherCpuPct, s.cores),
+  }));
+}

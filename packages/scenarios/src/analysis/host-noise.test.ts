@@ -1,0 +1,95 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { HOST_NOISE, hostBusyPct, hostNoiseSummary, hostSeconds, isHostNoisy, parseProcStat, THostReading } from "./host-noise";
+
+const stat = (name: string) => readFileSync(new URL(`./fixtures/host/${name}`, import.meta.url), "utf8");
+
+describe("/proc/stat", () => {
+  // Recorded on the 2-core development machine one second apart, a shell loop spinning beside other work.
+  const a = parseProcStat(stat("proc-stat-a.txt"));
+  const b = parseProcStat(stat("proc-stat-b.txt"));
+
+  it("reads the aggregate cpu line: busy = user + nice + system + steal, of every tick; the cpuN lines count the cores", () => {
+    expect(a).toEqual({ busy: 2301023 + 14208 + 575552 + 586, total: 2891369 + 1579303 + 14272 + 0 + 100577, cores: 2 });
+  });
+
+  it("gives the host's busy CPU between two readings in % of one core: both cores busy is 200", () => {
+    expect(hostBusyPct(a, b)).toBe(200);
+    expect(hostBusyPct(b, b)).toBeUndefined();
+  });
+
+  it("does not count interrupt time as busy: the kernel carrying the run's own packets, charged to no container", () => {
+    const before = parseProcStat("cpu  100 0 100 700 0 0 0 0 0 0\ncpu0 1 0 0 0\ncpu1 1 0 0 0\n");
+    const after = parseProcStat("cpu  150 0 150 750 0 10 40 0 0 0\ncpu0 1 0 0 0\ncpu1 1 0 0 0\n");
+    // Busy +100 (user 50, system 50) of +200 ticks (idle 50, irq 10, softirq 40 among them): half of 2 cores.
+    expect(hostBusyPct(before, after)).toBe(100);
+  });
+
+  it("counts steal as busy and guest once (it is inside user)", () => {
+    const before = parseProcStat("cpu  100 0 100 700 0 0 0 0 50 0\ncpu0 1 0 0 0\ncpu1 1 0 0 0\ncpu2 1 0 0 0\ncpu3 1 0 0 0\n");
+    const after = parseProcStat("cpu  200 0 150 1000 50 0 0 100 100 0\ncpu0 1 0 0 0\ncpu1 1 0 0 0\ncpu2 1 0 0 0\ncpu3 1 0 0 0\n");
+    // Busy +250 (user 100, system 50, steal 100) of +600: 41.67 % of 4 cores.
+    expect(hostBusyPct(before, after)).toBe(166.67);
+  });
+
+  it("refuses a text without the cpu line, naming what is missing", () => {
+    expect(() => parseProcStat("intr 1 2 3\n")).toThrow(/no aggregate cpu line/);
+    expect(() => parseProcStat("cpu  1 x 3 4\ncpu0 1 2 3 4\n")).toThrow(/cannot read the cpu line/);
+  });
+});
+
+describe("the outside share", () => {
+  const host = (t: number, hostCpuPct: number, workerCpuPct = 2): THostReading => ({ t, cores: 2, hostCpuPct, workerCpuPct });
+  const c = (t: number, container: string, cpuPct: number) => ({ t, container, cpuPct });
+
+  it("is the host's CPU less the run's containers and the worker, never below 0", () => {
+    const seconds = hostSeconds([host(0, 150), host(1, 80)], [c(0, "app-0", 60), c(0, "k6", 30), c(1, "app-0", 60), c(1, "k6", 30)]);
+    expect(seconds).toEqual([
+      { t: 0, cores: 2, hostCpuPct: 150, runCpuPct: 90, workerCpuPct: 2, otherCpuPct: 58 },
+      // Docker's and the host's seconds do not line up to the tick: a second can read a little more inside than the host had.
+      { t: 1, cores: 2, hostCpuPct: 80, runCpuPct: 90, workerCpuPct: 2, otherCpuPct: 0 },
+    ]);
+  });
+
+  it("is unknown in a second that lacks a container's reading it has before and after (not a false spike)", () => {
+    const rows = [c(0, "app-0", 60), c(0, "k6", 30), c(1, "k6", 30), c(2, "app-0", 60), c(2, "k6", 30)];
+    expect(hostSeconds([host(0, 100), host(1, 100), host(2, 100)], rows).map((s) => s.otherCpuPct)).toEqual([8, null, 8]);
+    // A container stopped for good (a fault) is not missing: it used nothing.
+    expect(
+      hostSeconds([host(0, 100), host(1, 100)], [c(0, "app-0", 60), c(0, "k6", 30), c(1, "k6", 30)]).map((s) => s.otherCpuPct),
+    ).toEqual([8, 68]);
+  });
+
+  it("sums up as % of the host: mean, p95, max, busy seconds, the mean in cores and the worker's own", () => {
+    const seconds = [0, 10, 20, 100, 100, 100].map((other, t) => ({
+      t,
+      cores: 2,
+      hostCpuPct: 0,
+      runCpuPct: 0,
+      workerCpuPct: 4,
+      otherCpuPct: other,
+    }));
+    expect(hostNoiseSummary([...seconds, { ...seconds[0]!, t: 6, otherCpuPct: null }])).toEqual({
+      cores: 2,
+      seconds: 6,
+      busySeconds: 3,
+      meanPct: 27.5,
+      p95Pct: 50,
+      maxPct: 50,
+      meanCores: 0.55,
+      workerMeanPct: 2,
+    });
+    expect(hostNoiseSummary([])).toBeUndefined();
+  });
+
+  it("is noise from a mean of 20 % of the host, or in a burst of 3 seconds (and a tenth of the load) at 40 % or more", () => {
+    const n = { cores: 2, seconds: 30, busySeconds: 0, meanPct: 0, p95Pct: 0, maxPct: 0, meanCores: 0, workerMeanPct: 1 };
+    expect(HOST_NOISE).toMatchObject({ meanPct: 20, busySecondPct: 40, burstSeconds: 3 });
+    expect(isHostNoisy({ ...n, meanPct: 19.9 })).toBe(false);
+    expect(isHostNoisy({ ...n, meanPct: 20 })).toBe(true);
+    expect(isHostNoisy({ ...n, busySeconds: 2 })).toBe(false);
+    expect(isHostNoisy({ ...n, busySeconds: 3 })).toBe(true);
+    expect(isHostNoisy({ ...n, seconds: 60, busySeconds: 5 })).toBe(false);
+    expect(isHostNoisy(undefined)).toBe(false);
+  });
+});
