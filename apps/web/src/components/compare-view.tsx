@@ -10,6 +10,7 @@ import { useTRPC } from "~/trpc/client";
 import { PALETTE, TimeChart } from "./charts";
 import { FaultCompare } from "./fault-compare";
 import { StatusBadge } from "./status";
+import { ScrollBox } from "./scroll-region";
 
 function formatFigure(unit: string, v: number | null): string {
   if (v === null) return "—";
@@ -166,7 +167,7 @@ export function CompareView({ ids }: { ids: string[] }) {
 
       <WhatDiffers rows={setup} runs={runs} colors={colors} label={label} />
 
-      <section className="panel" style={{ padding: 0 }}>
+      <ScrollBox as="section" label="Figures of the compared runs" className="panel" style={{ padding: 0 }}>
         <table className="data" data-testid="compare-table">
           <thead>
             <tr>
@@ -230,7 +231,7 @@ export function CompareView({ ids }: { ids: string[] }) {
             })}
           </tbody>
         </table>
-      </section>
+      </ScrollBox>
 
       <FaultCompare runs={runs} colors={colors} label={label} />
 
@@ -245,7 +246,7 @@ export function CompareView({ ids }: { ids: string[] }) {
         </section>
       </div>
 
-      <section className="panel" style={{ padding: 0 }}>
+      <ScrollBox as="section" label="Setups of the compared runs" className="panel" style={{ padding: 0 }}>
         <table className="data" data-testid="setup-table">
           <thead>
             <tr>
@@ -274,7 +275,7 @@ export function CompareView({ ids }: { ids: string[] }) {
             ))}
           </tbody>
         </table>
-      </section>
+      </ScrollBox>
     </>
   );
 }

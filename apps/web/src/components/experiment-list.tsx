@@ -6,6 +6,7 @@ import { aboutDuration } from "~/lib/experiment-format";
 import { formatTimestamp } from "~/lib/format";
 import { useTRPC } from "~/trpc/client";
 import { ExperimentStatusBadge, isLive } from "./experiment-status";
+import { ScrollBox } from "./scroll-region";
 
 export function ExperimentList() {
   const trpc = useTRPC();
@@ -31,7 +32,7 @@ export function ExperimentList() {
         </div>
       </div>
 
-      <div className="panel" style={{ padding: 0 }}>
+      <ScrollBox label="Experiments" className="panel" style={{ padding: 0 }}>
         {experiments.isPending ? (
           <div className="empty">Loading…</div>
         ) : experiments.isError ? (
@@ -84,7 +85,7 @@ export function ExperimentList() {
             </tbody>
           </table>
         )}
-      </div>
+      </ScrollBox>
     </>
   );
 }
