@@ -26,6 +26,7 @@ export function TimeChart({
   connectNulls = false,
   empty = "Waiting for data…",
   markers,
+  label,
 }: {
   testId: string;
   data: readonly Row[];
@@ -38,6 +39,8 @@ export function TimeChart({
   empty?: string;
   /** The run's faults: a labelled vertical line at each one's second. */
   markers?: readonly Marker[];
+  /** The chart's accessible name; by default what it plots, from its series. */
+  label?: string;
 }) {
   if (data.length === 0) {
     return (
@@ -85,7 +88,13 @@ export function TimeChart({
     </>
   );
   return (
-    <div className="chart" data-testid={testId} data-points={data.length}>
+    <div
+      className="chart"
+      role="figure"
+      aria-label={label ?? `${series.map((s) => s.label).join(", ")}${unit ? ` (${unit})` : ""} per second`}
+      data-testid={testId}
+      data-points={data.length}
+    >
       {stacked ? (
         <AreaChart {...common}>
           {axes}

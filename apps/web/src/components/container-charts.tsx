@@ -34,8 +34,11 @@ export function ResourceChart({
   markers,
   empty,
   height = 220,
+  label,
 }: {
   testId: string;
+  /** The chart's accessible name: what it plots. */
+  label: string;
   series: ResourceSeries;
   unit: Unit;
   limits?: readonly LimitLine[];
@@ -53,7 +56,14 @@ export function ResourceChart({
   const format = FORMAT[unit];
   const dots = series.rows.length <= MAX_DOTS;
   return (
-    <div className="chart" data-testid={testId} data-points={series.rows.length} data-lines={series.keys.length}>
+    <div
+      className="chart"
+      role="figure"
+      aria-label={`${label}: ${series.keys.join(", ")}`}
+      data-testid={testId}
+      data-points={series.rows.length}
+      data-lines={series.keys.length}
+    >
       <LineChart data={series.rows} responsive style={{ width: "100%", height }} margin={{ top: 16, right: 16, bottom: 0, left: 0 }}>
         <CartesianGrid stroke="#eef0f3" vertical={false} />
         <XAxis
@@ -161,6 +171,7 @@ export function ContainerCharts({
             <h3>{c.title}</h3>
             <ResourceChart
               testId={c.testId}
+              label={c.title}
               series={resourceSeries(seconds, c.key, {
                 name: shortContainerName,
                 only: (s) => shown.has(s.container) && (!c.limitedOnly || limited.has(s.container)),
