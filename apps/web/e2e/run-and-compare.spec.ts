@@ -64,7 +64,7 @@ test("a run from the form goes live, succeeds and compares with a second run", a
   expect((await waitForRunEnd(request, secondId, RUN_TIMEOUT)).status).toBe("succeeded");
 
   // Select both in the list and compare them.
-  await page.goto("/");
+  await page.goto("/runs");
   await page.locator(`[data-testid="run-row"][data-run-id="${runId}"] [data-testid="run-select"]`).check();
   await page.locator(`[data-testid="run-row"][data-run-id="${secondId}"] [data-testid="run-select"]`).check();
   await page.getByTestId("compare-selected").click();

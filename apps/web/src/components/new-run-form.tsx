@@ -6,6 +6,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useMemo, type ReactNode } from "react";
 import { FormProvider, useForm, useFormContext, useFormState, type Control } from "react-hook-form";
 import { faultFieldPaths } from "~/lib/faults";
+import { firstRunForm } from "~/lib/first-run";
 import { formatBytes } from "~/lib/format";
 import {
   dependencyEnvOf,
@@ -147,11 +148,11 @@ function FormErrors({ control, values }: { control: Control<RunFormValues, unkno
   );
 }
 
-/** `kind`: the server the form opens on (`/runs/new?kind=image`, from the presets page). */
-export function NewRunForm({ kind }: { kind?: string }) {
+/** `kind`: the server the form opens on (`/runs/new?kind=image`, from the presets page); `first`: the home page's first run. */
+export function NewRunForm({ kind, first = false }: { kind?: string; first?: boolean }) {
   const trpc = useTRPC();
   const router = useRouter();
-  const defaultValues = useMemo(() => initialForm(kind), [kind]);
+  const defaultValues = useMemo(() => (first ? firstRunForm() : initialForm(kind)), [kind, first]);
   const form = useForm<RunFormValues, unknown, TRunCreateInput>({ defaultValues, resolver: runFormResolver, mode: "all" });
   const values = form.watch();
   const image = values.topology.service.kind === "image";

@@ -1,7 +1,10 @@
 import { NewRunForm } from "~/components/new-run-form";
 
-/** `/runs/new?kind=image` opens the form on the user's own image (the presets page links there). */
+/**
+ * `/runs/new?kind=image` opens the form on the user's own image (the presets page links there);
+ * `/runs/new?first=1` on the home page's small first run.
+ */
 export default async function NewRunPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const { kind } = await searchParams;
-  return <NewRunForm kind={typeof kind === "string" ? kind : undefined} />;
+  const { kind, first } = await searchParams;
+  return <NewRunForm kind={typeof kind === "string" ? kind : undefined} first={first === "1"} />;
 }
