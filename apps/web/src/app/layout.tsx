@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { Nav } from "~/components/nav";
 import { Providers } from "~/trpc/client";
 import "./globals.css";
 
@@ -17,13 +18,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           <Link href="/" className="brand">
             Scalelab
           </Link>
-          <nav>
-            <Link href="/">Runs</Link>
-            <Link href="/runs/new">New run</Link>
-            <Link href="/experiments">Experiments</Link>
-            <Link href="/presets">Presets</Link>
-            <a href="/api/v1/openapi.json">API</a>
-          </nav>
+          <Nav />
         </header>
         <main className="page">
           <Providers>{children}</Providers>

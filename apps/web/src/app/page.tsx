@@ -1,5 +1,5 @@
-import { RunsList } from "~/components/runs-list";
+import { Home } from "~/components/home";
 
-export default function RunsPage() {
-  return <RunsList />;
+export default function HomePage() {
+  return <Home />;
 }

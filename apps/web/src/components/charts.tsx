@@ -36,6 +36,7 @@ export function TimeChart({
   empty = "Waiting for data…",
   markers,
   peaks = "minmax",
+  label,
 }: {
   testId: string;
   data: readonly Row[];
@@ -50,6 +51,8 @@ export function TimeChart({
   markers?: readonly Marker[];
   /** What a long series keeps of each bucket: its lowest and highest value, or its highest only (latency percentiles). */
   peaks?: "minmax" | "max";
+  /** The chart's accessible name; by default what it plots, from its series. */
+  label?: string;
 }) {
   const shown = useMemo(() => downsampleRows(data, CHART_POINTS, { rule: () => peaks }), [data, peaks]);
   if (shown.length === 0) {
@@ -98,7 +101,13 @@ export function TimeChart({
     </>
   );
   return (
-    <div className="chart" data-testid={testId} data-points={shown.length}>
+    <div
+      className="chart"
+      role="figure"
+      aria-label={label ?? `${series.map((s) => s.label).join(", ")}${unit ? ` (${unit})` : ""} per second`}
+      data-testid={testId}
+      data-points={shown.length}
+    >
       {stacked ? (
         <AreaChart {...common}>
           {axes}

@@ -11,6 +11,7 @@ import { useTRPC } from "~/trpc/client";
 import { PALETTE, TimeChart } from "./charts";
 import { FaultCompare } from "./fault-compare";
 import { StatusBadge } from "./status";
+import { ScrollBox } from "./scroll-region";
 
 function formatFigure(unit: string, v: number | null): string {
   if (v === null) return "—";
@@ -138,7 +139,7 @@ function Verdicts({ rows, groups, baseGroup }: { rows: VerdictRow[]; groups: Gro
           each other is the run-to-run noise.
         </div>
       ) : (
-        <div style={{ overflowX: "auto" }}>
+        <ScrollBox label="Verdicts against the baseline">
           <table className="data" data-testid="verdict-table">
             <thead>
               <tr>
@@ -171,7 +172,7 @@ function Verdicts({ rows, groups, baseGroup }: { rows: VerdictRow[]; groups: Gro
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       )}
     </section>
   );
@@ -246,7 +247,7 @@ function Reasons({
       {reasons.length === 0 ? (
         <div className="empty">No run has a finding: nothing in their figures stands out.</div>
       ) : (
-        <div style={{ overflowX: "auto" }}>
+        <ScrollBox label="Findings of the compared runs">
           <table className="data">
             <thead>
               <tr>
@@ -295,7 +296,7 @@ function Reasons({
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       )}
     </section>
   );
@@ -404,7 +405,7 @@ export function CompareView({ ids, baseline: chosen }: { ids: string[]; baseline
 
       <Reasons reasons={result.data.reasons} runs={runs} colors={colors} label={label} sideOf={sideOf} />
 
-      <section className="panel" style={{ padding: 0 }}>
+      <ScrollBox as="section" label="Figures of the compared runs" className="panel" style={{ padding: 0 }}>
         <table className="data" data-testid="compare-table">
           <thead>
             <tr>
@@ -474,7 +475,7 @@ export function CompareView({ ids, baseline: chosen }: { ids: string[]; baseline
             })}
           </tbody>
         </table>
-      </section>
+      </ScrollBox>
 
       <FaultCompare runs={runs} colors={colors} label={label} />
 
@@ -490,7 +491,7 @@ export function CompareView({ ids, baseline: chosen }: { ids: string[]; baseline
         </section>
       </div>
 
-      <section className="panel" style={{ padding: 0 }}>
+      <ScrollBox as="section" label="Setups of the compared runs" className="panel" style={{ padding: 0 }}>
         <table className="data" data-testid="setup-table">
           <thead>
             <tr>
@@ -519,7 +520,7 @@ export function CompareView({ ids, baseline: chosen }: { ids: string[]; baseline
             ))}
           </tbody>
         </table>
-      </section>
+      </ScrollBox>
     </>
   );
 }

@@ -35,8 +35,11 @@ export function ResourceChart({
   markers,
   empty,
   height = 220,
+  label,
 }: {
   testId: string;
+  /** The chart's accessible name: what it plots. */
+  label: string;
   series: ResourceSeries;
   unit: Unit;
   limits?: readonly LimitLine[];
@@ -56,7 +59,14 @@ export function ResourceChart({
   const format = FORMAT[unit];
   const dots = rows.length <= MAX_DOTS;
   return (
-    <div className="chart" data-testid={testId} data-points={rows.length} data-lines={series.keys.length}>
+    <div
+      className="chart"
+      role="figure"
+      aria-label={`${label}: ${series.keys.join(", ")}`}
+      data-testid={testId}
+      data-points={rows.length}
+      data-lines={series.keys.length}
+    >
       <LineChart data={rows} responsive style={{ width: "100%", height }} margin={{ top: 16, right: 16, bottom: 0, left: 0 }}>
         <CartesianGrid stroke="#eef0f3" vertical={false} />
         <XAxis
@@ -174,6 +184,7 @@ export function ContainerCharts({
             <h3>{c.title}</h3>
             <ResourceChart
               testId={c.testId}
+              label={c.title}
               series={series[i]!}
               unit={c.unit}
               limits={c.limits ? limitLines(planned, shown, c.limits) : []}

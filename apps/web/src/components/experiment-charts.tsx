@@ -71,7 +71,9 @@ function MetricBars({
   unit,
   mode,
   testId,
+  label,
 }: {
+  label: string;
   view: TExperimentView;
   metric: TMetricKey;
   unit: MetricUnit;
@@ -91,7 +93,7 @@ function MetricBars({
   // Up to 200 px; a longer name wraps onto a second line (a bar's row is 30 px).
   const labelWidth = Math.min(200, Math.max(56, Math.max(...rows.map((r) => cut(r.name).length)) * 6.6 + 16));
   return (
-    <div className="chart" data-testid={testId} data-bars={withData}>
+    <div className="chart" role="figure" aria-label={`${label}: the mean of each variant`} data-testid={testId} data-bars={withData}>
       <BarChart
         layout="vertical"
         data={rows}
@@ -146,11 +148,11 @@ export function ExperimentBars({ view }: { view: TExperimentView }) {
       <div className="grid-2 charts-2">
         <div>
           <h3>Throughput (req/s)</h3>
-          <MetricBars view={view} metric="rps" unit="req/s" mode={mode} testId="bars-rps" />
+          <MetricBars view={view} metric="rps" unit="req/s" mode={mode} testId="bars-rps" label="Throughput (req/s)" />
         </div>
         <div>
           <h3>Latency p95 (ms)</h3>
-          <MetricBars view={view} metric="latencyMs.p95" unit="ms" mode={mode} testId="bars-p95" />
+          <MetricBars view={view} metric="latencyMs.p95" unit="ms" mode={mode} testId="bars-p95" label="Latency p95 (ms)" />
         </div>
       </div>
     </section>
@@ -187,7 +189,13 @@ export function UslChart({ usl }: { usl: TUslResult }) {
   const ns = [...usl.points.map((p) => p.n), ...usl.curve.map((p) => p.n)];
   const ticks = niceTicks(Math.max(...ns, usl.peakN ?? 0));
   return (
-    <div className="chart" data-testid="usl-plot" data-points={usl.points.length}>
+    <div
+      className="chart"
+      role="figure"
+      aria-label={`Throughput (req/s) over ${label}: the runs and the fitted USL curve`}
+      data-testid="usl-plot"
+      data-points={usl.points.length}
+    >
       <ComposedChart responsive style={{ width: "100%", height: 280 }} margin={{ top: 20, right: 24, bottom: 16, left: 0 }}>
         <CartesianGrid stroke="#eef0f3" />
         <XAxis

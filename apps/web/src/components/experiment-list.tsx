@@ -6,6 +6,7 @@ import { aboutDuration } from "~/lib/experiment-format";
 import { formatTimestamp } from "~/lib/format";
 import { useTRPC } from "~/trpc/client";
 import { ExperimentStatusBadge, isLive } from "./experiment-status";
+import { ScrollBox } from "./scroll-region";
 
 export function ExperimentList() {
   const trpc = useTRPC();
@@ -37,7 +38,7 @@ export function ExperimentList() {
         </div>
       </div>
 
-      <div className="panel" style={{ padding: 0 }}>
+      <ScrollBox label="Experiments" className="panel" style={{ padding: 0 }}>
         {experiments.isPending ? (
           <div className="empty">Loading…</div>
         ) : experiments.isError ? (
@@ -90,7 +91,7 @@ export function ExperimentList() {
             </tbody>
           </table>
         )}
-      </div>
+      </ScrollBox>
       {experiments.hasNextPage && (
         <div className="runs-more">
           <button

@@ -8,6 +8,7 @@ import { comparisonText, comparisonTitle, formatCi, formatCv, formatMeanSd, form
 import { formatMs, formatPct, formatRps } from "~/lib/format";
 import type { TExperimentView } from "~/server/experiments/types";
 import { stepLabel } from "./status";
+import { ScrollBox } from "./scroll-region";
 
 type Variant = TExperimentView["variants"][number];
 type VariantRun = Variant["runs"][number];
@@ -88,7 +89,7 @@ export function VariantStats({ view }: { view: TExperimentView }) {
           between runs.
         </span>
       </div>
-      <div className="table-scroll">
+      <ScrollBox label="Variants">
         <table className="data variant-stats" data-testid="variant-stats">
           <thead>
             <tr>
@@ -145,7 +146,7 @@ export function VariantStats({ view }: { view: TExperimentView }) {
             })}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
     </section>
   );
 }
@@ -171,7 +172,7 @@ export function Comparisons({ view }: { view: TExperimentView }) {
           {view.variants.length < 2 ? "One variant only: nothing to compare it with." : "Nothing to compare yet."}
         </div>
       ) : (
-        <div className="table-scroll">
+        <ScrollBox label="Comparisons with the baseline">
           <table className="data" data-testid="comparisons" data-rows={rows.length}>
             <thead>
               <tr>
@@ -205,7 +206,7 @@ export function Comparisons({ view }: { view: TExperimentView }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       )}
     </section>
   );
@@ -222,7 +223,7 @@ export function HeatTables({ view }: { view: TExperimentView }) {
       </h2>
       <div className="heat-grids">
         {tables.map((t) => (
-          <div key={t.title ?? ""} className="heat-grid">
+          <ScrollBox key={t.title ?? ""} className="heat-grid" label={t.title ? `Mean req/s: ${t.title}` : "Mean req/s over the sweep"}>
             {t.title && <h3>{t.title}</h3>}
             <table className="heat">
               <thead>
@@ -261,7 +262,7 @@ export function HeatTables({ view }: { view: TExperimentView }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollBox>
         ))}
       </div>
     </section>
@@ -290,7 +291,7 @@ export function Reference({ view }: { view: TExperimentView }) {
   const ref = view.reference;
   if (!ref) return null;
   return (
-    <section className="panel" data-testid="experiment-reference">
+    <ScrollBox as="section" label="What to expect" className="panel" data-testid="experiment-reference">
       <h2>
         What to expect<span className="h2-hint"> — from {ref.source}</span>
       </h2>
@@ -326,6 +327,6 @@ export function Reference({ view }: { view: TExperimentView }) {
       <div className="muted" style={{ fontSize: 12.5, marginTop: 8 }}>
         The write-up ran on other hardware: compare the shape (ratios, where it turns), not the absolute figures.
       </div>
-    </section>
+    </ScrollBox>
   );
 }

@@ -13,6 +13,7 @@ import { ExperimentExport } from "./experiment-export";
 import { ExperimentStatusBadge, isLive } from "./experiment-status";
 import { Comparisons, Findings, HeatTables, Reference, VariantStats } from "./experiment-tables";
 import { DeleteExperimentButton } from "./run-actions";
+import { CodeBlock } from "./scroll-region";
 
 function Progress({ view }: { view: TExperimentView }) {
   const p = view.progress;
@@ -190,9 +191,9 @@ export function ExperimentReport({ view }: { view: TExperimentView }) {
       <section className="panel">
         <details>
           <summary>Definition</summary>
-          <pre className="code" style={{ marginTop: 10 }} data-testid="experiment-definition">
+          <CodeBlock label="Definition" style={{ marginTop: 10 }} data-testid="experiment-definition">
             {JSON.stringify(view.definition, null, 2)}
-          </pre>
+          </CodeBlock>
         </details>
       </section>
     </>

@@ -3,6 +3,7 @@ import type { TFaultEffect } from "@scalelab/scenarios/contract";
 import type { TRunView } from "~/server/runs/types";
 import { errorKindsText, faultCompareRows } from "~/lib/faults";
 import { formatCount } from "~/lib/format";
+import { ScrollBox } from "./scroll-region";
 
 const secs = (s: number | null) => (s === null ? "—" : `${formatCount(s)} s`);
 
@@ -39,7 +40,7 @@ export function FaultCompare({
   if (rows.length === 0) return null;
   const baseline = totals[0] ?? null;
   return (
-    <section className="panel" style={{ padding: 0 }}>
+    <ScrollBox as="section" label="Faults and their effects" className="panel" style={{ padding: 0 }}>
       <h2 style={{ padding: "14px 10px 0" }}>Faults and their effects</h2>
       <table className="data" data-testid="compare-faults">
         <thead>
@@ -83,6 +84,6 @@ export function FaultCompare({
           </tr>
         </tbody>
       </table>
-    </section>
+    </ScrollBox>
   );
 }

@@ -1,6 +1,7 @@
 import type { TFaultEffect, TFaultRecord } from "@scalelab/scenarios/contract";
 import { formatCount, formatMs } from "~/lib/format";
 import { effectGaps, errorKindsText, faultActionText } from "~/lib/faults";
+import { TableScroll } from "./scroll-region";
 
 const seconds = (s: number | null | undefined, why: string | undefined) =>
   s === null || s === undefined ? <span title={why}>—</span> : `${formatCount(s)} s`;
@@ -10,7 +11,15 @@ const seconds = (s: number | null | undefined, why: string | undefined) =>
  * the proxy took, and from the summary what it did to the load: the requests that failed in its
  * window, and how long until the load moved away from its target and came back.
  */
-export function FaultTable({
+export function FaultTable(props: Parameters<typeof FaultTableContent>[0]) {
+  return (
+    <TableScroll label="Faults">
+      <FaultTableContent {...props} />
+    </TableScroll>
+  );
+}
+
+function FaultTableContent({
   faults,
   effects,
   active,

@@ -3,6 +3,7 @@
 import type { PreviewFile } from "@scalelab/scenarios/plan";
 import { useState } from "react";
 import { shortContainerName } from "~/lib/format";
+import { CodeBlock } from "./scroll-region";
 
 /** `nginx.conf` → nginx, `k6 script` → k6, `server.properties` → server: the test id of a file's tab and content. */
 const slugOf = (f: PreviewFile) => f.title.split(/[ .]/)[0]!.toLowerCase();
@@ -37,9 +38,9 @@ export function FilePreview({ files: planned, stale }: { files: readonly Preview
       <div className="file-where mono">
         {current.path} <span className="muted">in {shortContainerName(current.container)}</span>
       </div>
-      <pre className="code" data-testid={`preview-${slugOf(current)}`} style={{ opacity: stale ? 0.45 : 1 }}>
+      <CodeBlock label={current.title} data-testid={`preview-${slugOf(current)}`} style={{ opacity: stale ? 0.45 : 1 }}>
         {current.content}
-      </pre>
+      </CodeBlock>
     </>
   );
 }

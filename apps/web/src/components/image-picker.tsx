@@ -5,6 +5,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useRef, useState } from "react";
 import { tagFromFileName, uploadContext, type UploadOutcome } from "~/lib/image-upload";
 import { useTRPC } from "~/trpc/client";
+import { CodeBlock } from "./scroll-region";
 
 /** How many of the build's lines the progress box keeps. */
 const SHOWN_LINES = 200;
@@ -161,9 +162,9 @@ function UploadContext({ onBuilt, disabled }: { onBuilt: (reference: string) => 
         )}
       </div>
       {(building || (outcome?.ok && progress.lines.length > 0)) && (
-        <pre className="code" data-testid="image-upload-log">
+        <CodeBlock label="Build log" data-testid="image-upload-log">
           {progress.lines.join("\n")}
-        </pre>
+        </CodeBlock>
       )}
       {outcome?.ok && (
         <div className="muted" data-testid="image-upload-done">
@@ -173,7 +174,7 @@ function UploadContext({ onBuilt, disabled }: { onBuilt: (reference: string) => 
       {outcome && !outcome.ok && (
         <div className="error-box" role="alert" data-testid="image-upload-error">
           {outcome.message}
-          {outcome.lastLines.length > 0 && <pre className="code">{outcome.lastLines.join("\n")}</pre>}
+          {outcome.lastLines.length > 0 && <CodeBlock label="The build's last lines">{outcome.lastLines.join("\n")}</CodeBlock>}
         </div>
       )}
     </details>

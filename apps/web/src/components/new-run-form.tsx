@@ -6,6 +6,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useState, type ReactNode } from "react";
 import { FormProvider, useForm, useFormContext, useFormState, type Control } from "react-hook-form";
 import { faultFieldPaths } from "~/lib/faults";
+import { firstRunForm } from "~/lib/first-run";
 import { formatBytes } from "~/lib/format";
 import {
   dependencyEnvOf,
@@ -155,12 +156,12 @@ function FormErrors({ control, values }: { control: Control<RunFormValues, unkno
 
 /**
  * `kind`: the server the form opens on (`/runs/new?kind=image`, from the presets page); `from`: a
- * run whose definition fills the form ("Copy and change").
+ * run whose definition fills the form ("Copy and change"); `first`: the home page's first run.
  */
-export function NewRunForm({ kind, from }: { kind?: string; from?: string }) {
+export function NewRunForm({ kind, from, first = false }: { kind?: string; from?: string; first?: boolean }) {
   const trpc = useTRPC();
   const router = useRouter();
-  const defaultValues = useMemo(() => initialForm(kind), [kind]);
+  const defaultValues = useMemo(() => (first ? firstRunForm() : initialForm(kind)), [kind, first]);
   const form = useForm<RunFormValues, unknown, TRunCreateInput>({ defaultValues, resolver: runFormResolver, mode: "all" });
   const source = useQuery({ ...trpc.runs.get.queryOptions(from ? { id: from } : skipToken), staleTime: Infinity });
   const [copied, setCopied] = useState<string | null>(null);

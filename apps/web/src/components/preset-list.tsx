@@ -22,6 +22,7 @@ import type { TPresetView } from "~/server/experiments/presets";
 import { infoOf } from "~/lib/run-form";
 import { useTRPC } from "~/trpc/client";
 import { SchemaField } from "./form-field";
+import { ScrollBox } from "./scroll-region";
 
 /** `/presets`: the write-ups' experiments, each with what it shows, the shape expected and a Run button. */
 export function PresetList() {
@@ -108,7 +109,7 @@ function PresetCard({ preset }: { preset: TPresetView }) {
           </dl>
 
           {reference.rows.length > 0 && (
-            <div style={{ marginTop: 12 }}>
+            <ScrollBox label="The write-up's figures" style={{ marginTop: 12 }}>
               <h3>The write-up&apos;s figures</h3>
               <table className="data" style={{ width: "auto" }} data-testid="preset-reference">
                 <thead>
@@ -136,7 +137,7 @@ function PresetCard({ preset }: { preset: TPresetView }) {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollBox>
           )}
         </div>
 

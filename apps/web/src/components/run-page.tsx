@@ -36,6 +36,7 @@ import { StatusBadge, StepProgress, stepLabel } from "./status";
 import { BackendsTable, BrokerSummary, HostFacts, PoolSummary, SetupFacts, SummaryTable } from "./summary";
 import { ChecksTable, ScriptMetricsTable } from "./script-summary";
 import { TopologyDiagram } from "./topology-diagram";
+import { ScrollList } from "./scroll-region";
 
 function useNow(active: boolean): number {
   const [now, setNow] = useState(() => Date.now());
@@ -407,13 +408,13 @@ export function RunPage({ id }: { id: string }) {
       {live.log.length > 0 && (
         <section className="panel" style={{ marginTop: 16 }}>
           <h2>Events</h2>
-          <ul className="log" data-testid="run-log">
+          <ScrollList className="log" label="Events" data-testid="run-log">
             {live.log.map((l) => (
               <li key={l.id} className={`lvl-${l.level}`}>
                 [{l.step}] {l.message}
               </li>
             ))}
-          </ul>
+          </ScrollList>
         </section>
       )}
     </>

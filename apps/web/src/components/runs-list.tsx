@@ -8,6 +8,7 @@ import { useState } from "react";
 import { formatMs, formatPct, formatRps, formatTimestamp, loadLabel } from "~/lib/format";
 import { useTRPC } from "~/trpc/client";
 import { StatusBadge, stepLabel } from "./status";
+import { ScrollBox } from "./scroll-region";
 
 export function RunsList() {
   const trpc = useTRPC();
@@ -38,7 +39,7 @@ export function RunsList() {
         </div>
       </div>
 
-      <div className="panel" style={{ padding: 0 }}>
+      <ScrollBox label="Runs" className="panel" style={{ padding: 0 }}>
         {runs.isPending ? (
           <div className="empty">Loading…</div>
         ) : runs.isError ? (
@@ -104,7 +105,7 @@ export function RunsList() {
             </tbody>
           </table>
         )}
-      </div>
+      </ScrollBox>
     </>
   );
 }

@@ -1,8 +1,17 @@
 import type { TScriptSummary } from "@scalelab/scenarios/contract";
 import { formatCount, formatMs, formatPct } from "~/lib/format";
+import { TableScroll } from "./scroll-region";
 
 /** The user's k6 script: each check's passes and failures (k6's end-of-test counts). */
-export function ChecksTable({ checks }: { checks: TScriptSummary["checks"] }) {
+export function ChecksTable(props: { checks: TScriptSummary["checks"] }) {
+  return (
+    <TableScroll label="The script's checks">
+      <ChecksTableContent {...props} />
+    </TableScroll>
+  );
+}
+
+function ChecksTableContent({ checks }: { checks: TScriptSummary["checks"] }) {
   if (checks.length === 0) return <div className="muted">The script ran no check.</div>;
   return (
     <table className="data" data-testid="script-checks">
@@ -50,7 +59,15 @@ function metricValues(m: TScriptSummary["metrics"][number]): string {
 }
 
 /** The user's own metrics (Counter, Rate, Trend, Gauge) over the whole run. */
-export function ScriptMetricsTable({ metrics }: { metrics: TScriptSummary["metrics"] }) {
+export function ScriptMetricsTable(props: { metrics: TScriptSummary["metrics"] }) {
+  return (
+    <TableScroll label="The script's metrics">
+      <ScriptMetricsTableContent {...props} />
+    </TableScroll>
+  );
+}
+
+function ScriptMetricsTableContent({ metrics }: { metrics: TScriptSummary["metrics"] }) {
   if (metrics.length === 0) return <div className="muted">The script made no metric of its own.</div>;
   return (
     <table className="data" data-testid="script-metrics">

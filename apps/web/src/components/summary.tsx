@@ -3,9 +3,18 @@ import { imageService, type TFaultRecord } from "@scalelab/scenarios/contract";
 import type { TRunSummary, TTopology, TWorkload, THostFacts } from "@scalelab/scenarios/contract";
 import type { ReactNode } from "react";
 import { formatBytes, formatCount, formatMs, formatPct, formatRps } from "~/lib/format";
+import { TableScroll } from "./scroll-region";
 
 /** The whole-run figures, laid out like wrk's report. */
-export function SummaryTable({ summary }: { summary: TRunSummary }) {
+export function SummaryTable(props: { summary: TRunSummary }) {
+  return (
+    <TableScroll label="Summary">
+      <SummaryTableContent {...props} />
+    </TableScroll>
+  );
+}
+
+function SummaryTableContent({ summary }: { summary: TRunSummary }) {
   const l = summary.latencyMs;
   return (
     <table className="data" data-testid="summary-table">
@@ -83,7 +92,15 @@ export function SummaryTable({ summary }: { summary: TRunSummary }) {
   );
 }
 
-export function BackendsTable({ backends }: { backends: Record<string, number> }) {
+export function BackendsTable(props: { backends: Record<string, number> }) {
+  return (
+    <TableScroll label="Requests per backend">
+      <BackendsTableContent {...props} />
+    </TableScroll>
+  );
+}
+
+function BackendsTableContent({ backends }: { backends: Record<string, number> }) {
   const total = Object.values(backends).reduce((a, b) => a + b, 0);
   const rows = Object.entries(backends).sort(([a], [b]) => a.localeCompare(b));
   return (
@@ -191,7 +208,15 @@ function compareFigure(key: string, summary: TRunSummary): FigureLine {
   return { key, label: f.label, value: f.value(summary) };
 }
 
-function FigureTable({ testId, lines }: { testId: string; lines: FigureLine[] }) {
+function FigureTable(props: { testId: string; lines: FigureLine[] }) {
+  return (
+    <TableScroll label="Figures">
+      <FigureTableContent {...props} />
+    </TableScroll>
+  );
+}
+
+function FigureTableContent({ testId, lines }: { testId: string; lines: FigureLine[] }) {
   return (
     <table className="data" data-testid={testId}>
       <tbody>

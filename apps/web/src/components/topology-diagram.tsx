@@ -1,5 +1,9 @@
 import { NODE, type Diagram, type DiagramEdge, type DiagramNode } from "@scalelab/scenarios/plan";
 import { useId } from "react";
+import { useScrollRegion } from "./scroll-region";
+
+/** How far the diagram shrinks with its card before it scrolls instead: below this its labels are too small to read. */
+const MIN_SCALE = 0.6;
 
 const EDGES: Record<DiagramEdge["kind"], { label: string; color: string; dash?: string }> = {
   http: { label: "HTTP request", color: "#647084" },
@@ -38,17 +42,26 @@ function Node({ node, cpu }: { node: DiagramNode; cpu: number | undefined }) {
   return (
     <g transform={`translate(${node.x} ${node.y})`} data-testid={`diagram-node-${node.role}`} data-node={node.id} data-cpu={cpu}>
       <title>{`${node.id}\n${node.limits}`}</title>
-      <rect width={NODE.width} height={NODE.height} rx={6} fill="#fff" stroke={color} strokeWidth={1.5} />
+      <rect className="node-box" width={NODE.width} height={NODE.height} rx={6} fill="#fff" stroke={color} strokeWidth={1.5} />
       <rect width={4} height={NODE.height} rx={2} fill={color} />
-      <text x={12} y={20} fontSize={12.5} fontWeight={600} fill="#1c2330">
+      <text className="node-label" x={12} y={20} fontSize={12.5} fontWeight={600} fill="#1c2330">
         {node.label}
       </text>
       {cpu !== undefined && (
-        <text x={NODE.width - 8} y={20} fontSize={11} textAnchor="end" fill={color} fontWeight={600} data-testid="diagram-cpu">
+        <text
+          className="node-cpu"
+          x={NODE.width - 8}
+          y={20}
+          fontSize={11}
+          textAnchor="end"
+          fill={color}
+          fontWeight={600}
+          data-testid="diagram-cpu"
+        >
           {Math.round(cpu)} %
         </text>
       )}
-      <text x={12} y={38} fontSize={11} fill="#647084">
+      <text className="node-limits" x={12} y={38} fontSize={11} fill="#647084">
         {node.limits}
       </text>
     </g>
@@ -64,12 +77,14 @@ export function TopologyDiagram({ diagram, cpu, cpuNote }: { diagram: Diagram; c
   const byId = new Map(diagram.nodes.map((n) => [n.id, n]));
   const kinds = (Object.keys(EDGES) as DiagramEdge["kind"][]).filter((k) => diagram.edges.some((e) => e.kind === k));
   const height = diagram.height + LEGEND_HEIGHT;
+  const region = useScrollRegion<HTMLDivElement>("Topology diagram");
   return (
-    <div className="diagram">
+    <div className="diagram" {...region}>
       <svg
         data-testid="topology-diagram"
         width={diagram.width}
         height={height}
+        style={{ width: "100%", maxWidth: diagram.width, minWidth: Math.round(diagram.width * MIN_SCALE) }}
         viewBox={`0 0 ${diagram.width} ${height}`}
         role="img"
         aria-label={`Topology: ${diagram.nodes.map((n) => n.label).join(", ")}`}
@@ -99,7 +114,13 @@ export function TopologyDiagram({ diagram, cpu, cpuNote }: { diagram: Diagram; c
         {diagram.nodes.map((n) => (
           <Node key={n.id} node={n} cpu={cpu?.[n.id]} />
         ))}
-        <g transform={`translate(${NODE.pad} ${diagram.height + 12})`} fontSize={11} fill="#647084" data-testid="diagram-legend">
+        <g
+          className="diagram-legend"
+          transform={`translate(${NODE.pad} ${diagram.height + 12})`}
+          fontSize={11}
+          fill="#647084"
+          data-testid="diagram-legend"
+        >
           {kinds.map((k, i) => (
             <g key={k} transform={`translate(${legendOffset(kinds, i)} 0)`}>
               <line x1={0} y1={0} x2={28} y2={0} stroke={EDGES[k].color} strokeWidth={1.5} strokeDasharray={EDGES[k].dash} />
