@@ -4,7 +4,7 @@ import { balancerLabel, isTerminal, LOADGENS, RUN_STATUSES, type TRunStatus } fr
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { formatMs, formatPct, formatRps, formatTimestamp, loadLabel } from "~/lib/format";
 import { mergeTimeline } from "~/lib/runs-timeline";
 import { useDebounced } from "~/lib/use-debounced";
@@ -30,6 +30,7 @@ export function RunsBrowser() {
   const [statuses, setStatuses] = useState<TRunStatus[]>([]);
   const [loadgen, setLoadgen] = useState<"" | (typeof LOADGENS)[number]>("");
   const [allRuns, setAllRuns] = useState(false);
+  const [to, setTo] = useState("");
   const [selected, setSelected] = useState<string[]>([]);
   const q = useDebounced(search.trim(), SEARCH_DEBOUNCE_MS);
   const flat = allRuns || statuses.length > 0 || loadgen !== "";
@@ -39,6 +40,7 @@ export function RunsBrowser() {
     ...(q && { q }),
     ...(statuses.length > 0 && { status: statuses }),
     ...(loadgen && { loadgen }),
+    ...(to && { to }),
     ...(!flat && { experiment: "none" }),
   };
   const runs = useInfiniteQuery(
@@ -72,31 +74,29 @@ export function RunsBrowser() {
   }, [flat, runItems, experimentItems, runs.isPending, runs.hasNextPage, experiments.isPending, experiments.hasNextPage]);
 
   const fetching = runs.isFetchingNextPage || experiments.isFetchingNextPage;
-  const loadMore = () => {
+  const loadMore = useCallback(() => {
     if (fetching) return;
     if (timeline.next === "runs") void runs.fetchNextPage();
     else if (timeline.next === "experiments") void experiments.fetchNextPage();
-  };
+  }, [fetching, timeline.next, runs, experiments]);
 
-  // Infinite scroll: the next page loads when the end of the list comes into view (the button does the same).
-  const sentinel = useRef<HTMLDivElement>(null);
-  const loadMoreRef = useRef(loadMore);
-  loadMoreRef.current = loadMore;
+  // One page of rows on screen at a time, however many are loaded: the page stays as fast at the
+  // 10,000th run as at the first. A page not yet full loads what it needs.
+  const [pageIndex, setPageIndex] = useState(0);
+  const filterKey = JSON.stringify([q, statuses, loadgen, flat, to]);
+  useEffect(() => setPageIndex(0), [filterKey]);
+  const shown = timeline.rows.slice(pageIndex * PAGE, (pageIndex + 1) * PAGE);
+  const windowFull = timeline.rows.length > (pageIndex + 1) * PAGE;
   useEffect(() => {
-    const el = sentinel.current;
-    if (!el || typeof IntersectionObserver === "undefined") return;
-    const io = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && loadMoreRef.current(), {
-      rootMargin: "200px",
-    });
-    io.observe(el);
-    return () => io.disconnect();
-  }, []);
+    if (!windowFull && timeline.next && !fetching && !runs.isPending) loadMore();
+  }, [windowFull, timeline.next, fetching, runs.isPending, loadMore]);
+  const hasOlder = windowFull || timeline.next !== null;
 
   const toggleStatus = (s: TRunStatus) => setStatuses((list) => (list.includes(s) ? list.filter((x) => x !== s) : [...list, s]));
   const toggle = (id: string) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
   const error = runs.error ?? experiments.error;
   const pending = runs.isPending || (!flat && experiments.isPending);
-  const filtered = q !== "" || statuses.length > 0 || loadgen !== "";
+  const filtered = q !== "" || statuses.length > 0 || loadgen !== "" || to !== "";
 
   return (
     <>
@@ -152,6 +152,10 @@ export function RunsBrowser() {
             ))}
           </select>
         </label>
+        <label className="field">
+          <span>Created on or before</span>
+          <input type="date" data-testid="created-before" value={to} onChange={(e) => setTo(e.target.value)} />
+        </label>
         <label className="check">
           <input type="checkbox" data-testid="show-all-runs" checked={allRuns} onChange={(e) => setAllRuns(e.target.checked)} />
           Show experiments&apos; runs one by one
@@ -166,7 +170,7 @@ export function RunsBrowser() {
           <div className="empty">Loading…</div>
         ) : error ? (
           <div className="empty error-box">Could not load runs: {error.message}</div>
-        ) : timeline.rows.length === 0 && !timeline.next ? (
+        ) : shown.length === 0 && !timeline.next ? (
           <div className="empty" data-testid="runs-empty">
             {filtered ? (
               "No run matches."
@@ -192,7 +196,7 @@ export function RunsBrowser() {
               </tr>
             </thead>
             <tbody>
-              {timeline.rows.map((row) =>
+              {shown.map((row) =>
                 row.kind === "run" ? (
                   <RunRow key={`r-${row.item.id}`} run={row.item} selected={selected.includes(row.item.id)} onToggle={toggle} />
                 ) : (
@@ -203,20 +207,30 @@ export function RunsBrowser() {
           </table>
         )}
       </div>
-      <div ref={sentinel} className="runs-more" data-testid="runs-more">
-        {timeline.next ? (
-          <button className="btn" data-testid="load-older" disabled={fetching} onClick={loadMore}>
-            {fetching ? "Loading…" : "Load older"}
+      {!pending && shown.length > 0 && (
+        <nav className="runs-more" aria-label="Pages" data-testid="runs-pages">
+          <button
+            className="btn"
+            data-testid="load-newer"
+            disabled={pageIndex === 0}
+            onClick={() => setPageIndex((i) => Math.max(0, i - 1))}
+          >
+            Newer
           </button>
-        ) : (
-          !pending &&
-          timeline.rows.length > 0 && (
-            <span className="muted" data-testid="runs-end">
-              {timeline.rows.length} {timeline.rows.length === 1 ? "row" : "rows"}: that is the oldest.
-            </span>
-          )
-        )}
-      </div>
+          <span className="muted" data-testid="runs-range">
+            {pageIndex * PAGE + 1}–{pageIndex * PAGE + shown.length}
+            {!hasOlder && <span data-testid="runs-end">: the oldest</span>}
+          </span>
+          <button
+            className="btn"
+            data-testid="load-older"
+            disabled={!hasOlder || (!windowFull && fetching)}
+            onClick={() => setPageIndex((i) => i + 1)}
+          >
+            {!windowFull && fetching ? "Loading…" : "Older"}
+          </button>
+        </nav>
+      )}
     </>
   );
 }
@@ -244,7 +258,7 @@ function RunRow({ run: r, selected, onToggle }: { run: TRunView; selected: boole
         <StatusBadge status={r.status} />
         {!isTerminal(r.status) && <span className="muted"> {stepLabel(r.step)}</span>}
       </td>
-      <td className="muted">
+      <td className="muted setup">
         {s.replicas}× {s.cpus === undefined ? "unlimited" : `${s.cpus} CPU`} · {balancerLabel(r.topology.balancer)} ·{" "}
         {loadLabel(r.workload)}
       </td>
@@ -278,7 +292,7 @@ function ExperimentRow({ experiment: e }: { experiment: TExperimentSummary }) {
       <td>
         <ExperimentStatusBadge status={e.status} />
       </td>
-      <td className="muted">
+      <td className="muted setup">
         {e.variants} variant{e.variants === 1 ? "" : "s"} × {e.repetitions} · {p.finished}/{p.total} finished
         {p.failed > 0 ? ` · ${p.failed} failed` : ""}
       </td>

@@ -245,7 +245,7 @@ export async function getExperiment(deps: Deps, id: string): Promise<TExperiment
   };
 }
 
-/** A page of experiments, newest first, after the cursor, with a name search (`q`, also an id's start). */
+/** A page of experiments, newest first, after the cursor, with a name search (`q`, also an id's start) and from/to on created_at. */
 export async function listExperiments(deps: Deps, input: TExperimentListInput): Promise<TExperimentPage> {
   const where: Prisma.Sql[] = [Prisma.sql`TRUE`];
   if (input.cursor) where.push(Prisma.sql`("created_at", "id") < (${input.cursor.createdAt}, ${input.cursor.id})`);
@@ -254,6 +254,8 @@ export async function listExperiments(deps: Deps, input: TExperimentListInput): 
       Prisma.sql`("name" ILIKE ${likeContains(input.q)} ESCAPE '\\' OR "id" LIKE ${likePrefix(input.q.toLowerCase())} ESCAPE '\\')`,
     );
   }
+  if (input.from) where.push(Prisma.sql`"created_at" >= ${input.from}`);
+  if (input.to) where.push(Prisma.sql`"created_at" <= ${input.to}`);
   const keys = await deps.db.$queryRaw<{ id: string; created_at: Date }[]>`
     SELECT "id", "created_at" FROM "experiments" WHERE ${Prisma.join(where, " AND ")}
     ORDER BY "created_at" DESC, "id" DESC LIMIT ${input.limit + 1}`;

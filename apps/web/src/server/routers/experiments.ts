@@ -55,7 +55,8 @@ export const experimentsRouter = router({
         path: "/experiments",
         tags,
         protect: false,
-        summary: "Experiments, newest first, a page at a time (?cursor= the previous page's nextCursor), with q (name, or an id's start)",
+        summary:
+          "Experiments, newest first, a page at a time (?cursor= the previous page's nextCursor), with q (name, or an id's start) and from/to (created)",
         errorResponses: [400],
       },
     })

@@ -96,8 +96,13 @@ describe("filters", () => {
     expect(parseBound("2026-11-26T10:00", false)).toBeNull();
   });
 
-  it("experiments take a cursor, limit and q only", () => {
-    expect(ZExperimentListInput.parse({ q: "sweep", limit: "5" })).toEqual({ q: "sweep", limit: 5 });
+  it("experiments take a cursor, limit, q and from/to", () => {
+    expect(ZExperimentListInput.parse({ q: "sweep", limit: "5", to: "2026-11-26" })).toEqual({
+      q: "sweep",
+      limit: 5,
+      to: new Date("2026-11-26T23:59:59.999Z"),
+    });
+    expect(ZExperimentListInput.safeParse({ status: "failed" }).data).toEqual({ limit: 100 });
   });
 
   it("a search is literal: % and _ match themselves", () => {

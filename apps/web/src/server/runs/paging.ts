@@ -166,7 +166,10 @@ export const ZRunListInput = z
   .prefault({});
 export type TRunListInput = z.output<typeof ZRunListInput>;
 
-export const ZExperimentListInput = z.object({ cursor: ZCursor, limit: ZLimit, q: ZQuery }).prefault({});
+export const ZExperimentListInput = z
+  .object({ cursor: ZCursor, limit: ZLimit, q: ZQuery, from: bound("from"), to: bound("to") })
+  .superRefine(withRange)
+  .prefault({});
 export type TExperimentListInput = z.output<typeof ZExperimentListInput>;
 
 /** What a page of n+1 rows gives: the first n and, when there was one more, the cursor after the n-th. */
