@@ -64,7 +64,7 @@ test("your image: the form shows every dependency and names each bad field under
   // A body with GET.
   await page.getByTestId("field-body").fill('{"item":"book"}');
   await page.getByTestId("field-body").blur();
-  await expect(page.getByTestId("error-body")).toContainText("workload.request.body is not sent with GET or HEAD");
+  await expect(page.getByTestId("error-body")).toContainText("Body is not sent with GET or HEAD");
   // A variable the lab sets, on its line.
   await page.getByTestId("field-env").fill("LOG_LEVEL=info\nPORT=9000");
   await page.getByTestId("field-env").blur();
@@ -72,7 +72,7 @@ test("your image: the form shows every dependency and names each bad field under
 
   // No image: named under the Image field when the run is started; nothing is created.
   await page.getByTestId("submit-run").click();
-  await expect(page.getByTestId("error-image")).toContainText("service.image");
+  await expect(page.getByTestId("error-image")).toContainText("Image must name an image");
   await expect(page).toHaveURL(/\/runs\/new\?kind=image$/);
 
   // Fixed, the same fields are quiet.
@@ -140,7 +140,7 @@ test.describe("a run of your own image", () => {
     await page.goto("/runs/new?kind=image");
     // Without an image the preset is not posted: the field says why.
     await page.getByTestId("scale-my-service").click();
-    await expect(page.getByTestId("error-image")).toContainText("service.image");
+    await expect(page.getByTestId("error-image")).toContainText("Image must name an image");
     await expect(page).toHaveURL(/\/runs\/new\?kind=image$/);
 
     await page.getByTestId("field-name").fill(name);

@@ -2,7 +2,7 @@
 
 import type { TRunSummary } from "@scalelab/scenarios/contract";
 import { useQuery } from "@tanstack/react-query";
-import { useMemo } from "react";
+import { useEffect, useMemo, useRef } from "react";
 import { hostRows } from "~/lib/host-series";
 import { useTRPC } from "~/trpc/client";
 import { PALETTE, TimeChart } from "./charts";
@@ -28,6 +28,14 @@ export function HostChart({
 }) {
   const trpc = useTRPC();
   const samples = useQuery({ ...trpc.runs.host.queryOptions({ id: runId }), refetchInterval: active ? 5_000 : false });
+  // The seconds are stored when the load is over: read them once more when the run ends, since the
+  // last read while it was active may have come just before.
+  const wasActive = useRef(active);
+  const { refetch } = samples;
+  useEffect(() => {
+    if (wasActive.current && !active) void refetch();
+    wasActive.current = active;
+  }, [active, refetch]);
   const rows = useMemo(() => hostRows(samples.data ?? []), [samples.data]);
   return (
     <section className="panel" data-testid="host-chart">

@@ -578,9 +578,10 @@ describe("the OpenAPI document says what the handler does", () => {
       expect(pattern.test(value), JSON.stringify(value)).toBe(true);
       const res = await rest(new Request(`${API}/compare?ids=${encodeURIComponent(value)}&ids=b`));
       // Taken as ids, unknown to the (empty) database.
-      expect(res.status, JSON.stringify(value)).toBe(400);
+      expect(res.status, JSON.stringify(value)).toBe(404);
       expect(await res.json()).toMatchObject({
-        issues: [{ path: "ids", message: expect.stringMatching(/^ids must name existing runs; no run has the id /) }],
+        error: "not_found",
+        message: expect.stringMatching(/^ids must name existing runs; no run has the id /),
       });
     }
     for (const value of [",", " "]) {

@@ -194,7 +194,7 @@ export const runsRouter = router({
         protect: false,
         summary:
           "2–20 runs side by side (?ids=a,b&baseline=b): ratios to the baseline run, and per figure a verdict of each side (runs of one definition) against the baseline's, with the runs' findings as reasons",
-        errorResponses: [400],
+        errorResponses: [400, 404],
       },
     })
     .input(ZCompareInput)

@@ -32,19 +32,19 @@ describe("compare's input errors name the field and its range, in REST and tRPC 
     expect(calls.findMany).toEqual([]);
   });
 
-  it("20 ids pass the range; ids no run has are a 400 naming ids and each unknown id", async () => {
+  it("20 ids pass the range; ids no run has are a 404 naming ids and each unknown id", async () => {
     const { rest, viaTrpc, calls } = setup();
     const { status, body } = await json(await rest(new Request(`${API}/compare?ids=${ids(20).join(",")}`)));
     expect(calls.findMany).toHaveLength(1);
-    expect(status).toBe(400);
+    expect(status).toBe(404);
     expect(body).toMatchObject({
-      error: "invalid_input",
-      issues: [{ path: "ids", message: `ids must name existing runs; no run has the id ${ids(20).join(", ")}` }],
+      error: "not_found",
+      message: `ids must name existing runs; no run has the id ${ids(20).join(", ")}`,
     });
     const res = await viaTrpc({ ids: ["x", "y"] });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({
-      error: { data: { code: "BAD_REQUEST", issues: [{ path: "ids", message: "ids must name existing runs; no run has the id x, y" }] } },
+      error: { message: "ids must name existing runs; no run has the id x, y", data: { code: "NOT_FOUND" } },
     });
   });
 

@@ -400,8 +400,9 @@ export async function compare(deps: Deps, ids: string[], baseline?: string) {
   const byId = new Map(rows.map((r) => [r.id, toRunView(r)]));
   const missing = unique.filter((id) => !byId.has(id));
   if (missing.length > 0) {
-    const list = missing.map((id) => id.slice(0, 64)).join(", ");
-    throw invalidInput([{ path: "ids", message: `ids must name existing runs; no run has the id ${list}` }]);
+    // A 404, as for one unknown run: the request is well formed, what it names does not exist.
+    const message = `ids must name existing runs; no run has the id ${missing.map((id) => id.slice(0, 64)).join(", ")}`;
+    throw new AppError("not_found", message, [{ path: "ids", message }]);
   }
   const runs = unique.map((id) => byId.get(id)!);
   const baselineId = baseline ?? runs[0]!.id;
