@@ -1,4 +1,8 @@
+import { randomUUID } from "node:crypto";
 import { expect, test, type APIRequestContext } from "@playwright/test";
+import { createDb } from "@scalelab/db";
+import { ZRunCreate } from "@scalelab/scenarios/contract";
+import { e2eEnv } from "./env";
 import { uniqueName, waitForRunEnd } from "./helpers";
 
 // The first run of a fresh machine may build the lab images.
@@ -149,4 +153,55 @@ test("an experiment is one row in the list, and deleting it from its page takes 
   await page.waitForURL(/\/runs$/);
   expect((await request.get(`/api/v1/experiments/${id}`)).status()).toBe(404);
   await expect.poll(async () => (await request.get(`/api/v1/runs/${runId}`)).status(), { timeout: 60_000 }).toBe(404);
+});
+
+test('"Oldest first" shows the oldest run in one step; at most 20 runs can be ticked for compare', async ({ page, request }) => {
+  // 21 finished runs inserted rather than run (a run takes seconds, these take none); the first
+  // is older than any run a lab makes.
+  const name = uniqueName("e2e order");
+  const def = ZRunCreate.parse({ topology: { service: { replicas: 1 } }, workload: { endpoint: "hostname", vus: 1, durationSeconds: 5 } });
+  const rows = Array.from({ length: 21 }, (_, i) => ({
+    id: randomUUID(),
+    name: `${name} ${String(i).padStart(2, "0")}`,
+    status: "cancelled" as const,
+    step: "done",
+    topology: def.topology,
+    workload: def.workload,
+    faults: def.faults,
+    createdAt: i === 0 ? new Date("2001-01-01T00:00:00.000Z") : new Date(Date.now() - (21 - i) * 1000),
+  }));
+  const db = createDb(e2eEnv().DATABASE_URL);
+  try {
+    await db.run.createMany({ data: rows });
+    // The oldest by the API's newest-first pages, followed to the end: the run made in 2001.
+    const oldest = await oldestRun(request);
+    expect(oldest).toBe(rows[0]!.id);
+
+    await page.goto("/runs");
+    await page.getByTestId("show-all-runs").check();
+    await page.getByTestId("runs-order").selectOption("oldest");
+    await expect(page.locator('[data-testid="run-row"]').first()).toHaveAttribute("data-run-id", oldest);
+    await expect(page.getByTestId("load-newer")).toBeDisabled();
+    await expect(page.getByTestId("load-newer")).toHaveText("Older");
+    await page.getByTestId("runs-order").selectOption("newest");
+    await expect(page.locator('[data-testid="run-row"]').first()).not.toHaveAttribute("data-run-id", oldest);
+
+    // Compare takes 2 to 20 runs: with 20 ticked, the 21st box is disabled and says why.
+    await page.getByTestId("runs-search").fill(name);
+    const boxes = page.locator('[data-testid="run-row"]').getByTestId("run-select");
+    await expect(boxes).toHaveCount(21);
+    for (let i = 0; i < 20; i++) await boxes.nth(i).check();
+    await expect(page.getByTestId("compare-selected")).toHaveText("Compare (20)");
+    const last = boxes.nth(20);
+    await expect(last).toBeDisabled();
+    await expect(last).toHaveAttribute("title", /at most 20 runs/);
+    await boxes.nth(0).uncheck();
+    await expect(last).toBeEnabled();
+    await last.check();
+    await expect(page.getByTestId("compare-selected")).toHaveText("Compare (20)");
+    await expect(boxes.nth(0)).toBeDisabled();
+  } finally {
+    await db.run.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
+    await db.$disconnect();
+  }
 });

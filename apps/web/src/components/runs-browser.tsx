@@ -9,6 +9,8 @@ import { formatMs, formatPct, formatRps, formatTimestamp, loadLabel } from "~/li
 import { mergeTimeline } from "~/lib/runs-timeline";
 import { useDebounced } from "~/lib/use-debounced";
 import type { TExperimentSummary } from "~/server/experiments/types";
+import { MAX_COMPARED } from "~/server/runs/compare-types";
+import type { TOrder } from "~/server/runs/paging";
 import type { TRunView } from "~/server/runs/types";
 import { useTRPC } from "~/trpc/client";
 import { ExperimentStatusBadge, isLive } from "./experiment-status";
@@ -19,8 +21,8 @@ const PAGE = 100;
 const SEARCH_DEBOUNCE_MS = 300;
 
 /**
- * Every run, newest first, a page at a time to the oldest: a name search, status and load
- * generator filters, and an experiment's runs as one row per experiment unless "all runs" is on
+ * Every run, newest first (or oldest first), a page at a time to the other end: a name search,
+ * status and load generator filters, and an experiment's runs as one row per experiment unless "all runs" is on
  * (a status or load generator filter lists the runs themselves).
  */
 export function RunsBrowser() {
@@ -31,12 +33,14 @@ export function RunsBrowser() {
   const [loadgen, setLoadgen] = useState<"" | (typeof LOADGENS)[number]>("");
   const [allRuns, setAllRuns] = useState(false);
   const [to, setTo] = useState("");
+  const [order, setOrder] = useState<TOrder>("newest");
   const [selected, setSelected] = useState<string[]>([]);
   const q = useDebounced(search.trim(), SEARCH_DEBOUNCE_MS);
   const flat = allRuns || statuses.length > 0 || loadgen !== "";
 
   const runsInput = {
     limit: PAGE,
+    order,
     ...(q && { q }),
     ...(statuses.length > 0 && { status: statuses }),
     ...(loadgen && { loadgen }),
@@ -46,16 +50,17 @@ export function RunsBrowser() {
   const runs = useInfiniteQuery(
     trpc.runs.list.infiniteQueryOptions(runsInput, {
       getNextPageParam: (page) => page.nextCursor ?? undefined,
-      // Live runs of the first page move on their own; older pages are finished runs.
-      refetchInterval: (query) => (query.state.data?.pages[0]?.items.some((r) => !isTerminal(r.status)) ? 3_000 : false),
+      // Live runs (the newest) move on their own: on the first page newest first, on the last loaded
+      // page oldest first; the other pages are finished runs.
+      refetchInterval: (query) => (newestPage(query.state.data?.pages, order)?.items.some((r) => !isTerminal(r.status)) ? 3_000 : false),
     }),
   );
   const experiments = useInfiniteQuery({
     ...trpc.experiments.list.infiniteQueryOptions(
-      { limit: PAGE, ...(q && { q }) },
+      { limit: PAGE, order, ...(q && { q }) },
       {
         getNextPageParam: (page) => page.nextCursor ?? undefined,
-        refetchInterval: (query) => (query.state.data?.pages[0]?.items.some((e) => isLive(e.status)) ? 3_000 : false),
+        refetchInterval: (query) => (newestPage(query.state.data?.pages, order)?.items.some((e) => isLive(e.status)) ? 3_000 : false),
       },
     ),
     enabled: !flat,
@@ -70,8 +75,9 @@ export function RunsBrowser() {
     return mergeTimeline(
       { items: runItems, hasMore: runs.isPending || runs.hasNextPage },
       { items: experimentItems, hasMore: experiments.isPending || experiments.hasNextPage },
+      order,
     );
-  }, [flat, runItems, experimentItems, runs.isPending, runs.hasNextPage, experiments.isPending, experiments.hasNextPage]);
+  }, [flat, runItems, experimentItems, runs.isPending, runs.hasNextPage, experiments.isPending, experiments.hasNextPage, order]);
 
   const fetching = runs.isFetchingNextPage || experiments.isFetchingNextPage;
   const loadMore = useCallback(() => {
@@ -83,7 +89,7 @@ export function RunsBrowser() {
   // One page of rows on screen at a time, however many are loaded: the page stays as fast at the
   // 10,000th run as at the first. A page not yet full loads what it needs.
   const [pageIndex, setPageIndex] = useState(0);
-  const filterKey = JSON.stringify([q, statuses, loadgen, flat, to]);
+  const filterKey = JSON.stringify([q, statuses, loadgen, flat, to, order]);
   useEffect(() => setPageIndex(0), [filterKey]);
   const shown = timeline.rows.slice(pageIndex * PAGE, (pageIndex + 1) * PAGE);
   const windowFull = timeline.rows.length > (pageIndex + 1) * PAGE;
@@ -93,7 +99,10 @@ export function RunsBrowser() {
   const hasOlder = windowFull || timeline.next !== null;
 
   const toggleStatus = (s: TRunStatus) => setStatuses((list) => (list.includes(s) ? list.filter((x) => x !== s) : [...list, s]));
-  const toggle = (id: string) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
+  const toggle = (id: string) =>
+    setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : s.length < MAX_COMPARED ? [...s, id] : s));
+  const selectionFull = selected.length >= MAX_COMPARED;
+  const [nearer, further] = order === "newest" ? ["Newer", "Older"] : ["Older", "Newer"];
   const error = runs.error ?? experiments.error;
   const pending = runs.isPending || (!flat && experiments.isPending);
   const filtered = q !== "" || statuses.length > 0 || loadgen !== "" || to !== "";
@@ -103,7 +112,10 @@ export function RunsBrowser() {
       <div className="page-head">
         <div>
           <h1>Runs</h1>
-          <div className="sub">Every run, newest first. Select two or more finished runs to compare them side by side.</div>
+          <div className="sub">
+            Every run, {order === "newest" ? "newest" : "oldest"} first. Select 2 to {MAX_COMPARED} finished runs to compare them side by
+            side.
+          </div>
         </div>
         <div className="actions">
           <button
@@ -156,6 +168,13 @@ export function RunsBrowser() {
           <span>Created on or before</span>
           <input type="date" data-testid="created-before" value={to} onChange={(e) => setTo(e.target.value)} />
         </label>
+        <label className="field">
+          <span>Order</span>
+          <select data-testid="runs-order" value={order} onChange={(e) => setOrder(e.target.value as TOrder)}>
+            <option value="newest">Newest first</option>
+            <option value="oldest">Oldest first</option>
+          </select>
+        </label>
         <label className="check">
           <input type="checkbox" data-testid="show-all-runs" checked={allRuns} onChange={(e) => setAllRuns(e.target.checked)} />
           Show experiments&apos; runs one by one
@@ -198,7 +217,13 @@ export function RunsBrowser() {
             <tbody>
               {shown.map((row) =>
                 row.kind === "run" ? (
-                  <RunRow key={`r-${row.item.id}`} run={row.item} selected={selected.includes(row.item.id)} onToggle={toggle} />
+                  <RunRow
+                    key={`r-${row.item.id}`}
+                    run={row.item}
+                    selected={selected.includes(row.item.id)}
+                    full={selectionFull}
+                    onToggle={toggle}
+                  />
                 ) : (
                   <ExperimentRow key={`e-${row.item.id}`} experiment={row.item} />
                 ),
@@ -215,11 +240,11 @@ export function RunsBrowser() {
             disabled={pageIndex === 0}
             onClick={() => setPageIndex((i) => Math.max(0, i - 1))}
           >
-            Newer
+            {nearer}
           </button>
           <span className="muted" data-testid="runs-range">
             {pageIndex * PAGE + 1}–{pageIndex * PAGE + shown.length}
-            {!hasOlder && <span data-testid="runs-end">: the oldest</span>}
+            {!hasOlder && <span data-testid="runs-end">: the {order === "newest" ? "oldest" : "newest"}</span>}
           </span>
           <button
             className="btn"
@@ -227,7 +252,7 @@ export function RunsBrowser() {
             disabled={!hasOlder || (!windowFull && fetching)}
             onClick={() => setPageIndex((i) => i + 1)}
           >
-            {!windowFull && fetching ? "Loading…" : "Older"}
+            {!windowFull && fetching ? "Loading…" : further}
           </button>
         </nav>
       )}
@@ -235,13 +260,37 @@ export function RunsBrowser() {
   );
 }
 
-function RunRow({ run: r, selected, onToggle }: { run: TRunView; selected: boolean; onToggle: (id: string) => void }) {
+/** The page holding the newest items loaded: the first newest first, the last loaded oldest first. */
+function newestPage<P>(pages: P[] | undefined, order: TOrder): P | undefined {
+  return order === "newest" ? pages?.[0] : pages?.at(-1);
+}
+
+function RunRow({
+  run: r,
+  selected,
+  full,
+  onToggle,
+}: {
+  run: TRunView;
+  selected: boolean;
+  /** As many runs ticked as compare takes: only a ticked one can change. */
+  full: boolean;
+  onToggle: (id: string) => void;
+}) {
   const s = r.topology.service;
   const name = r.name ?? r.id.slice(0, 8);
   return (
     <tr data-testid="run-row" data-run-id={r.id} data-run-name={r.name ?? ""}>
       <td>
-        <input type="checkbox" aria-label={`Select ${name}`} data-testid="run-select" checked={selected} onChange={() => onToggle(r.id)} />
+        <input
+          type="checkbox"
+          aria-label={`Select ${name}`}
+          data-testid="run-select"
+          checked={selected}
+          disabled={full && !selected}
+          title={full && !selected ? `Compare takes at most ${MAX_COMPARED} runs: untick one to pick this one` : undefined}
+          onChange={() => onToggle(r.id)}
+        />
       </td>
       <td className="name">
         <Link href={`/runs/${r.id}`}>{name}</Link>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mergeTimeline, newerFirst, type Keyed } from "./runs-timeline";
+import { mergeTimeline, newerFirst, olderFirst, type Keyed } from "./runs-timeline";
 
 const at = (id: string, minute: number): Keyed => ({ id, createdAt: `2026-11-26T10:${String(minute).padStart(2, "0")}:00.000Z` });
 const ids = (rows: { item: Keyed }[]) => rows.map((r) => r.item.id);
@@ -8,6 +8,42 @@ describe("newerFirst", () => {
   it("orders by time, then by id, both descending, as the API pages", () => {
     const list = [at("a", 1), at("c", 3), at("b", 3), at("d", 2)].sort(newerFirst);
     expect(list.map((k) => k.id)).toEqual(["c", "b", "d", "a"]);
+  });
+});
+
+describe("olderFirst", () => {
+  it("orders by time, then by id, both ascending, as the API pages with order=oldest", () => {
+    const list = [at("a", 1), at("c", 3), at("b", 3), at("d", 2)].sort(olderFirst);
+    expect(list.map((k) => k.id)).toEqual(["a", "d", "b", "c"]);
+  });
+});
+
+describe("mergeTimeline, oldest first", () => {
+  it("interleaves two finished streams, the oldest first", () => {
+    const m = mergeTimeline({ items: [at("r1", 10), at("r3", 30)], hasMore: false }, { items: [at("e2", 20)], hasMore: false }, "oldest");
+    expect(ids(m.rows)).toEqual(["r1", "e2", "r3"]);
+    expect([m.held, m.next]).toEqual([0, null]);
+  });
+
+  it("holds back what an unloaded page of the other stream could precede: newer items, this time", () => {
+    // Runs have more pages: their next page holds runs newer than r40, possibly older than e45.
+    const m = mergeTimeline(
+      { items: [at("r10", 10), at("r40", 40)], hasMore: true },
+      { items: [at("e20", 20), at("e45", 45)], hasMore: false },
+      "oldest",
+    );
+    expect(ids(m.rows)).toEqual(["r10", "e20", "r40"]);
+    expect([m.held, m.next]).toEqual([1, "runs"]);
+  });
+
+  it("with both streams unfinished, loads the one whose last loaded item comes first", () => {
+    const m = mergeTimeline(
+      { items: [at("r10", 10), at("r40", 40)], hasMore: true },
+      { items: [at("e20", 20), at("e30", 30)], hasMore: true },
+      "oldest",
+    );
+    expect(ids(m.rows)).toEqual(["r10", "e20", "e30"]);
+    expect([m.held, m.next]).toEqual([1, "experiments"]);
   });
 });
 

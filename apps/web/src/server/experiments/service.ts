@@ -245,10 +245,12 @@ export async function getExperiment(deps: Deps, id: string): Promise<TExperiment
   };
 }
 
-/** A page of experiments, newest first, after the cursor, with a name search (`q`, also an id's start) and from/to on created_at. */
+/** A page of experiments, newest first or oldest first (`order`), after the cursor, with a name search (`q`, also an id's start) and from/to on created_at. */
 export async function listExperiments(deps: Deps, input: TExperimentListInput): Promise<TExperimentPage> {
   const where: Prisma.Sql[] = [Prisma.sql`TRUE`];
-  if (input.cursor) where.push(Prisma.sql`("created_at", "id") < (${input.cursor.createdAt}, ${input.cursor.id})`);
+  // Constants, never user text: the order is one of ORDERS.
+  const [after, dir] = input.order === "oldest" ? [Prisma.raw(">"), Prisma.raw("ASC")] : [Prisma.raw("<"), Prisma.raw("DESC")];
+  if (input.cursor) where.push(Prisma.sql`("created_at", "id") ${after} (${input.cursor.createdAt}, ${input.cursor.id})`);
   if (input.q) {
     where.push(
       Prisma.sql`("name" ILIKE ${likeContains(input.q)} ESCAPE '\\' OR "id" LIKE ${likePrefix(input.q.toLowerCase())} ESCAPE '\\')`,
@@ -258,10 +260,11 @@ export async function listExperiments(deps: Deps, input: TExperimentListInput): 
   if (input.to) where.push(Prisma.sql`"created_at" <= ${input.to}`);
   const keys = await deps.db.$queryRaw<{ id: string; created_at: Date }[]>`
     SELECT "id", "created_at" FROM "experiments" WHERE ${Prisma.join(where, " AND ")}
-    ORDER BY "created_at" DESC, "id" DESC LIMIT ${input.limit + 1}`;
+    ORDER BY "created_at" ${dir}, "id" ${dir} LIMIT ${input.limit + 1}`;
   const page = pageOf(
     keys.map((k) => ({ id: k.id, createdAt: k.created_at })),
     input.limit,
+    input.order,
   );
   const found = await deps.db.experiment.findMany({ where: { id: { in: page.rows.map((r) => r.id) } } });
   const byId = new Map(found.map((e) => [e.id, e]));

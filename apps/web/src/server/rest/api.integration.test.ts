@@ -84,6 +84,44 @@ describe("numbers are JSON numbers, over REST and tRPC alike", () => {
   });
 });
 
+describe("GET /runs?order= (tRPC runs.list)", () => {
+  it("pages oldest first; a cursor is refused with the other order, a 400 naming cursor, over REST and tRPC alike", async () => {
+    for (const n of [1, 2]) expect((await rest(post(`${API}/runs`, JSON.stringify(runBody(1, named(`order ${n}`)))))).status).toBe(201);
+    // Created within a millisecond or two: the order is the database's (created_at, then id).
+    const expected = (
+      await deps.db.run.findMany({ where: { name: { startsWith: named("order") } }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] })
+    ).map((r) => r.name);
+    expect(expected).toHaveLength(2);
+    const q = encodeURIComponent(named("order"));
+    const first = await rest(new Request(`${API}/runs?q=${q}&limit=1&order=oldest`));
+    expect(first.status).toBe(200);
+    const page = (await first.json()) as { items: { name: string }[]; nextCursor: string };
+    expect(page.items.map((r) => r.name)).toEqual([expected[0]]);
+    const cursor = encodeURIComponent(page.nextCursor);
+    const second = (await (await rest(new Request(`${API}/runs?q=${q}&limit=1&order=oldest&cursor=${cursor}`))).json()) as {
+      items: { name: string }[];
+    };
+    expect(second.items.map((r) => r.name)).toEqual([expected[1]]);
+
+    const mismatch = await rest(new Request(`${API}/runs?q=${q}&limit=1&cursor=${cursor}`));
+    expect(mismatch.status).toBe(400);
+    expect(await mismatch.json()).toMatchObject({ issues: [{ path: "cursor", message: expect.stringContaining("order=oldest") }] });
+    const viaTrpc = await trpc(
+      new Request(`${TRPC}/runs.list?input=${encodeURIComponent(JSON.stringify({ limit: 1, order: "newest", cursor: page.nextCursor }))}`),
+    );
+    expect(viaTrpc.status).toBe(400);
+    expect(((await viaTrpc.json()) as TrpcError).error.data.issues).toEqual([
+      { path: "cursor", message: expect.stringContaining("order=oldest") },
+    ]);
+
+    for (const path of ["runs", "experiments"]) {
+      const bad = await rest(new Request(`${API}/${path}?order=asc`));
+      expect(bad.status, path).toBe(400);
+      expect(await bad.json()).toMatchObject({ issues: [{ path: "order", message: "order must be one of: newest, oldest" }] });
+    }
+  });
+});
+
 describe("NUL bytes never reach Postgres", () => {
   it("Postgres itself refuses them (what the guard prevents)", async () => {
     await expect(getRun(deps, "\u0000")).rejects.toThrow();

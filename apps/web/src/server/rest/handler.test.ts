@@ -375,8 +375,13 @@ describe("the OpenAPI document", () => {
       expect.arrayContaining(["/compare", "/host", "/preview", "/runs", "/runs/{id}", "/runs/{id}/cancel", "/runs/{id}/samples"]),
     );
     const params = (doc.paths!["/runs"] as { get: { parameters: { name: string; required?: boolean; schema: unknown }[] } }).get.parameters;
-    expect(params.map((p) => p.name)).toEqual(["cursor", "limit", "status", "q", "experiment", "loadgen", "from", "to"]);
+    expect(params.map((p) => p.name)).toEqual(["cursor", "limit", "order", "status", "q", "experiment", "loadgen", "from", "to"]);
     expect(params.every((p) => !p.required)).toBe(true);
+    expect(params.find((p) => p.name === "order")).toMatchObject({
+      schema: { type: "string", enum: ["newest", "oldest"], default: "newest" },
+    });
+    const experimentParams = (doc.paths!["/experiments"] as { get: { parameters: { name: string }[] } }).get.parameters;
+    expect(experimentParams.map((p) => p.name)).toContain("order");
     expect(params.find((p) => p.name === "limit")).toMatchObject({ schema: { type: "integer", minimum: 1, maximum: 500, default: 100 } });
     expect(params.find((p) => p.name === "status")).toMatchObject({
       schema: { type: "array", items: { type: "string", enum: ["queued", "running", "succeeded", "failed", "cancelled", "interrupted"] } },

@@ -56,7 +56,7 @@ export const experimentsRouter = router({
         tags,
         protect: false,
         summary:
-          "Experiments, newest first, a page at a time (?cursor= the previous page's nextCursor), with q (name, or an id's start) and from/to (created)",
+          "Experiments, newest first (or ?order=oldest), a page at a time (?cursor= the previous page's nextCursor, with the same order), with q (name, or an id's start) and from/to (created)",
         errorResponses: [400],
       },
     })

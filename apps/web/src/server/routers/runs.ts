@@ -43,7 +43,7 @@ export const runsRouter = router({
         tags,
         protect: false,
         summary:
-          "Runs, newest first, a page at a time (?cursor= the previous page's nextCursor), filtered by status, q (name, or an id's start), experiment (an id, or none), loadgen, from/to (created)",
+          "Runs, newest first (or ?order=oldest), a page at a time (?cursor= the previous page's nextCursor, with the same order), filtered by status, q (name, or an id's start), experiment (an id, or none), loadgen, from/to (created)",
         errorResponses: [400],
       },
     })

@@ -85,6 +85,41 @@ describe("GET /runs paging (listRuns)", () => {
     expect(all.ids.at(-1)).toBe(expected.at(-1));
   });
 
+  it(`oldest first reaches the newest of ${N} runs, each once, in order with ties broken by id`, async () => {
+    const all = await pages({ q: tag, limit: 100, order: "oldest" });
+    expect(all.pages).toBe(N / 100);
+    const expected = ids
+      .map((id, i) => ({ id, at: createdAtOf(i).getTime() }))
+      .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1))
+      .map((r) => r.id);
+    expect(all.ids).toEqual(expected);
+    // The first run created is the first row of the first page, the last created the last row.
+    expect(all.ids[0]).toBe(expected[0]);
+    expect((await pages({ q: tag, limit: 100 })).ids).toEqual([...expected].reverse());
+  });
+
+  it("oldest first, a filter and a date range page the same way", async () => {
+    const newest = await pages({ q: tag, status: ["failed"], from: "2026-01-01T01:00:00Z", limit: 50 });
+    const oldest = await pages({ q: tag, status: ["failed"], from: "2026-01-01T01:00:00Z", limit: 50, order: "oldest" });
+    expect(oldest.ids.length).toBeGreaterThan(100);
+    expect(oldest.ids).toEqual([...newest.ids].reverse());
+  });
+
+  it("a cursor of one order is refused with the other, naming cursor", async () => {
+    const first = await list({ q: tag, limit: 10, order: "oldest" });
+    expect(first.nextCursor).not.toBeNull();
+    const r = ZRunListInput.safeParse({ q: tag, limit: 10, cursor: first.nextCursor });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues.map((i) => i.path)).toEqual([["cursor"]]);
+    const second = await list({ q: tag, limit: 10, order: "oldest", cursor: first.nextCursor });
+    const expected = ids
+      .slice(0, N)
+      .map((id, i) => ({ id, at: createdAtOf(i).getTime() }))
+      .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1))
+      .map((x) => x.id);
+    expect([...first.items, ...second.items].map((x) => x.id)).toEqual(expected.slice(0, 20));
+  });
+
   it("pages of 500 without a filter reach every run in the database", async () => {
     const all = await pages({ limit: 500 });
     expect(new Set(all.ids).size).toBe(all.ids.length);
@@ -160,6 +195,41 @@ describe("GET /runs paging (listRuns)", () => {
     const found = await listExperiments(deps, ZExperimentListInput.parse({ q: `${tag} EXPERIMENT` }));
     expect(found.items.map((e) => e.id)).toEqual([ref.id]);
     expect(found.nextCursor).toBeNull();
+  });
+
+  it("experiments page oldest first too, ties broken by id, and refuse the other order's cursor", async () => {
+    const at = (m: number) => new Date(base - 86_400_000 + m * 60_000);
+    const made = [0, 1, 1, 2, 3].map((m, i) => ({ id: randomUUID(), name: `${tag} paged experiment ${i}`, createdAt: at(m) }));
+    await deps.db.experiment.createMany({
+      data: made.map((e) => ({
+        ...e,
+        definition: json({}),
+        variants: json([]),
+        repetitions: 1,
+        settleSeconds: 0,
+        plannedRuns: 0,
+        estimatedSeconds: 0,
+      })),
+    });
+    const expected = [...made].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1)).map((e) => e.id);
+    const all = async (order: "newest" | "oldest") => {
+      const out: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await listExperiments(
+          deps,
+          ZExperimentListInput.parse({ q: `${tag} paged`, limit: 2, order, ...(cursor && { cursor }) }),
+        );
+        out.push(...page.items.map((e) => e.id));
+        cursor = page.nextCursor;
+      } while (cursor);
+      return out;
+    };
+    expect(await all("oldest")).toEqual(expected);
+    expect(await all("newest")).toEqual([...expected].reverse());
+    const first = await listExperiments(deps, ZExperimentListInput.parse({ q: `${tag} paged`, limit: 2 }));
+    const r = ZExperimentListInput.safeParse({ q: `${tag} paged`, limit: 2, order: "oldest", cursor: first.nextCursor });
+    expect(r.error?.issues.map((i) => i.path)).toEqual([["cursor"]]);
   });
 
   it("a cursor that is not one it gave is refused naming cursor", () => {

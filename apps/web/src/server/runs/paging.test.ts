@@ -8,10 +8,17 @@ const issuesOf = (input: unknown) => {
 
 describe("cursor", () => {
   it("decodes what it encodes, to the millisecond", () => {
-    const c = { createdAt: new Date("2026-11-26T09:30:01.123Z"), id: "5f0c2c4e-1f7a-4a8e-9a55-3c1a7c1f2b11" };
-    const raw = encodeCursor(c);
-    expect(raw).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(decodeCursor(raw)).toEqual(c);
+    for (const order of ["newest", "oldest"] as const) {
+      const c = { createdAt: new Date("2026-11-26T09:30:01.123Z"), id: "5f0c2c4e-1f7a-4a8e-9a55-3c1a7c1f2b11", order };
+      const raw = encodeCursor(c);
+      expect(raw).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(decodeCursor(raw)).toEqual(c);
+    }
+  });
+
+  it("a cursor given before there was an order is a newest-first one", () => {
+    const raw = Buffer.from(JSON.stringify(["2026-11-26T09:30:01.123Z", "r1"])).toString("base64url");
+    expect(decodeCursor(raw)).toEqual({ createdAt: new Date("2026-11-26T09:30:01.123Z"), id: "r1", order: "newest" });
   });
 
   it.each([
@@ -23,6 +30,8 @@ describe("cursor", () => {
     ["an impossible date", Buffer.from(JSON.stringify(["2026-02-31T00:00:00.000Z", "x"])).toString("base64url")],
     ["an empty id", Buffer.from(JSON.stringify(["2026-11-26T09:30:01.123Z", ""])).toString("base64url")],
     ["an id too long", Buffer.from(JSON.stringify(["2026-11-26T09:30:01.123Z", "x".repeat(65)])).toString("base64url")],
+    ["an unknown order", Buffer.from(JSON.stringify(["2026-11-26T09:30:01.123Z", "x", "newest"])).toString("base64url")],
+    ["four values", Buffer.from(JSON.stringify(["2026-11-26T09:30:01.123Z", "x", "oldest", 1])).toString("base64url")],
   ])("refuses %s", (_, raw) => {
     expect(decodeCursor(raw)).toBeNull();
   });
@@ -30,23 +39,52 @@ describe("cursor", () => {
   it("a bad cursor is an issue naming cursor", () => {
     expect(issuesOf({ cursor: "garbage!" })).toEqual(["cursor: cursor is not one this API gave: pass a page's nextCursor unchanged"]);
   });
+
+  it("a cursor of one order is refused with the other, naming cursor", () => {
+    const at = new Date("2026-11-26T09:30:01.123Z");
+    const oldest = encodeCursor({ createdAt: at, id: "r1", order: "oldest" });
+    const newest = encodeCursor({ createdAt: at, id: "r1", order: "newest" });
+    expect(issuesOf({ cursor: oldest })).toEqual([
+      "cursor: cursor belongs to order=oldest, not order=newest: pass the order the cursor's page was read with, or start without a cursor",
+    ]);
+    expect(issuesOf({ cursor: newest, order: "oldest" })).toEqual([
+      "cursor: cursor belongs to order=newest, not order=oldest: pass the order the cursor's page was read with, or start without a cursor",
+    ]);
+    expect(ZExperimentListInput.safeParse({ cursor: newest, order: "oldest" }).error?.issues[0]?.path).toEqual(["cursor"]);
+    expect(ZRunListInput.parse({ cursor: oldest, order: "oldest" }).cursor).toEqual({ createdAt: at, id: "r1", order: "oldest" });
+  });
+});
+
+describe("order", () => {
+  it("is newest first unless asked", () => {
+    expect(ZRunListInput.parse({}).order).toBe("newest");
+    expect(ZRunListInput.parse({ order: "oldest" }).order).toBe("oldest");
+    expect(ZExperimentListInput.parse({ order: "oldest" }).order).toBe("oldest");
+  });
+  it.each(["OLDEST", "asc", "", "desc"])("refuses %j, naming order and its values", (order) => {
+    expect(issuesOf({ order })).toEqual(["order: order must be one of: newest, oldest"]);
+  });
 });
 
 describe("pageOf", () => {
   const rows = [3, 2, 1].map((n) => ({ id: `r${n}`, createdAt: new Date(n * 1000) }));
   it("gives the cursor after the last row when there is one more", () => {
-    const page = pageOf(rows, 2);
+    const page = pageOf(rows, 2, "newest");
     expect(page.rows.map((r) => r.id)).toEqual(["r3", "r2"]);
-    expect(decodeCursor(page.nextCursor!)).toEqual({ id: "r2", createdAt: new Date(2000) });
+    expect(decodeCursor(page.nextCursor!)).toEqual({ id: "r2", createdAt: new Date(2000), order: "newest" });
+  });
+  it("the cursor carries the order the page was read in", () => {
+    const page = pageOf([...rows].reverse(), 2, "oldest");
+    expect(decodeCursor(page.nextCursor!)).toEqual({ id: "r2", createdAt: new Date(2000), order: "oldest" });
   });
   it("no cursor on the last page", () => {
-    expect(pageOf(rows, 3).nextCursor).toBeNull();
+    expect(pageOf(rows, 3, "newest").nextCursor).toBeNull();
   });
 });
 
 describe("filters", () => {
   it("defaults: 100 runs, no filter", () => {
-    expect(ZRunListInput.parse(undefined)).toEqual({ limit: 100 });
+    expect(ZRunListInput.parse(undefined)).toEqual({ limit: 100, order: "newest" });
   });
 
   it("reads a query string's values", () => {
@@ -61,6 +99,7 @@ describe("filters", () => {
     });
     expect(input).toEqual({
       limit: 25,
+      order: "newest",
       status: ["failed", "cancelled"],
       q: "Replicas",
       experiment: "none",
@@ -71,7 +110,11 @@ describe("filters", () => {
   });
 
   it("takes a repeated status (?status=a&status=b) and a blank search as none", () => {
-    expect(ZRunListInput.parse({ status: ["queued", "running"], q: "   " })).toEqual({ limit: 100, status: ["queued", "running"] });
+    expect(ZRunListInput.parse({ status: ["queued", "running"], q: "   " })).toEqual({
+      limit: 100,
+      order: "newest",
+      status: ["queued", "running"],
+    });
   });
 
   it.each([
@@ -100,9 +143,10 @@ describe("filters", () => {
     expect(ZExperimentListInput.parse({ q: "sweep", limit: "5", to: "2026-11-26" })).toEqual({
       q: "sweep",
       limit: 5,
+      order: "newest",
       to: new Date("2026-11-26T23:59:59.999Z"),
     });
-    expect(ZExperimentListInput.safeParse({ status: "failed" }).data).toEqual({ limit: 100 });
+    expect(ZExperimentListInput.safeParse({ status: "failed" }).data).toEqual({ limit: 100, order: "newest" });
   });
 
   it("a search is literal: % and _ match themselves", () => {

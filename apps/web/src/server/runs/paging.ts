@@ -2,14 +2,20 @@ import { LOADGENS, RUN_STATUSES } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 
 /**
- * Keyset paging of runs and experiments, newest first (ORDER BY created_at DESC, id DESC): a
- * cursor is the (created_at, id) of the last item of a page, base64url-encoded JSON; the next page
- * starts strictly after it, so inserts and deletes between pages neither repeat nor skip an item.
+ * Keyset paging of runs and experiments, newest first (ORDER BY created_at DESC, id DESC) or
+ * oldest first (both ascending): a cursor is the (created_at, id) of the last item of a page and
+ * the order it was read in, base64url-encoded JSON; the next page starts strictly after it, so
+ * inserts and deletes between pages neither repeat nor skip an item. A cursor is refused with the
+ * other order (it would start a page somewhere in the middle, silently).
  */
-export type Cursor = { createdAt: Date; id: string };
+export const ORDERS = ["newest", "oldest"] as const;
+export type TOrder = (typeof ORDERS)[number];
+export type Cursor = { createdAt: Date; id: string; order: TOrder };
 
+/** A newest-first cursor is `[createdAt, id]` (as before there was an order); an oldest-first one adds "oldest". */
 export function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.createdAt.toISOString(), c.id]), "utf8").toString("base64url");
+  const value = c.order === "oldest" ? [c.createdAt.toISOString(), c.id, "oldest"] : [c.createdAt.toISOString(), c.id];
+  return Buffer.from(JSON.stringify(value), "utf8").toString("base64url");
 }
 
 /** The cursor a page's `nextCursor` gave, or null when the string is not one. */
@@ -21,13 +27,20 @@ export function decodeCursor(raw: string): Cursor | null {
   } catch {
     return null;
   }
-  if (!Array.isArray(value) || value.length !== 2) return null;
-  const [at, id] = value as unknown[];
+  if (!Array.isArray(value) || (value.length !== 2 && value.length !== 3)) return null;
+  const [at, id, order] = value as unknown[];
   if (typeof at !== "string" || typeof id !== "string" || id.length < 1 || id.length > 64) return null;
+  if (value.length === 3 && order !== "oldest") return null;
   const createdAt = new Date(at);
   // Exactly as encodeCursor writes it: no other format, no date that rolls over (Feb 31).
-  return !Number.isNaN(createdAt.getTime()) && createdAt.toISOString() === at ? { createdAt, id } : null;
+  if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at) return null;
+  return { createdAt, id, order: value.length === 3 ? "oldest" : "newest" };
 }
+
+export const ZOrder = z
+  .enum(ORDERS, { error: `order must be one of: ${ORDERS.join(", ")}` })
+  .default("newest")
+  .meta({ description: "newest first (the default) or oldest first, by created_at then id" });
 
 export const LIMIT = { min: 1, max: 500, default: 100 } as const;
 const limitRange = `limit must be a whole number between ${LIMIT.min} and ${LIMIT.max}`;
@@ -147,14 +160,25 @@ export const ZExperimentFilter = z
 
 export const ZLoadgenFilter = z.enum(LOADGENS, { error: `loadgen must be one of: ${LOADGENS.join(", ")}` }).optional();
 
-const withRange = <T extends { from?: Date | undefined; to?: Date | undefined }>(v: T, ctx: z.RefinementCtx) => {
+const withRange = <T extends { from?: Date | undefined; to?: Date | undefined; cursor?: Cursor | undefined; order: TOrder }>(
+  v: T,
+  ctx: z.RefinementCtx,
+) => {
   if (v.from && v.to && v.from > v.to) ctx.addIssue({ code: "custom", path: ["to"], message: "to must not be before from" });
+  if (v.cursor && v.cursor.order !== v.order) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["cursor"],
+      message: `cursor belongs to order=${v.cursor.order}, not order=${v.order}: pass the order the cursor's page was read with, or start without a cursor`,
+    });
+  }
 };
 
 export const ZRunListInput = z
   .object({
     cursor: ZCursor,
     limit: ZLimit,
+    order: ZOrder,
     status: ZStatusFilter,
     q: ZQuery,
     experiment: ZExperimentFilter,
@@ -167,17 +191,21 @@ export const ZRunListInput = z
 export type TRunListInput = z.output<typeof ZRunListInput>;
 
 export const ZExperimentListInput = z
-  .object({ cursor: ZCursor, limit: ZLimit, q: ZQuery, from: bound("from"), to: bound("to") })
+  .object({ cursor: ZCursor, limit: ZLimit, order: ZOrder, q: ZQuery, from: bound("from"), to: bound("to") })
   .superRefine(withRange)
   .prefault({});
 export type TExperimentListInput = z.output<typeof ZExperimentListInput>;
 
-/** What a page of n+1 rows gives: the first n and, when there was one more, the cursor after the n-th. */
-export function pageOf<T extends { createdAt: Date; id: string }>(rows: T[], limit: number): { rows: T[]; nextCursor: string | null } {
+/** What a page of n+1 rows read in `order` gives: the first n and, when there was one more, the cursor after the n-th. */
+export function pageOf<T extends { createdAt: Date; id: string }>(
+  rows: T[],
+  limit: number,
+  order: TOrder,
+): { rows: T[]; nextCursor: string | null } {
   if (rows.length <= limit) return { rows, nextCursor: null };
   const page = rows.slice(0, limit);
   const last = page[page.length - 1]!;
-  return { rows: page, nextCursor: encodeCursor(last) };
+  return { rows: page, nextCursor: encodeCursor({ createdAt: last.createdAt, id: last.id, order }) };
 }
 
 /** A LIKE pattern matching `text` literally anywhere (`%`, `_` and `\` escaped). */

@@ -136,12 +136,15 @@ export function toRunView(row: Run): TRunView {
 }
 
 /**
- * A page of runs, newest first (created_at, then id, both descending), after the cursor, with the
- * filters; runs being deleted are left out. The keyset query reads the (created_at, id) index.
+ * A page of runs, newest first (created_at, then id, both descending) or oldest first (both
+ * ascending), after the cursor, with the filters; runs being deleted are left out. The keyset query
+ * reads the (created_at, id) index, backwards or forwards.
  */
 export async function listRuns(deps: Deps, input: TRunListInput): Promise<TRunPage> {
   const where: Prisma.Sql[] = [Prisma.sql`NOT "delete_requested"`];
-  if (input.cursor) where.push(Prisma.sql`("created_at", "id") < (${input.cursor.createdAt}, ${input.cursor.id})`);
+  // Constants, never user text: the order is one of ORDERS.
+  const [after, dir] = input.order === "oldest" ? [Prisma.raw(">"), Prisma.raw("ASC")] : [Prisma.raw("<"), Prisma.raw("DESC")];
+  if (input.cursor) where.push(Prisma.sql`("created_at", "id") ${after} (${input.cursor.createdAt}, ${input.cursor.id})`);
   if (input.status) where.push(Prisma.sql`"status" IN (${Prisma.join(input.status)})`);
   if (input.q) {
     where.push(
@@ -155,10 +158,11 @@ export async function listRuns(deps: Deps, input: TRunListInput): Promise<TRunPa
   if (input.to) where.push(Prisma.sql`"created_at" <= ${input.to}`);
   const keys = await deps.db.$queryRaw<{ id: string; created_at: Date }[]>`
     SELECT "id", "created_at" FROM "runs" WHERE ${Prisma.join(where, " AND ")}
-    ORDER BY "created_at" DESC, "id" DESC LIMIT ${input.limit + 1}`;
+    ORDER BY "created_at" ${dir}, "id" ${dir} LIMIT ${input.limit + 1}`;
   const page = pageOf(
     keys.map((k) => ({ id: k.id, createdAt: k.created_at })),
     input.limit,
+    input.order,
   );
   const rows = await deps.db.run.findMany({ where: { id: { in: page.rows.map((r) => r.id) } } });
   const byId = new Map(rows.map((r) => [r.id, r]));
