@@ -56,6 +56,8 @@ test("an async topology built in the form shows its broker, fills the lag chart 
   expect(counts, "the lag chart only ever gains seconds").toEqual([...counts].sort((a, b) => a - b));
   expect(Math.max(...counts)).toBeGreaterThanOrEqual(5);
   const lagChart = page.getByTestId("chart-lag");
+  // Charts below the first screen are drawn when scrolled near.
+  await lagChart.scrollIntoViewIfNeeded();
   await expect(lagChart.locator(".recharts-line")).toHaveCount(3);
   expect(await lagChart.locator(".recharts-line-dot").count()).toBeGreaterThan(0);
 

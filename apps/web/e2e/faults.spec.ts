@@ -82,6 +82,8 @@ test("two faults added on the form's timeline are checked as typed, applied duri
 
   // Each fault is a line on the charts, at the second it was applied.
   for (const chart of ["chart-rps", "chart-latency", "chart-backends"]) {
+    // Charts below the first screen are drawn when scrolled near.
+    await page.getByTestId(chart).scrollIntoViewIfNeeded();
     await expect(page.getByTestId(chart).locator(".fault-marker"), chart).toHaveCount(2);
   }
   await expect(page.getByTestId("chart-rps")).toContainText("stop app-1 @3s");

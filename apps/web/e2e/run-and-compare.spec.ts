@@ -80,6 +80,8 @@ test("a run from the form goes live, succeeds and compares with a second run", a
   await expect(table.getByTestId("compare-run-header")).toHaveCount(2);
   await expect(table.getByTestId("ratio-header")).toHaveText(`${second} / ${name}`);
   await expect(page.getByTestId("figure-rps").getByTestId("ratio-cell")).toHaveText(/^\d+(\.\d+)?×$/);
+  // Charts below the first screen are drawn when scrolled near.
+  await page.getByTestId("compare-chart-rps").scrollIntoViewIfNeeded();
   await expect(page.locator('[data-testid="compare-chart-rps"] .recharts-line')).toHaveCount(2);
 
   // One run per side: the page says it cannot tell a difference from noise, gives no better or

@@ -15,7 +15,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
     <html lang="en">
       <body>
         <header className="topbar">
-          <Link href="/" className="brand">
+          <Link href="/" className="brand" prefetch={false}>
             Scalelab
           </Link>
           <Nav />

@@ -1,7 +1,7 @@
 "use client";
 
 import { downsampleRows } from "@scalelab/scenarios/analysis";
-import { useMemo } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { Area, AreaChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { faultMarkerLines, type Marker } from "./fault-markers";
 
@@ -21,6 +21,36 @@ const MAX_DOTS = 120;
  * 1-second peak stays visible.
  */
 export const CHART_POINTS = 600;
+
+/**
+ * Whether an element has come within a screen of the viewport; once true it stays true. A run page
+ * has up to a dozen charts and Recharts costs about 40 ms per chart whatever its points: the charts
+ * below the first screen are drawn when scrolled near, so the first screen's charts show sooner.
+ */
+export function useNearViewport(): [boolean, (el: Element | null) => void] {
+  // A callback ref: the element appears only once the chart has data (an empty chart has none).
+  const [el, setEl] = useState<Element | null>(null);
+  const [near, setNear] = useState(false);
+  useEffect(() => {
+    if (near || !el) return;
+    if (typeof IntersectionObserver === "undefined") {
+      setNear(true);
+      return;
+    }
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) {
+          setNear(true);
+          observer.disconnect();
+        }
+      },
+      { rootMargin: "600px 0px" },
+    );
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [el, near]);
+  return [near, setEl];
+}
 
 const tickFormat = (unit: string) => (v: number) =>
   unit === "ms" && v >= 1000 ? `${(v / 1000).toFixed(1)}s` : `${Math.round(v * 100) / 100}`;
@@ -55,6 +85,7 @@ export function TimeChart({
   label?: string;
 }) {
   const shown = useMemo(() => downsampleRows(data, CHART_POINTS, { rule: () => peaks }), [data, peaks]);
+  const [near, box] = useNearViewport();
   if (shown.length === 0) {
     return (
       <div className="chart-empty" style={{ height }} data-testid={testId} data-points={0}>
@@ -107,8 +138,11 @@ export function TimeChart({
       aria-label={label ?? `${series.map((s) => s.label).join(", ")}${unit ? ` (${unit})` : ""} per second`}
       data-testid={testId}
       data-points={shown.length}
+      ref={box}
     >
-      {stacked ? (
+      {!near ? (
+        <div className="chart-pending" style={{ height }} />
+      ) : stacked ? (
         <AreaChart {...common}>
           {axes}
           {series.map((s) => (

@@ -8,7 +8,7 @@ import { limitLines, resourceSeries, type LimitLine, type ResourceKey, type Reso
 import { formatBytes, formatMs, shortContainerName } from "~/lib/format";
 import { shownPlan } from "~/lib/plan";
 import type { TContainerSeconds } from "~/server/runs/types";
-import { CHART_POINTS, PALETTE } from "./charts";
+import { CHART_POINTS, PALETTE, useNearViewport } from "./charts";
 import { faultMarkerLines, type Marker } from "./fault-markers";
 
 type Unit = "%" | "ms" | "B" | "B/s";
@@ -49,6 +49,7 @@ export function ResourceChart({
 }) {
   // A long run: each container's lowest and highest value per bucket of seconds (charts.tsx CHART_POINTS).
   const rows = useMemo(() => downsampleRows(series.rows, CHART_POINTS), [series.rows]);
+  const [near, box] = useNearViewport();
   if (rows.length === 0 || series.keys.length === 0) {
     return (
       <div className="chart-empty" style={{ height }} data-testid={testId} data-points={0}>
@@ -66,48 +67,53 @@ export function ResourceChart({
       data-testid={testId}
       data-points={rows.length}
       data-lines={series.keys.length}
+      ref={box}
     >
-      <LineChart data={rows} responsive style={{ width: "100%", height }} margin={{ top: 16, right: 16, bottom: 0, left: 0 }}>
-        <CartesianGrid stroke="#eef0f3" vertical={false} />
-        <XAxis
-          dataKey="t"
-          type="number"
-          domain={["dataMin", "dataMax"]}
-          allowDecimals={false}
-          tickFormatter={(t: number) => `${t}s`}
-          fontSize={11}
-        />
-        <YAxis width={76} fontSize={11} tickFormatter={format} />
-        <Tooltip
-          labelFormatter={(t) => `t = ${t} s`}
-          formatter={(v) => (typeof v === "number" ? format(v) : String(v))}
-          isAnimationActive={false}
-        />
-        {series.keys.length > 1 && <Legend iconType="plainline" wrapperStyle={{ fontSize: 12 }} />}
-        {limits.map((l) => (
-          <ReferenceLine
-            key={`limit-${l.value}`}
-            y={l.value}
-            ifOverflow="extendDomain"
-            stroke="#868e96"
-            strokeDasharray="6 4"
-            label={{ value: `${l.label} ${format(l.value)}`, position: "insideBottomRight", fontSize: 10, fill: "#868e96" }}
+      {!near ? (
+        <div className="chart-pending" style={{ height }} />
+      ) : (
+        <LineChart data={rows} responsive style={{ width: "100%", height }} margin={{ top: 16, right: 16, bottom: 0, left: 0 }}>
+          <CartesianGrid stroke="#eef0f3" vertical={false} />
+          <XAxis
+            dataKey="t"
+            type="number"
+            domain={["dataMin", "dataMax"]}
+            allowDecimals={false}
+            tickFormatter={(t: number) => `${t}s`}
+            fontSize={11}
           />
-        ))}
-        {faultMarkerLines(markers)}
-        {series.keys.map((k, i) => (
-          <Line
-            key={k}
-            dataKey={k}
-            name={k}
-            type="linear"
-            stroke={PALETTE[i % PALETTE.length]}
-            strokeWidth={2}
-            dot={dots ? { r: 2, strokeWidth: 0, fill: PALETTE[i % PALETTE.length] } : false}
+          <YAxis width={76} fontSize={11} tickFormatter={format} />
+          <Tooltip
+            labelFormatter={(t) => `t = ${t} s`}
+            formatter={(v) => (typeof v === "number" ? format(v) : String(v))}
             isAnimationActive={false}
           />
-        ))}
-      </LineChart>
+          {series.keys.length > 1 && <Legend iconType="plainline" wrapperStyle={{ fontSize: 12 }} />}
+          {limits.map((l) => (
+            <ReferenceLine
+              key={`limit-${l.value}`}
+              y={l.value}
+              ifOverflow="extendDomain"
+              stroke="#868e96"
+              strokeDasharray="6 4"
+              label={{ value: `${l.label} ${format(l.value)}`, position: "insideBottomRight", fontSize: 10, fill: "#868e96" }}
+            />
+          ))}
+          {faultMarkerLines(markers)}
+          {series.keys.map((k, i) => (
+            <Line
+              key={k}
+              dataKey={k}
+              name={k}
+              type="linear"
+              stroke={PALETTE[i % PALETTE.length]}
+              strokeWidth={2}
+              dot={dots ? { r: 2, strokeWidth: 0, fill: PALETTE[i % PALETTE.length] } : false}
+              isAnimationActive={false}
+            />
+          ))}
+        </LineChart>
+      )}
     </div>
   );
 }

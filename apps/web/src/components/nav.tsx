@@ -10,7 +10,13 @@ export function Nav() {
   return (
     <nav aria-label="Main">
       {NAV_ITEMS.map((item) => (
-        <Link key={item.href} href={item.href} aria-current={item.href === current ? "page" : undefined} data-testid={`nav-${item.key}`}>
+        <Link
+          key={item.href}
+          href={item.href}
+          prefetch={false}
+          aria-current={item.href === current ? "page" : undefined}
+          data-testid={`nav-${item.key}`}
+        >
           {item.label}
         </Link>
       ))}

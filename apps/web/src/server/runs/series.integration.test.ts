@@ -3,7 +3,7 @@ import { ZRunCreate } from "@scalelab/scenarios/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "../routers/_app";
 import type { Deps } from "../runtime";
-import { COMPARE_POINTS, createRun, compare } from "./service";
+import { COMPARE_POINTS, createRun, compare, readContainerSeconds, readSamples } from "./service";
 import { liveRun, SNAPSHOT_POINTS, type TLiveEvent } from "./live";
 import { runBody } from "../testing";
 import { openServiceDeps } from "../testing-services";
@@ -181,5 +181,51 @@ describe("the run page's and the compare's series of a 1 h run", () => {
     expect(long!.samples.length).toBeLessThanOrEqual(COMPARE_POINTS);
     expect(Math.max(...long!.samples.map((s) => s.requests))).toBe(20_000);
     expect(short!.samples).toHaveLength(60);
+  });
+});
+
+describe("reading a run's seconds as one JSON array (readSamples, readContainerSeconds)", () => {
+  it("gives what the rows read through Prisma give: every column, nulls of older rows left out, big memory exact", async () => {
+    const id = await insertRun(3);
+    // An older row: no per-second network, periods or throttled ms; and a memory reading past 2^32.
+    await deps.db.containerSample.create({
+      data: { runId: id, t: 3, container: "sl-x-app-0", role: "app", cpuPct: 12.345678901, memBytes: 6_442_450_944n, throttledPeriods: 2 },
+    });
+    await deps.db.runSample.create({ data: { runId: id, t: 3, requests: 7, errors: 1, errorKinds: { "502": 1 } } });
+    const viaPrisma = await deps.db.containerSample.findMany({ where: { runId: id }, orderBy: [{ t: "asc" }, { container: "asc" }] });
+    const seconds = await readContainerSeconds(deps, id);
+    expect(seconds.map((s) => s.t)).toEqual([0, 1, 2, 3]);
+    expect(seconds.flatMap((s) => s.containers)).toEqual(
+      viaPrisma.map((r) => ({
+        container: r.container,
+        role: r.role,
+        cpuPct: r.cpuPct,
+        memBytes: Number(r.memBytes),
+        throttledPeriods: r.throttledPeriods,
+        ...(r.periods !== null && { periods: r.periods }),
+        ...(r.throttledMs !== null && { throttledMs: r.throttledMs }),
+        ...(r.netRxBps !== null && { netRxBps: r.netRxBps }),
+        ...(r.netTxBps !== null && { netTxBps: r.netTxBps }),
+      })),
+    );
+    expect(seconds[3]!.containers[0]).toEqual({
+      container: "sl-x-app-0",
+      role: "app",
+      cpuPct: 12.345678901,
+      memBytes: 6_442_450_944,
+      throttledPeriods: 2,
+    });
+    const samples = await readSamples(deps, id);
+    expect(samples.map((s) => s.t)).toEqual([0, 1, 2, 3]);
+    expect(samples[0]).toEqual({
+      t: 0,
+      requests: 1000,
+      errors: 0,
+      latencyMs: { avg: 2, p50: 1, p90: 3, p95: 4, p99: 5, max: 10 },
+      backends: { "app-0": 500, "app-1": 500 },
+    });
+    expect(samples[3]).toEqual({ t: 3, requests: 7, errors: 1, latencyMs: null, errorKinds: { "502": 1 } });
+    expect(await readSamples(deps, randomUUID())).toEqual([]);
+    expect(await readContainerSeconds(deps, randomUUID())).toEqual([]);
   });
 });
