@@ -5,7 +5,10 @@
  * to the moment every chart of the page has drawn its SVG path, and the JS heap then (used, and
  * after a garbage collection). Prints the medians as a Markdown table.
  *
- *   pnpm --filter @scalelab/web bench:long-run [--loads 7] [--port 3206] [--checkout /path/to/repo]
+ *   pnpm --filter @scalelab/web bench:long-run [--loads 7] [--port 3206] [--checkout /path/to/repo] [--warm]
+ *
+ * `--warm`: every load in one browser context, so its HTTP cache holds the dashboard's JS chunks
+ * (a user who has opened the dashboard before); by default each load is a fresh context (a cold cache).
  *
  * DATABASE_URL and REDIS_URL name a migrated database; the web is `next start` of
  * `<checkout>/apps/web/.next` (build it first), started and stopped by this script.
@@ -13,7 +16,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { chromium, type Browser } from "@playwright/test";
+import { chromium, type Browser, type BrowserContext } from "@playwright/test";
 import { createDb, type Db } from "@scalelab/db";
 import { ZRunCreate, ZRunSummary } from "@scalelab/scenarios/contract";
 import { getEnv } from "../env";
@@ -24,6 +27,7 @@ const { values } = parseArgs({
     port: { type: "string", default: "3206" },
     checkout: { type: "string", default: join(import.meta.dirname, "../../../..") },
     chromium: { type: "string", default: "/usr/bin/chromium" },
+    warm: { type: "boolean", default: false },
   },
 });
 const LOADS = Number(values.loads);
@@ -190,8 +194,8 @@ type Load = { ms: number; allMs: number; heapMb: number; heapAfterGcMb: number }
  * the page; then, scrolling to each chart not drawn yet in turn, ms until all have drawn (charts
  * below the first screen are drawn when scrolled near).
  */
-async function load(browser: Browser, path: string, charts: readonly string[]): Promise<Load> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+async function load(browser: Browser, path: string, charts: readonly string[], shared?: BrowserContext): Promise<Load> {
+  const context = shared ?? (await browser.newContext({ viewport: { width: 1400, height: 900 } }));
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send("Performance.enable");
@@ -225,7 +229,7 @@ async function load(browser: Browser, path: string, charts: readonly string[]): 
   const heapMb = await heap();
   await cdp.send("HeapProfiler.collectGarbage");
   const heapAfterGcMb = await heap();
-  await context.close();
+  await (shared ? page.close() : context.close());
   return { ms, allMs, heapMb, heapAfterGcMb };
 }
 
@@ -274,10 +278,11 @@ async function main() {
       { what: "run page, 60 s run (reference)", path: `/runs/${SHORT}`, charts: RUN_CHARTS.filter((c) => c !== "chart-error-kinds") },
     ];
     const rows: string[] = [];
+    const shared = values.warm ? await browser.newContext({ viewport: { width: 1400, height: 900 } }) : undefined;
     for (const p of pages) {
-      await load(browser, p.path, p.charts); // warm-up: the server's first render of the route
+      await load(browser, p.path, p.charts, shared); // warm-up: the server's first render of the route (and, --warm, the cache)
       const loads: Load[] = [];
-      for (let i = 0; i < LOADS; i++) loads.push(await load(browser, p.path, p.charts));
+      for (let i = 0; i < LOADS; i++) loads.push(await load(browser, p.path, p.charts, shared));
       const ms = loads.map((l) => l.ms);
       const allMs = loads.map((l) => l.allMs);
       console.error(`${p.what}: ${ms.map((x) => x.toFixed(0)).join(", ")} ms; all: ${allMs.map((x) => x.toFixed(0)).join(", ")} ms`);
