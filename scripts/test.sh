@@ -40,12 +40,22 @@ export SCALELAB_INSTANCE=scalelab-test
 build_lab_images
 
 # The e2e web's build (Next, CPU only, about a minute) runs beside the image builds' integration
-# test: neither measures anything, and Playwright (below) waits for it.
+# test: neither measures anything, and the lanes below wait for it.
 build_web "$E2E_WEB_DIST" "$STATE/logs/e2e-web-build.log" &
 E2E_BUILD_PID=$!
 step "integration: images" pnpm --filter @scalelab/images test:integration $(vitest_json integration-images)
-step "integration: worker pipeline" pnpm --filter @scalelab/worker test:integration $(vitest_json integration-worker)
-step "integration: web services" pnpm --filter @scalelab/web test:integration $(vitest_json integration-web)
+E2E_BUILD_RC=0; wait "$E2E_BUILD_PID" || E2E_BUILD_RC=$?
+
+# worker_files LANE REPORT: the worker's integration files of one lane (apps/worker/src/testing/lanes.ts
+# says which and why), one file at a time.
+worker_files() {
+  local files; files="$(cd "$ROOT/apps/worker" && pnpm --silent exec tsx src/testing/lanes.ts $1)" || return 1
+  # shellcheck disable=SC2086 # one argument per file
+  pnpm --filter @scalelab/worker exec vitest run $files $(vitest_json "$2")
+}
+
+# The files that compare throughput, latency or CPU use with a bound run first, alone on the host.
+step "integration: worker pipeline, on a quiet host" worker_files quiet integration-worker-quiet
 
 E2E_URL="http://127.0.0.1:$E2E_PORT"
 
@@ -53,7 +63,7 @@ E2E_URL="http://127.0.0.1:$E2E_PORT"
 # apps/web/.next-e2e, so a dashboard started by scripts/up.sh from this checkout keeps serving its
 # own build (.next) meanwhile.
 e2e_up() {
-  wait "$E2E_BUILD_PID" || { log "building the e2e web failed, see $STATE/logs/e2e-web-build.log"; return 1; }
+  [ "$E2E_BUILD_RC" = 0 ] || { log "building the e2e web failed, see $STATE/logs/e2e-web-build.log"; return 1; }
   stop_pidfile "$STATE/e2e-worker.pid"; stop_pidfile "$STATE/e2e-web.pid"
   start_worker e2e-worker || return 1
   start_web e2e-web "$E2E_PORT" "$E2E_WEB_DIST" || return 1
@@ -66,7 +76,6 @@ playwright() {
   SCALELAB_WEB_URL="$E2E_URL" PLAYWRIGHT_JSON_OUTPUT_NAME="$RESULTS/e2e.playwright.json" \
     pnpm --filter @scalelab/web test:e2e --reporter=list,json || { tail -40 "$STATE/logs/e2e-worker.log" >&2; return 1; }
 }
-step "e2e: playwright" playwright
 
 # The contract fuzz: schemathesis with every check on, against the e2e web and the OpenAPI
 # document it serves (settings and every tuned check, with the reason, in
@@ -98,12 +107,62 @@ contract() {
   (cd "$ROOT/tooling/lab" && pnpm --silent lab control-plane up --database "$TEST_DB" --redis-db "$TEST_REDIS_DB" --fresh) >/dev/null || rc=1
   return "$rc"
 }
-step "contract: schemathesis" contract
+
+# Lanes: what only checks behaviour runs side by side, each lane with its own database, Redis index
+# and instance label, its output prefixed with its name as it comes: the web's suites (services,
+# Playwright, the contract fuzz) on the test database, and the rest of the worker's integration
+# files in SHARED_LANES lanes of about equal length. Nothing in them compares a figure with a bound
+# the others' load could cross (those files ran above, alone).
+SHARED_LANES=2
+LANES=()
+# lane NAME CMD...: run CMD (steps) in the background; its failed steps are collected by join_lanes.
+lane() {
+  local name="$1"; shift
+  ( FAILED=(); "$@"; printf '%s\n' "${FAILED[@]}" >"$RESULTS/lane-$name.failed" ) 2>&1 | sed -u "s/^/[$name] /" >&2 &
+  LANES+=("$name:$!")
+}
+join_lanes() {
+  local l name f
+  for l in "${LANES[@]}"; do
+    name="${l%%:*}"; wait "${l#*:}" || true
+    if [ ! -f "$RESULTS/lane-$name.failed" ]; then FAILED+=("lane $name (ended before reporting)"); continue; fi
+    while IFS= read -r f; do [ -n "$f" ] && FAILED+=("$f"); done <"$RESULTS/lane-$name.failed"
+    rm -f "$RESULTS/lane-$name.failed"
+  done
+  LANES=()
+}
+
+web_lane() {
+  step "integration: web services" pnpm --filter @scalelab/web test:integration $(vitest_json integration-web)
+  step "e2e: playwright" playwright
+  step "contract: schemathesis" contract
+}
+
+# shared_lane K: the K-th shared lane of the worker's integration files, on its own database
+# (prepared below, before the lanes start), Redis index and instance.
+shared_lane() {
+  set -a; . "$STATE/env.${TEST_DB}_$1"; set +a
+  export SCALELAB_INSTANCE="$SCALELAB_INSTANCE-$1"
+  step "integration: worker pipeline, shared lane $1/$SHARED_LANES" worker_files "shared $1/$SHARED_LANES" "integration-worker-$1"
+}
+
+INSTANCES=("$SCALELAB_INSTANCE")
+for k in $(seq 1 "$SHARED_LANES"); do
+  (unset DATABASE_URL REDIS_URL; control_plane "${TEST_DB}_$k" $((TEST_REDIS_DB + 10 + k)) --fresh) || FAILED+=("control plane for shared lane $k")
+  INSTANCES+=("$SCALELAB_INSTANCE-$k")
+done
+lane web web_lane
+for k in $(seq 1 "$SHARED_LANES"); do lane "worker-$k" shared_lane "$k"; done
+join_lanes
 
 leftovers() {
-  local f=(--filter label=scalelab.managed=true --filter "label=scalelab.instance=$SCALELAB_INSTANCE")
-  local left; left="$(docker ps -aq "${f[@]}"; docker network ls -q "${f[@]}")"
-  [ -z "$left" ] || { docker ps -a "${f[@]}" >&2; docker network ls "${f[@]}" >&2; return 1; }
+  local i f left rc=0
+  for i in "${INSTANCES[@]}"; do
+    f=(--filter label=scalelab.managed=true --filter "label=scalelab.instance=$i")
+    left="$(docker ps -aq "${f[@]}"; docker network ls -q "${f[@]}")"
+    [ -z "$left" ] || { docker ps -a "${f[@]}" >&2; docker network ls "${f[@]}" >&2; rc=1; }
+  done
+  return "$rc"
 }
 step "no managed container or network left" leftovers
 

@@ -22,7 +22,7 @@ const ctx = useLabWorker("cancel", { prepareImages });
 const body = (storage: boolean): TRunCreateInput => ({
   name: "integration: cancel",
   topology: { service: { replicas: 2, memoryMb: 128 }, ...(storage && { storage: { kind: "postgres", memoryMb: 256 } }) },
-  workload: { endpoint: storage ? "products" : "hostname", vus: 2, durationSeconds: 5 },
+  workload: { endpoint: storage ? "products" : "hostname", arrivalRate: 100, durationSeconds: 5 },
 });
 
 const MOMENTS: [TRunStep, number, boolean][] = [

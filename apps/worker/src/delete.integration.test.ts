@@ -15,7 +15,7 @@ const ctx = useLabWorker("delete");
 const body = (seconds: number): TRunCreateInput => ({
   name: `integration: delete ${randomUUID().slice(0, 6)}`,
   topology: { service: { replicas: 1, memoryMb: 128 } },
-  workload: { endpoint: "hostname", vus: 2, durationSeconds: seconds },
+  workload: { endpoint: "hostname", arrivalRate: 100, durationSeconds: seconds },
 });
 
 async function untilLoadRuns(id: string) {

@@ -17,7 +17,7 @@ describe("an experiment through the queue", () => {
   it("2 variants × 2 repetitions run interleaved (A, B, A, B) with the settle pause between runs, and give statistics per variant", async () => {
     const { id, experiment, runIds } = await createExperiment({
       name: "experiment: interleaved",
-      base: { topology: { service: { replicas: 1, memoryMb: 64 } }, workload: { vus: 2, durationSeconds: 5 } },
+      base: { topology: { service: { replicas: 1, memoryMb: 64 } }, workload: { arrivalRate: 100, durationSeconds: 5 } },
       variants: [
         { name: "1 replica", patch: {} },
         { name: "2 replicas", patch: { topology: { service: { replicas: 2 } } } },

@@ -3,11 +3,11 @@ import { createDb, Db } from "@scalelab/db";
 import { migrate } from "@scalelab/db/migrate";
 import { RUN_QUEUE, runJob } from "@scalelab/scenarios/messages";
 import { LABELS } from "@scalelab/scenarios/plan";
-import { isTerminal, ZRunCreate, TRunCreateInput, TRunStatus } from "@scalelab/scenarios/contract";
+import { isTerminal, ZRunCreate, ZRunSummary, TRunCreateInput, TRunStatus } from "@scalelab/scenarios/contract";
 import { Queue } from "bullmq";
 import Docker from "dockerode";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { parseEnv, Env } from "../env";
 import { createLogger } from "../log";
 import { start, StartOptions, WorkerHandle } from "../worker";
@@ -82,6 +82,26 @@ export async function openLab(env: Env, docker: Docker) {
       redis.disconnect();
       await db.$disconnect();
     },
+  };
+}
+
+/**
+ * Creates a run, waits for its end, and checks that it succeeded (its timeline as the message if not)
+ * and left nothing behind; returns its summary, timeline and per-second component figures.
+ */
+export async function succeededRun(lab: Lab, body: TRunCreateInput, timeoutMs?: number) {
+  const id = await lab.createRun(body);
+  const row = await lab.finished(id, timeoutMs);
+  const events = await lab.db.runEvent.findMany({ where: { runId: id }, orderBy: { id: "asc" } });
+  expect(row.error, events.map((e) => e.message).join("\n")).toBeNull();
+  expect(row.status).toBe("succeeded");
+  expect(await lab.leftovers(id)).toEqual([]);
+  const figures = await lab.db.figureSample.findMany({ where: { runId: id }, orderBy: { t: "asc" } });
+  return {
+    id,
+    summary: ZRunSummary.parse(row.summary),
+    events: events.map((e) => e.message),
+    figures: figures.map((f): Record<string, number> => ({ t: f.t, ...(f.figures as Record<string, number>) })),
   };
 }
 

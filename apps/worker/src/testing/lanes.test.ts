@@ -1,0 +1,44 @@
+import { readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { QUIET, splitLanes } from "./lanes";
+
+const src = join(dirname(fileURLToPath(import.meta.url)), "..");
+const files = readdirSync(src)
+  .filter((f) => f.endsWith(".integration.test.ts"))
+  .map((f) => `src/${f}`);
+
+describe("the integration lanes", () => {
+  it("put every integration file in exactly one lane", () => {
+    const { quiet, shared } = splitLanes(files, 2);
+    const all = [...quiet, ...shared.flat()];
+    expect(all.sort()).toEqual([...files].sort());
+    expect(new Set(all).size).toBe(all.length);
+    expect(quiet).toHaveLength(QUIET.length);
+  });
+
+  it("balance the shared lanes by their files' seconds, a new file included", () => {
+    const { shared } = splitLanes(
+      [
+        ...QUIET.map((q) => `src/${q}.integration.test.ts`),
+        "src/balancers.integration.test.ts",
+        "src/a.integration.test.ts",
+        "src/b.integration.test.ts",
+        "src/pipeline.integration.test.ts",
+      ],
+      2,
+    );
+    // balancers (123 s) alone; the two unknown files (30 s each) and pipeline (13 s) in the other.
+    expect(shared).toEqual([
+      ["src/balancers.integration.test.ts"],
+      ["src/a.integration.test.ts", "src/b.integration.test.ts", "src/pipeline.integration.test.ts"],
+    ]);
+  });
+
+  it("refuse a quiet name with no file, naming it", () => {
+    expect(() => splitLanes(["src/balancers.integration.test.ts"], 2)).toThrow(
+      /quiet integration file\(s\) not found: host-noise, components-throughput/,
+    );
+  });
+});
