@@ -27,6 +27,8 @@ export type TLiveEvent =
   /** The run as stored once it reached a terminal status (with its summary). */
   | { type: "run"; run: TRunView };
 
+export type TRunSnapshot = Extract<TLiveEvent, { type: "snapshot" }>;
+
 /**
  * At most this many points per series in the snapshot, as many as the charts draw (charts.tsx
  * CHART_POINTS): a 1 h run's page loads 600 points per line, not 3,600. The live seconds that
@@ -51,24 +53,9 @@ export async function* liveRun(deps: Deps, runId: string, signal: AbortSignal | 
   const recheck = setInterval(() => local.emit("item", null), RECHECK_MS);
 
   try {
-    const run = await getRun(deps, runId);
-    const [samples, containers, figures, events] = await Promise.all([
-      readSamples(deps, runId),
-      readContainerSeconds(deps, runId),
-      readFigures(deps, runId),
-      readEvents(deps, runId),
-    ]);
-    yield {
-      type: "snapshot",
-      run,
-      samples: downsampleSamples(withImbalance(samples, run.topology), SNAPSHOT_POINTS),
-      seconds: samples.length,
-      containers: downsampleContainerSeconds(containers, SNAPSHOT_POINTS),
-      cpuMedian: cpuMedians(containers),
-      figures: downsampleFigures(figures, SNAPSHOT_POINTS),
-      events,
-    };
-    if (isTerminal(run.status)) return;
+    const snapshot = await runSnapshot(deps, runId);
+    yield snapshot;
+    if (isTerminal(snapshot.run.status)) return;
 
     for await (const [raw] of inbox as AsyncIterable<[string | null]>) {
       if (raw === null) {
@@ -96,6 +83,30 @@ export async function* liveRun(deps: Deps, runId: string, signal: AbortSignal | 
     signal?.removeEventListener("abort", onAbort);
     stop.abort();
   }
+}
+
+/**
+ * The run's stored state, as the live view's first event carries it: the run page's server render
+ * reads it too, so that a run's page comes with its charts' data instead of waiting for the stream.
+ */
+export async function runSnapshot(deps: Deps, runId: string): Promise<TRunSnapshot> {
+  const run = await getRun(deps, runId);
+  const [samples, containers, figures, events] = await Promise.all([
+    readSamples(deps, runId),
+    readContainerSeconds(deps, runId),
+    readFigures(deps, runId),
+    readEvents(deps, runId),
+  ]);
+  return {
+    type: "snapshot",
+    run,
+    samples: downsampleSamples(withImbalance(samples, run.topology), SNAPSHOT_POINTS),
+    seconds: samples.length,
+    containers: downsampleContainerSeconds(containers, SNAPSHOT_POINTS),
+    cpuMedian: cpuMedians(containers),
+    figures: downsampleFigures(figures, SNAPSHOT_POINTS),
+    events,
+  };
 }
 
 function cpuMedians(seconds: readonly TContainerSeconds[]): Record<string, number> {
