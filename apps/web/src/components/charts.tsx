@@ -56,7 +56,7 @@ export function useNearViewport(): [boolean, (el: Element | null) => void] {
 /** Recharts' layout of these charts: the value axis's width, the time axis's height, the legend's. */
 const Y_AXIS_WIDTH = 52;
 const X_AXIS_HEIGHT = 30;
-const LEGEND_HEIGHT = 24;
+const LEGEND_HEIGHT = 18;
 const MARGIN = { top: 8, right: 16, bottom: 0, left: 0 };
 
 /**
