@@ -25,7 +25,7 @@ async function finishedRun(request: APIRequestContext): Promise<string> {
   return id;
 }
 
-test("a finished run's page comes with its first screen's charts in the server's HTML and subscribes to nothing", async ({
+test("a finished run's page comes with its first screen's charts in the server's HTML, subscribes to nothing and reads its container charts when near", async ({
   page,
   request,
 }) => {
@@ -54,6 +54,10 @@ test("a finished run's page comes with its first screen's charts in the server's
   await expect(page.locator('[data-testid="chart-rps"] .chart-preview')).toHaveCount(0);
   await expect(page.getByTestId("figure-seconds")).not.toHaveText("0");
   expect(live, "a finished run's page needs no live stream").toEqual([]);
+  // Its container readings are not in the HTML: read when their charts are scrolled near.
+  expect(html).toContain("Reading the containers&#x27; statistics…");
+  await page.getByTestId("container-charts").scrollIntoViewIfNeeded();
+  await expect(page.locator('[data-testid="chart-cpu"] path.recharts-curve').first()).toBeVisible();
 });
 
 test("an unknown run's page says the run does not exist", async ({ page }) => {

@@ -26,7 +26,7 @@ import type { TRunSnapshot } from "~/server/runs/live";
 import type { TRunView } from "~/server/runs/types";
 import { CopyRunLink, DeleteRunButton, RerunButton } from "./run-actions";
 import { useTRPC } from "~/trpc/client";
-import { PALETTE, TimeChart } from "./charts";
+import { PALETTE, TimeChart, useNearViewport } from "./charts";
 import { ContainerCharts } from "./container-charts";
 import { RunExport } from "./experiment-export";
 import { faultMarkers } from "./fault-markers";
@@ -115,6 +115,14 @@ export function RunPage({ id, initial }: { id: string; initial?: TRunSnapshot | 
   const stored = useQuery(trpc.runs.get.queryOptions({ id }, { initialData: initial?.run }));
   const [live, dispatch] = useReducer(liveReducer, initial, (ev) => (ev ? liveReducer(initialLive, ev) : initialLive));
   const ended = initial ? isTerminal(initial.run.status) : false;
+  // A finished run's page comes without its container readings: read when their charts come near.
+  const containersLater = initial?.containersLater === true;
+  const [containersNear, containersBox] = useNearViewport();
+  const laterContainers = useQuery({
+    ...trpc.runs.containerSeconds.queryOptions({ id }),
+    enabled: containersLater && containersNear,
+    staleTime: Infinity,
+  });
 
   const subscription = useSubscription(
     trpc.runs.live.subscriptionOptions(
@@ -150,6 +158,7 @@ export function RunPage({ id, initial }: { id: string; initial?: TRunSnapshot | 
     () => (run ? runDiagram({ topology: run.topology, workload: run.workload, faults: run.faults }, run.id) : null),
     [run?.topology, run?.workload, run?.id],
   );
+  const containerSeconds = containersLater ? (laterContainers.data ?? []) : live.containers;
   const nodeCpu = useMemo(
     () => (active ? cpuByContainer(live.containers, "latest") : (live.cpuMedian ?? cpuByContainer(live.containers, "run"))),
     [live.containers, live.cpuMedian, active],
@@ -248,7 +257,7 @@ export function RunPage({ id, initial }: { id: string; initial?: TRunSnapshot | 
             diagram={diagram}
             cpu={nodeCpu}
             cpuNote={
-              live.containers.length === 0
+              Object.keys(nodeCpu).length === 0
                 ? undefined
                 : active
                   ? "CPU per container in the last second (% of one core)."
@@ -321,7 +330,21 @@ export function RunPage({ id, initial }: { id: string; initial?: TRunSnapshot | 
         <FigureCharts topology={run.topology} figures={live.figures} active={active} markers={markers} />
       </div>
 
-      <ContainerCharts run={run} seconds={live.containers} active={active} markers={markers} />
+      <div ref={containersBox}>
+        <ContainerCharts
+          run={run}
+          seconds={containerSeconds}
+          active={active}
+          markers={markers}
+          reading={
+            !containersLater || laterContainers.isSuccess
+              ? undefined
+              : laterContainers.isError
+                ? `Could not read the containers' statistics: ${laterContainers.error.message}`
+                : "Reading the containers' statistics…"
+          }
+        />
+      </div>
 
       <HostChart runId={run.id} active={active} hostNoise={summary?.hostNoise} markers={markers} />
 

@@ -13,7 +13,7 @@ import { unstorableText } from "~/server/storable";
 async function initialSnapshot(id: string): Promise<TRunSnapshot | null> {
   if (!ZRunId.safeParse({ id }).success || unstorableText(id).length > 0) return null;
   try {
-    return await runSnapshot(deps, id);
+    return await runSnapshot(deps, id, { containersLater: true });
   } catch (err) {
     if (err instanceof AppError && err.kind === "not_found") return null;
     // The client reads the run again and shows why it could not (as it did before this read).
