@@ -3,6 +3,7 @@
 import { downsampleRows } from "@scalelab/scenarios/analysis";
 import { useEffect, useMemo, useState } from "react";
 import { Area, AreaChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import { PREVIEW_HEIGHT, PREVIEW_WIDTH, previewOf } from "~/lib/chart-preview";
 import { faultMarkerLines, type Marker } from "./fault-markers";
 
 export const PALETTE = ["#2f5bea", "#e8590c", "#2b8a3e", "#ae3ec9", "#c92a2a", "#0c8599", "#5f3dc4", "#e67700", "#495057", "#d6336c"];
@@ -52,6 +53,102 @@ export function useNearViewport(): [boolean, (el: Element | null) => void] {
   return [near, setEl];
 }
 
+/** Recharts' layout of these charts: the value axis's width, the time axis's height, the legend's. */
+const Y_AXIS_WIDTH = 52;
+const X_AXIS_HEIGHT = 30;
+const LEGEND_HEIGHT = 18;
+const MARGIN = { top: 8, right: 16, bottom: 0, left: 0 };
+
+/**
+ * The chart as a plain SVG, in the server's HTML (Recharts 3 draws nothing there) and until
+ * Recharts has drawn it in the browser: its lines, axes and legend where Recharts puts them.
+ */
+function ChartPreview({
+  rows,
+  series,
+  unit,
+  height,
+  stacked,
+}: {
+  rows: readonly Row[];
+  series: readonly Series[];
+  unit: string;
+  height: number;
+  stacked: boolean;
+}) {
+  const preview = previewOf(rows, series, stacked);
+  if (!preview) return <div className="chart-pending" style={{ height }} />;
+  const legend = series.length > 1;
+  const format = tickFormat(unit);
+  const byKey = new Map(series.map((s) => [s.key, s]));
+  return (
+    <div className="chart-preview" style={{ height }} aria-hidden="true">
+      <div
+        className="chart-preview-plot"
+        style={{
+          top: MARGIN.top,
+          left: MARGIN.left + Y_AXIS_WIDTH,
+          right: MARGIN.right,
+          bottom: MARGIN.bottom + X_AXIS_HEIGHT + (legend ? LEGEND_HEIGHT : 0),
+        }}
+      >
+        <svg viewBox={`0 0 ${PREVIEW_WIDTH} ${PREVIEW_HEIGHT}`} preserveAspectRatio="none" width="100%" height="100%">
+          {preview.yTicks.map((tick) => (
+            <line
+              key={tick.value}
+              className="chart-preview-grid"
+              x1={0}
+              x2={PREVIEW_WIDTH}
+              y1={tick.at * PREVIEW_HEIGHT}
+              y2={tick.at * PREVIEW_HEIGHT}
+              vectorEffect="non-scaling-stroke"
+            />
+          ))}
+          {preview.shapes.map((shape) => {
+            const s = byKey.get(shape.key);
+            return (
+              <g key={shape.key}>
+                {shape.area && <path d={shape.area} fill={shape.color} fillOpacity={0.25} stroke="none" />}
+                <path
+                  className="chart-preview-line"
+                  d={shape.line}
+                  fill="none"
+                  stroke={shape.color}
+                  strokeWidth={stacked ? 1 : s?.dashed ? 1.5 : 2}
+                  strokeDasharray={s?.dashed ? "6 4" : undefined}
+                  vectorEffect="non-scaling-stroke"
+                />
+              </g>
+            );
+          })}
+        </svg>
+        {preview.yTicks.map((tick) => (
+          <span key={tick.value} className="chart-preview-y" style={{ top: `${tick.at * 100}%` }}>
+            {format(tick.value)}
+          </span>
+        ))}
+        {preview.xTicks.map((tick) => (
+          <span key={tick.value} className="chart-preview-x" style={{ left: `${tick.at * 100}%` }}>
+            {tick.value}s
+          </span>
+        ))}
+      </div>
+      {legend && (
+        <ul className="chart-preview-legend">
+          {series.map((s) => (
+            <li key={s.key}>
+              <svg width={14} height={14} viewBox="0 0 32 32">
+                <path d="M0,16h32" stroke={s.color} strokeWidth={4} fill="none" />
+              </svg>
+              {s.label}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 const tickFormat = (unit: string) => (v: number) =>
   unit === "ms" && v >= 1000 ? `${(v / 1000).toFixed(1)}s` : `${Math.round(v * 100) / 100}`;
 
@@ -67,6 +164,7 @@ export function TimeChart({
   markers,
   peaks = "minmax",
   label,
+  first = false,
 }: {
   testId: string;
   data: readonly Row[];
@@ -83,6 +181,8 @@ export function TimeChart({
   peaks?: "minmax" | "max";
   /** The chart's accessible name; by default what it plots, from its series. */
   label?: string;
+  /** In the page's first screen: the server's HTML draws it (as a plain SVG until Recharts has drawn it). */
+  first?: boolean;
 }) {
   const shown = useMemo(() => downsampleRows(data, CHART_POINTS, { rule: () => peaks }), [data, peaks]);
   const [near, box] = useNearViewport();
@@ -98,7 +198,7 @@ export function TimeChart({
     data: shown,
     responsive: true,
     style: { width: "100%", height },
-    margin: { top: 8, right: 16, bottom: 0, left: 0 },
+    margin: MARGIN,
   };
   const axes = (
     <>
@@ -111,7 +211,7 @@ export function TimeChart({
         tickFormatter={(t: number) => `${t}s`}
         fontSize={11}
       />
-      <YAxis width={52} fontSize={11} tickFormatter={tickFormat(unit)} />
+      <YAxis width={Y_AXIS_WIDTH} fontSize={11} tickFormatter={tickFormat(unit)} />
       <Tooltip
         labelFormatter={(t) => `t = ${t} s`}
         formatter={(v, _name, item) => {
@@ -141,7 +241,11 @@ export function TimeChart({
       ref={box}
     >
       {!near ? (
-        <div className="chart-pending" style={{ height }} />
+        first ? (
+          <ChartPreview rows={shown} series={series} unit={unit} height={height} stacked={stacked} />
+        ) : (
+          <div className="chart-pending" style={{ height }} />
+        )
       ) : stacked ? (
         <AreaChart {...common}>
           {axes}

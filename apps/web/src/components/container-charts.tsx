@@ -136,11 +136,14 @@ export function ContainerCharts({
   seconds,
   active,
   markers,
+  reading,
 }: {
   run: Pick<TRunCreate, "topology" | "workload" | "faults"> & { id: string };
   seconds: readonly TContainerSeconds[];
   active: boolean;
   markers?: readonly Marker[];
+  /** What the charts say while the seconds are read (or why they could not be), instead of "none recorded". */
+  reading?: string;
 }) {
   const [role, setRole] = useState("all");
   const planned = useMemo(() => {
@@ -163,7 +166,7 @@ export function ContainerCharts({
       ),
     [seconds, shown, limited],
   );
-  const empty = active ? "No container statistics yet." : "No container statistics were recorded.";
+  const empty = reading ?? (active ? "No container statistics yet." : "No container statistics were recorded.");
 
   return (
     <section className="panel" data-testid="container-charts">

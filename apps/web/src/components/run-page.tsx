@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useReducer, useState } from "react";
+import { useEffect, useMemo, useReducer, useState, useSyncExternalStore } from "react";
 import { formatElapsed, formatMs, formatPct, formatRps, formatTimestamp } from "~/lib/format";
 import { BALANCER_KEY, NO_ANSWER_KEY } from "@scalelab/scenarios/contract";
 import type { ErrorKind } from "@scalelab/scenarios/contract";
@@ -22,10 +22,11 @@ import {
 } from "~/lib/live";
 import { FindingList } from "./finding-list";
 import { runDiagram } from "~/lib/plan";
+import type { TRunSnapshot } from "~/server/runs/live";
 import type { TRunView } from "~/server/runs/types";
 import { CopyRunLink, DeleteRunButton, RerunButton } from "./run-actions";
 import { useTRPC } from "~/trpc/client";
-import { PALETTE, TimeChart } from "./charts";
+import { PALETTE, TimeChart, useNearViewport } from "./charts";
 import { ContainerCharts } from "./container-charts";
 import { RunExport } from "./experiment-export";
 import { faultMarkers } from "./fault-markers";
@@ -37,6 +38,26 @@ import { BackendsTable, BrokerSummary, HostFacts, PoolSummary, SetupFacts, Summa
 import { ChecksTable, ScriptMetricsTable } from "./script-summary";
 import { TopologyDiagram } from "./topology-diagram";
 import { ScrollList } from "./scroll-region";
+
+const noSubscription = () => () => {};
+
+/**
+ * False while the page hydrates what the server rendered (and on the server), true after: what
+ * depends on the browser (its time zone) is rendered the server's way first, so both agree.
+ */
+function useHydrated(): boolean {
+  return useSyncExternalStore(
+    noSubscription,
+    () => true,
+    () => false,
+  );
+}
+
+/** When the run was created: in the browser's time zone once hydrated, in UTC in the server's HTML. */
+function CreatedAt({ iso }: { iso: string }) {
+  const hydrated = useHydrated();
+  return <time dateTime={iso}>{hydrated ? formatTimestamp(iso) : `${formatTimestamp(iso, "UTC")} UTC`}</time>;
+}
 
 function useNow(active: boolean): number {
   const [now, setNow] = useState(() => Date.now());
@@ -82,17 +103,32 @@ function RunFindings({ findings }: { findings: TRunView["findings"] }) {
   );
 }
 
-export function RunPage({ id }: { id: string }) {
+/**
+ * A run's page. `initial`: the run's stored state as the server read it while rendering the page
+ * (the live view's first event), so the page shows its figures at once; a run that has ended needs
+ * nothing more, a live one subscribes, and the stream's own first event replaces this one (no
+ * second missed or counted twice between the server's read and the subscription).
+ */
+export function RunPage({ id, initial }: { id: string; initial?: TRunSnapshot | null }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const stored = useQuery(trpc.runs.get.queryOptions({ id }));
-  const [live, dispatch] = useReducer(liveReducer, initialLive);
+  const stored = useQuery(trpc.runs.get.queryOptions({ id }, { initialData: initial?.run }));
+  const [live, dispatch] = useReducer(liveReducer, initial, (ev) => (ev ? liveReducer(initialLive, ev) : initialLive));
+  const ended = initial ? isTerminal(initial.run.status) : false;
+  // A finished run's page comes without its container readings: read when their charts come near.
+  const containersLater = initial?.containersLater === true;
+  const [containersNear, containersBox] = useNearViewport();
+  const laterContainers = useQuery({
+    ...trpc.runs.containerSeconds.queryOptions({ id }),
+    enabled: containersLater && containersNear,
+    staleTime: Infinity,
+  });
 
   const subscription = useSubscription(
     trpc.runs.live.subscriptionOptions(
       { id },
       {
-        enabled: stored.isSuccess,
+        enabled: stored.isSuccess && !ended,
         onData: (ev) => {
           dispatch(ev);
           if (ev.type === "run") {
@@ -122,6 +158,7 @@ export function RunPage({ id }: { id: string }) {
     () => (run ? runDiagram({ topology: run.topology, workload: run.workload, faults: run.faults }, run.id) : null),
     [run?.topology, run?.workload, run?.id],
   );
+  const containerSeconds = containersLater ? (laterContainers.data ?? []) : live.containers;
   const nodeCpu = useMemo(
     () => (active ? cpuByContainer(live.containers, "latest") : (live.cpuMedian ?? cpuByContainer(live.containers, "run"))),
     [live.containers, live.cpuMedian, active],
@@ -150,7 +187,7 @@ export function RunPage({ id }: { id: string }) {
             {title} <StatusBadge status={run.status} />
           </h1>
           <div className="sub mono">
-            {run.id} · created {formatTimestamp(run.createdAt)}
+            {run.id} · created <CreatedAt iso={run.createdAt} />
             {run.experiment && (
               <>
                 {" · "}
@@ -220,7 +257,7 @@ export function RunPage({ id }: { id: string }) {
             diagram={diagram}
             cpu={nodeCpu}
             cpuNote={
-              live.containers.length === 0
+              Object.keys(nodeCpu).length === 0
                 ? undefined
                 : active
                   ? "CPU per container in the last second (% of one core)."
@@ -255,7 +292,10 @@ export function RunPage({ id }: { id: string }) {
         </div>
         <div className="figure">
           <div className="label">Elapsed</div>
-          <div className="value">{formatElapsed(run.startedAt ?? run.createdAt, run.finishedAt, now)}</div>
+          {/* Counted from the server's clock in its HTML, from the browser's within a second after. */}
+          <div className="value" suppressHydrationWarning>
+            {formatElapsed(run.startedAt ?? run.createdAt, run.finishedAt, now)}
+          </div>
         </div>
       </div>
 
@@ -266,6 +306,7 @@ export function RunPage({ id }: { id: string }) {
           <h2>Throughput (req/s)</h2>
           <TimeChart
             testId="chart-rps"
+            first
             data={throughput}
             unit="req/s"
             series={[{ key: "rps", label: "req/s", color: PALETTE[0]! }]}
@@ -274,7 +315,7 @@ export function RunPage({ id }: { id: string }) {
         </section>
         <section className="panel">
           <h2>Latency percentiles (ms, per second)</h2>
-          <TimeChart testId="chart-latency" data={latency} unit="ms" series={LATENCY_SERIES} markers={markers} peaks="max" />
+          <TimeChart testId="chart-latency" first data={latency} unit="ms" series={LATENCY_SERIES} markers={markers} peaks="max" />
         </section>
         <section className="panel">
           <h2>Errors per second</h2>
@@ -289,7 +330,21 @@ export function RunPage({ id }: { id: string }) {
         <FigureCharts topology={run.topology} figures={live.figures} active={active} markers={markers} />
       </div>
 
-      <ContainerCharts run={run} seconds={live.containers} active={active} markers={markers} />
+      <div ref={containersBox}>
+        <ContainerCharts
+          run={run}
+          seconds={containerSeconds}
+          active={active}
+          markers={markers}
+          reading={
+            !containersLater || laterContainers.isSuccess
+              ? undefined
+              : laterContainers.isError
+                ? `Could not read the containers' statistics: ${laterContainers.error.message}`
+                : "Reading the containers' statistics…"
+          }
+        />
+      </div>
 
       <HostChart runId={run.id} active={active} hostNoise={summary?.hostNoise} markers={markers} />
 

@@ -53,9 +53,10 @@ export function formatElapsed(fromIso: string | null, toIso: string | null, now:
   return formatDuration(Math.max(0, (end - Date.parse(fromIso)) / 1000));
 }
 
-export function formatTimestamp(iso: string | null): string {
+/** In the browser's (or the given) time zone. */
+export function formatTimestamp(iso: string | null, timeZone?: string): string {
   if (!iso) return dash;
-  return new Date(iso).toLocaleString("en-GB", { dateStyle: "short", timeStyle: "medium" });
+  return new Date(iso).toLocaleString("en-GB", { dateStyle: "short", timeStyle: "medium", timeZone });
 }
 
 /** `sl-1a2b3c4d-app-0` → `app-0`: the run prefix (the run id's first 8 characters) says nothing on a run's own page. */

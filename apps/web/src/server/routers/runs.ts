@@ -2,7 +2,7 @@ import { ZContainerSample, ZFigureSample, ZHostSample } from "@scalelab/scenario
 import { ZRunCreate, ZSample } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 import { ZCompareInput, ZCompareResult } from "../runs/compare-types";
-import { liveRun } from "../runs/live";
+import { liveRun, runContainerSeconds } from "../runs/live";
 import { getHostSamples } from "../runs/host";
 import {
   assertRunExists,
@@ -18,7 +18,7 @@ import {
   rerun,
 } from "../runs/service";
 import { ZRunListInput } from "../runs/paging";
-import { ZDeleted, ZRunId, ZRunPage, ZRunRef, ZRunView, ZSeriesInput, type TDeleted } from "../runs/types";
+import { ZContainerSeconds, ZDeleted, ZRunId, ZRunPage, ZRunRef, ZRunView, ZSeriesInput, type TDeleted } from "../runs/types";
 import { exportRun, ZRunExportInput } from "../experiments/export";
 import { ZFile } from "../rest/file";
 import { procedure, router } from "../trpc";
@@ -200,6 +200,12 @@ export const runsRouter = router({
     .input(ZCompareInput)
     .output(ZCompareResult)
     .query(({ ctx, input }) => compare(ctx.deps, input.ids, input.baseline)),
+
+  /** The run page's container readings of a finished run, read when its charts come near (the page's snapshot leaves them out). */
+  containerSeconds: procedure
+    .input(ZRunId)
+    .output(z.array(ZContainerSeconds))
+    .query(({ ctx, input }) => runContainerSeconds(ctx.deps, input.id)),
 
   /** Server-sent events: the stored state, then live samples and status until the run ends. */
   live: procedure.input(ZRunId).subscription(async ({ ctx, input, signal }) => {

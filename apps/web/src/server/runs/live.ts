@@ -5,7 +5,7 @@ import { downsampleContainerSeconds, downsampleFigures, downsampleSamples, media
 import { runChannel } from "@scalelab/scenarios/messages";
 import type { Deps } from "../runtime";
 import { parseChannelMessage, type TChannelMessage } from "./messages";
-import { getRun, readContainerSeconds, readEvents, readFigures, readSamples, withImbalance } from "./service";
+import { assertRunExists, getRun, readContainerSeconds, readEvents, readFigures, readSamples, withImbalance } from "./service";
 import type { TContainerSeconds, TRunEventView, TRunView } from "./types";
 
 export type TLiveEvent =
@@ -22,10 +22,14 @@ export type TLiveEvent =
       /** The components' per-second figures so far, ordered by `t`. */
       figures: TFigureSample[];
       events: TRunEventView[];
+      /** `containers` left out (the run page's server read of a finished run): read with `runs.containerSeconds` when needed. */
+      containersLater?: true;
     }
   | TChannelMessage
   /** The run as stored once it reached a terminal status (with its summary). */
   | { type: "run"; run: TRunView };
+
+export type TRunSnapshot = Extract<TLiveEvent, { type: "snapshot" }>;
 
 /**
  * At most this many points per series in the snapshot, as many as the charts draw (charts.tsx
@@ -51,24 +55,9 @@ export async function* liveRun(deps: Deps, runId: string, signal: AbortSignal | 
   const recheck = setInterval(() => local.emit("item", null), RECHECK_MS);
 
   try {
-    const run = await getRun(deps, runId);
-    const [samples, containers, figures, events] = await Promise.all([
-      readSamples(deps, runId),
-      readContainerSeconds(deps, runId),
-      readFigures(deps, runId),
-      readEvents(deps, runId),
-    ]);
-    yield {
-      type: "snapshot",
-      run,
-      samples: downsampleSamples(withImbalance(samples, run.topology), SNAPSHOT_POINTS),
-      seconds: samples.length,
-      containers: downsampleContainerSeconds(containers, SNAPSHOT_POINTS),
-      cpuMedian: cpuMedians(containers),
-      figures: downsampleFigures(figures, SNAPSHOT_POINTS),
-      events,
-    };
-    if (isTerminal(run.status)) return;
+    const snapshot = await runSnapshot(deps, runId);
+    yield snapshot;
+    if (isTerminal(snapshot.run.status)) return;
 
     for await (const [raw] of inbox as AsyncIterable<[string | null]>) {
       if (raw === null) {
@@ -96,6 +85,40 @@ export async function* liveRun(deps: Deps, runId: string, signal: AbortSignal | 
     signal?.removeEventListener("abort", onAbort);
     stop.abort();
   }
+}
+
+/**
+ * The run's stored state, as the live view's first event carries it: the run page's server render
+ * reads it too, so that a run's page comes with its charts' data instead of waiting for the stream.
+ * `containersLater`: a run that has ended with its summary comes without its container readings
+ * (its charts are below the first screen; half the snapshot of a 1 h run), only their CPU medians.
+ */
+export async function runSnapshot(deps: Deps, runId: string, options: { containersLater?: boolean } = {}): Promise<TRunSnapshot> {
+  const run = await getRun(deps, runId);
+  const later = options.containersLater === true && isTerminal(run.status) && run.summary !== null;
+  const [samples, containers, figures, events] = await Promise.all([
+    readSamples(deps, runId),
+    readContainerSeconds(deps, runId),
+    readFigures(deps, runId),
+    readEvents(deps, runId),
+  ]);
+  return {
+    type: "snapshot",
+    run,
+    samples: downsampleSamples(withImbalance(samples, run.topology), SNAPSHOT_POINTS),
+    seconds: samples.length,
+    containers: later ? [] : downsampleContainerSeconds(containers, SNAPSHOT_POINTS),
+    cpuMedian: cpuMedians(containers),
+    figures: downsampleFigures(figures, SNAPSHOT_POINTS),
+    events,
+    ...(later ? { containersLater: true as const } : {}),
+  };
+}
+
+/** The run's container readings as the snapshot carries them (at most SNAPSHOT_POINTS per container). */
+export async function runContainerSeconds(deps: Deps, runId: string): Promise<TContainerSeconds[]> {
+  await assertRunExists(deps, runId);
+  return downsampleContainerSeconds(await readContainerSeconds(deps, runId), SNAPSHOT_POINTS);
 }
 
 function cpuMedians(seconds: readonly TContainerSeconds[]): Record<string, number> {

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { ZRunCreate } from "@scalelab/scenarios/contract";
+import { Prisma } from "@scalelab/db";
+import { ZRunCreate, ZRunSummary } from "@scalelab/scenarios/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "../routers/_app";
 import type { Deps } from "../runtime";
 import { COMPARE_POINTS, createRun, compare, readContainerSeconds, readSamples } from "./service";
-import { liveRun, SNAPSHOT_POINTS, type TLiveEvent } from "./live";
+import { liveRun, runContainerSeconds, runSnapshot, SNAPSHOT_POINTS, type TLiveEvent } from "./live";
 import { runBody } from "../testing";
 import { openServiceDeps } from "../testing-services";
 import { createTrpcHandler } from "../trpc-http";
@@ -173,6 +174,34 @@ describe("the run page's and the compare's series of a 1 h run", () => {
     expect(Math.max(...first.containers.flatMap((s) => s.containers.map((c) => c.cpuPct)))).toBe(180);
     expect(first.cpuMedian).toEqual({ "sl-x-app-0": 40, "sl-x-lb": 40 });
     expect(first.figures.length).toBeLessThanOrEqual(SNAPSHOT_POINTS);
+  });
+
+  it("the run page's read of a finished run leaves its container readings for runs.containerSeconds, keeping their CPU medians", async () => {
+    const stream = await runSnapshot(deps, longRun, { containersLater: true });
+    // Not ended yet: the page needs them live, nothing is left out.
+    expect(stream.containersLater).toBeUndefined();
+    expect(stream.containers.length).toBeGreaterThan(0);
+    const summary = ZRunSummary.parse({
+      requests: 1000,
+      rps: 1000,
+      errors: 0,
+      errorRate: 0,
+      latencyMs: { avg: 2, p50: 1, p90: 3, p95: 4, p99: 5, max: 9 },
+      durationSeconds: SECONDS,
+    });
+    await deps.db.run.update({ where: { id: longRun }, data: { status: "succeeded", summary } });
+    try {
+      const page = await runSnapshot(deps, longRun, { containersLater: true });
+      expect(page.containersLater).toBe(true);
+      expect(page.containers).toEqual([]);
+      expect(page.cpuMedian).toEqual(stream.cpuMedian);
+      expect(page.samples).toEqual(stream.samples);
+      expect(await runContainerSeconds(deps, longRun)).toEqual(stream.containers);
+      // The live stream's snapshot keeps them.
+      expect((await runSnapshot(deps, longRun)).containers).toEqual(stream.containers);
+    } finally {
+      await deps.db.run.update({ where: { id: longRun }, data: { status: "queued", summary: Prisma.DbNull } });
+    }
   });
 
   it("a compare holds at most COMPARE_POINTS samples of the long run and every second of the short one", async () => {
