@@ -65,7 +65,12 @@ describe("balancer kinds", () => {
   });
 
   it("haproxy roundrobin, finding the replicas through Docker's DNS, spreads evenly; its stats are read each second", async () => {
-    const { id, summary, backends } = await run({ kind: "haproxy", algorithm: "roundrobin" });
+    // HAProxy's current sessions, read once a second, show only connections open at that moment:
+    // 4 closed-model VUs keep 4 open all along (a light fixed rate may have none open when read).
+    const { id, summary, backends } = await run(
+      { kind: "haproxy", algorithm: "roundrobin" },
+      { endpoint: "hostname", vus: 4, durationSeconds: 5 },
+    );
     expectEven(backends, summary.requests);
     const seconds = await ctx.lab.db.figureSample.findMany({ where: { runId: id }, orderBy: { t: "asc" } });
     expect(seconds.length).toBeGreaterThanOrEqual(4);
