@@ -87,7 +87,7 @@ export function scalelab({ root }) {
     },
     {
       // The apps see @scalelab/scenarios only through its entry points (package.json "exports").
-      files: ["apps/**/*.{ts,tsx}", "packages/db/**/*.ts", "packages/images/**/*.ts", "tooling/**/*.ts"],
+      files: ["apps/**/*.{ts,tsx}", "packages/db/**/*.ts", "packages/images/**/*.ts", "packages/cli/**/*.ts", "tooling/**/*.ts"],
       rules: {
         "no-restricted-imports": [
           "error",

@@ -1,0 +1,168 @@
+import { describe, expect, it } from "vitest";
+import {
+  compareLines,
+  duration,
+  experimentLines,
+  experimentProgressLine,
+  recentRps,
+  runProgressLine,
+  runStepLine,
+  statusLines,
+  summaryLine,
+  table,
+} from "./format";
+
+describe("duration", () => {
+  it.each([
+    [0, "0:00"],
+    [14.9, "0:14"],
+    [75, "1:15"],
+    [3725, "1:02:05"],
+    [-3, "0:00"],
+  ])("%d s is %s", (s, text) => expect(duration(s)).toBe(text));
+});
+
+describe("recentRps", () => {
+  it("is the mean of the latest seconds, whatever order they came in", () => {
+    const samples = [10, 20, 30, 40, 50, 60, 70].map((requests, t) => ({ t, requests })).reverse();
+    expect(recentRps(samples)).toBe(50);
+    expect(recentRps(samples, 2)).toBe(65);
+  });
+  it("is null before the first second", () => expect(recentRps([])).toBeNull());
+});
+
+describe("progress", () => {
+  const p = { id: "3f2b9c4e-8d1a-4c7e", status: "running", step: "running", stepDetail: "load 12 of 20 s", elapsedSeconds: 31, rps: 843.2 };
+
+  it("is one line on a terminal: step, time waited, req/s so far", () => {
+    expect(runProgressLine(p)).toBe("run 3f2b9c4e  running: running (load 12 of 20 s)  0:31  843 req/s");
+    expect(runProgressLine({ ...p, step: "provisioning", stepDetail: null, rps: null })).toBe("run 3f2b9c4e  running: provisioning  0:31");
+  });
+
+  it("is a line per step in a log", () => {
+    expect(runStepLine({ ...p, step: "warmup", stepDetail: null })).toBe("[0:31] run 3f2b9c4e: warmup");
+    expect(runStepLine({ ...p, status: "queued", step: "queued", stepDetail: null })).toBe("[0:31] run 3f2b9c4e: queued");
+  });
+
+  it("says which run of an experiment is running and the time left", () => {
+    const e = { id: "e5a1b2c3-x", status: "running", total: 6, finished: 2, succeeded: 2, current: 3, secondsLeft: 95, elapsedSeconds: 40 };
+    expect(experimentProgressLine(e)).toBe("experiment e5a1b2c3  running  run 3 of 6 (2 succeeded)  ~1:35 left  0:40");
+  });
+});
+
+describe("tables", () => {
+  it("pads every column but the last, without trailing spaces", () => {
+    expect(
+      table([
+        ["A", "BB", "C"],
+        ["aaa", "b", "c c"],
+      ]),
+    ).toEqual(["A    BB  C", "aaa  b   c c"]);
+  });
+
+  it("shows a run's whole-run figures in one line", () => {
+    const s = { rps: 1234.4, requests: 61720, errors: 3, errorRate: 3 / 61720, latencyMs: { p50: 1.234, p95: 3.4, p99: 5, max: 41.2 } };
+    expect(summaryLine(s)).toBe("1,234 req/s, p50 1.23 ms, p95 3.4 ms, p99 5 ms, max 41.2 ms, 3 errors (0.00486 %) of 61,720 requests");
+  });
+
+  it("shows the lab's status: host, queue, latest runs", () => {
+    const r = (id: string, status: string, rps?: number) => ({
+      id,
+      name: `run ${id}`,
+      status,
+      step: status === "running" ? "warmup" : "done",
+      createdAt: "2026-11-26T06:10:00.000Z",
+      summary: rps === undefined ? null : { rps, latencyMs: { p95: 3.21 } },
+    });
+    const lines = statusLines({
+      url: "http://127.0.0.1:3000",
+      host: { cpus: 2, memoryBytes: 8 * 1024 ** 3, source: "docker" },
+      running: [r("aaaaaaaa1", "running")],
+      queued: [r("bbbbbbbb2", "queued")],
+      latest: [r("aaaaaaaa1", "running"), r("cccccccc3", "succeeded", 1520)],
+    });
+    expect(lines.slice(0, 5)).toEqual([
+      "lab http://127.0.0.1:3000",
+      "host: 2 CPUs, 8.0 GiB (the worker's Docker engine)",
+      "queue: 1 running, 1 queued",
+      "  running aaaaaaaa run aaaaaaaa1 (warmup)",
+      "  queued  bbbbbbbb run bbbbbbbb2",
+    ]);
+    expect(lines.slice(6)).toEqual([
+      "latest runs:",
+      "ID        NAME           STATUS           REQ/S  P95 MS  CREATED",
+      "aaaaaaaa  run aaaaaaaa1  running: warmup                 2026-11-26 06:10:00",
+      "cccccccc  run cccccccc3  succeeded        1,520  3.21    2026-11-26 06:10:00",
+    ]);
+  });
+});
+
+describe("compare", () => {
+  it("shows each figure per run against the baseline, then each side's verdict", () => {
+    const lines = compareLines({
+      runs: [{ id: "aaaaaaaa-1" }, { id: "bbbbbbbb-2" }] as never,
+      baseline: "aaaaaaaa-1",
+      figures: [
+        {
+          key: "rps",
+          label: "Throughput",
+          unit: "req/s",
+          better: "higher",
+          cells: [
+            { runId: "aaaaaaaa-1", value: 1000, ratio: 1, verdict: "baseline" },
+            { runId: "bbbbbbbb-2", value: 1500, ratio: 1.5, verdict: "better" },
+          ],
+        },
+      ],
+      groups: [
+        { id: "A", label: "A: 1 replica", runIds: ["aaaaaaaa-1"], counted: ["aaaaaaaa-1"] },
+        { id: "B", label: "B: 3 replicas", runIds: ["bbbbbbbb-2"], counted: ["bbbbbbbb-2"] },
+      ],
+      verdicts: [
+        {
+          key: "rps",
+          label: "Throughput",
+          unit: "req/s",
+          better: "higher",
+          comparisons: [
+            {
+              group: "B",
+              n: 1,
+              baselineN: 1,
+              ratio: 1.5,
+              ciLow: null,
+              ciHigh: null,
+              pValue: null,
+              verdict: "cannot_tell",
+              text: "+50% (one run a side)",
+            },
+          ],
+        },
+      ],
+      singleSides: ["A", "B"],
+    });
+    expect(lines[0]).toBe("FIGURE              aaaaaaaa (baseline)  bbbbbbbb");
+    expect(lines[1]).toBe("Throughput (req/s)  1,000                1,500 ×1.50 better");
+    expect(lines).toContain("  Throughput: B: 3 replicas (1 vs 1 runs) +50% (one run a side)");
+    expect(lines.at(-1)).toMatch(/^sides with one run \(A, B\)/);
+  });
+});
+
+describe("an experiment's variants", () => {
+  it("shows mean ± sd of req/s and p95, and req/s against the baseline", () => {
+    const d = (mean: number, sd: number) => ({ n: 3, mean, sd });
+    const lines = experimentLines({
+      baseline: "1 replica",
+      variants: [
+        { name: "1 replica", statistics: { runs: 3, noisy: [], metrics: { rps: d(585, 72), "latencyMs.p95": d(1.7, 0.1) } } },
+        { name: "3 replicas", statistics: { runs: 3, noisy: [], metrics: { rps: d(1687, 63), "latencyMs.p95": d(0.6, 0.05) } } },
+      ],
+      comparisons: [{ variant: "3 replicas", metric: "rps", text: "+188% (p=0.003)" }],
+    });
+    expect(lines).toEqual([
+      "VARIANT               RUNS  REQ/S       P95            REQ/S VS BASELINE",
+      "1 replica (baseline)  3     585 ± 72    1.7 ± 0.1 ms",
+      "3 replicas            3     1,687 ± 63  0.6 ± 0.05 ms  +188% (p=0.003)",
+    ]);
+  });
+});

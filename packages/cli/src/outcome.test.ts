@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { EXIT } from "./errors";
+import { experimentOutcome, figure, resultLine, runOutcome } from "./outcome";
+
+const thresholds = (passed: boolean[]) => ({
+  passed: passed.every(Boolean),
+  results: passed.map((p, i) => ({
+    metric: i === 0 ? "p95" : "rps",
+    op: i === 0 ? "<" : ">=",
+    value: i === 0 ? 0.001 : 100,
+    actual: i === 0 ? 2.41 : 99.5,
+    passed: p,
+  })),
+});
+const run = (status: string, summary: unknown = null, error: string | null = null) => ({ id: "3f2b9c4e-8d1a", status, error, summary });
+
+describe("a run's exit code", () => {
+  it("is 0 for a run that succeeded without thresholds", () => {
+    expect(runOutcome(run("succeeded", { rps: 1 }))).toEqual({ code: EXIT.passed, lines: ["run 3f2b9c4e-8d1a succeeded"] });
+  });
+
+  it("is 0 when every threshold passed, and says so", () => {
+    expect(runOutcome(run("succeeded", { thresholds: thresholds([true, true]) }))).toEqual({
+      code: 0,
+      lines: ["run 3f2b9c4e-8d1a succeeded", "thresholds: all 2 passed"],
+    });
+  });
+
+  it("is 1 when a threshold failed, naming each failed one with its actual figure against the bound", () => {
+    const o = runOutcome(run("succeeded", { thresholds: thresholds([false, true]) }));
+    expect(o.code).toBe(EXIT.thresholdFailed);
+    expect(o.lines).toEqual(["run 3f2b9c4e-8d1a succeeded", "threshold p95<0.001 ms FAILED: actual 2.41 ms"]);
+  });
+
+  it("is 1 when a figure a threshold needs does not exist", () => {
+    const t = { passed: false, results: [{ metric: "checks", op: ">=", value: 0.99, actual: null, passed: false }] };
+    expect(runOutcome(run("succeeded", { thresholds: t })).lines[1]).toBe("threshold checks>=0.99 FAILED: no such figure in this run");
+  });
+
+  it.each([
+    ["failed", "provisioning failed: image missing", "run 3f2b9c4e-8d1a failed: provisioning failed: image missing"],
+    ["interrupted", null, "run 3f2b9c4e-8d1a interrupted"],
+    ["cancelled", null, "run 3f2b9c4e-8d1a was cancelled"],
+  ])("is 2 for a run %s", (status, error, line) => {
+    expect(runOutcome(run(status, null, error))).toEqual({ code: EXIT.failed, lines: [line] });
+  });
+
+  it("is 2 for a cancelled run even when its summary has failed thresholds", () => {
+    expect(runOutcome(run("cancelled", { thresholds: thresholds([false]) })).code).toBe(EXIT.failed);
+  });
+
+  it("ignores a summary's thresholds that are not the contract's shape", () => {
+    expect(runOutcome(run("succeeded", { thresholds: [{ metric: "p95" }] })).code).toBe(EXIT.passed);
+  });
+});
+
+describe("an experiment's exit code", () => {
+  const progress = { planned: 6, succeeded: 6, missing: 0, failed: 0, cancelled: 0 };
+  const view = (status: string, extra: Record<string, unknown> = {}) => ({ id: "e1", status, progress, ...extra });
+
+  it("is 0 when it succeeded without thresholds or with all passed", () => {
+    expect(experimentOutcome(view("succeeded")).code).toBe(0);
+    expect(experimentOutcome(view("succeeded", { thresholds: thresholds([true]) })).code).toBe(0);
+  });
+
+  it("is 1 when a threshold failed, wherever the view keeps them (its own, its statistics', its summary's)", () => {
+    expect(experimentOutcome(view("succeeded", { thresholds: thresholds([false]) })).code).toBe(1);
+    expect(experimentOutcome(view("succeeded", { statistics: { thresholds: thresholds([false]) } })).code).toBe(1);
+    expect(experimentOutcome(view("succeeded", { summary: { thresholds: thresholds([true, false]) } })).lines[1]).toMatch(
+      /rps>=100 req\/s FAILED/,
+    );
+  });
+
+  it("says a comparison threshold's verdict with the figures it came with", () => {
+    const r = { metric: "rps", compare: "baseline", worseBy: 5, p: 0.05, passed: false, variant: "half cpu", ratio: 0.52, pValue: 0.001 };
+    expect(resultLine(r)).toBe("rps no worse than 5 % vs baseline (p < 0.05) FAILED: variant half cpu, ratio 0.52, pValue 0.001");
+  });
+
+  it("is 2 when it failed or was cancelled", () => {
+    expect(experimentOutcome(view("failed", { progress: { ...progress, succeeded: 4, missing: 2, failed: 3 } }))).toEqual({
+      code: 2,
+      lines: ["experiment e1 failed: 2 of 6 runs have no succeeded run after the retry (3 failed)"],
+    });
+    expect(experimentOutcome(view("cancelled")).code).toBe(2);
+  });
+});
+
+describe("figure", () => {
+  it.each([
+    [0, "0"],
+    [0.0012345, "0.00123"],
+    [2.41, "2.41"],
+    [99.96, "100"],
+    [1234.5, "1,235"],
+    [61700, "61,700"],
+  ])("%d reads %s", (v, text) => {
+    expect(figure(v)).toBe(text);
+  });
+});
