@@ -85,7 +85,7 @@ export function apiError(status: number, body: unknown): ApiError {
     issues.length > 0
       ? [
           `the lab refused it (${error}):`,
-          ...issues.map((i) => `  ${i.path && !i.message.startsWith(i.path) ? `${i.path}: ` : ""}${i.message}`),
+          ...issues.map((i) => `  ${i.path && !i.message.includes(i.path) ? `${i.path}: ` : ""}${i.message}`),
         ]
       : [`the lab answered ${status} (${error}): ${message}`];
   if (lastLines.length > 0) lines.push("its last lines:", ...lastLines.map((l) => `  ${l}`));

@@ -35,8 +35,9 @@ describe("progress", () => {
   const p = { id: "3f2b9c4e-8d1a-4c7e", status: "running", step: "running", stepDetail: "load 12 of 20 s", elapsedSeconds: 31, rps: 843.2 };
 
   it("is one line on a terminal: step, time waited, req/s so far", () => {
-    expect(runProgressLine(p)).toBe("run 3f2b9c4e  running: running (load 12 of 20 s)  0:31  843 req/s");
-    expect(runProgressLine({ ...p, step: "provisioning", stepDetail: null, rps: null })).toBe("run 3f2b9c4e  running: provisioning  0:31");
+    expect(runProgressLine(p)).toBe("run 3f2b9c4e  running (load 12 of 20 s)  0:31  843 req/s");
+    expect(runProgressLine({ ...p, step: "provisioning", stepDetail: null, rps: null })).toBe("run 3f2b9c4e  provisioning  0:31");
+    expect(runProgressLine({ ...p, status: "queued", step: "queued", stepDetail: null, rps: null })).toBe("run 3f2b9c4e  queued  0:31");
   });
 
   it("is a line per step in a log", () => {
@@ -98,25 +99,43 @@ describe("tables", () => {
 });
 
 describe("compare", () => {
-  it("shows each figure per run against the baseline, then each side's verdict", () => {
+  const cell = (runId: string, value: number | null, ratio: number | null, verdict: string) => ({ runId, value, ratio, verdict });
+  const side = (group: string, n: number, verdict: string, text: string) => ({
+    group,
+    n,
+    baselineN: n,
+    ratio: 1.5,
+    ciLow: null,
+    ciHigh: null,
+    pValue: null,
+    verdict,
+    text,
+  });
+
+  it("shows each figure some run has, per run against the baseline, then the verdicts of sides with repetitions", () => {
     const lines = compareLines({
       runs: [{ id: "aaaaaaaa-1" }, { id: "bbbbbbbb-2" }] as never,
       baseline: "aaaaaaaa-1",
       figures: [
         {
+          key: "lag",
+          label: "Consumer lag",
+          unit: "",
+          better: "lower",
+          cells: [cell("aaaaaaaa-1", null, null, "unknown"), cell("bbbbbbbb-2", null, null, "unknown")],
+        },
+        {
           key: "rps",
           label: "Throughput",
           unit: "req/s",
           better: "higher",
-          cells: [
-            { runId: "aaaaaaaa-1", value: 1000, ratio: 1, verdict: "baseline" },
-            { runId: "bbbbbbbb-2", value: 1500, ratio: 1.5, verdict: "better" },
-          ],
+          cells: [cell("aaaaaaaa-1", 1000, 1, "baseline"), cell("bbbbbbbb-2", 1500, 1.5, "better")],
         },
-      ],
+      ] as never,
       groups: [
         { id: "A", label: "A: 1 replica", runIds: ["aaaaaaaa-1"], counted: ["aaaaaaaa-1"] },
         { id: "B", label: "B: 3 replicas", runIds: ["bbbbbbbb-2"], counted: ["bbbbbbbb-2"] },
+        { id: "C", label: "C: 4 replicas", runIds: [], counted: [] },
       ],
       verdicts: [
         {
@@ -124,26 +143,18 @@ describe("compare", () => {
           label: "Throughput",
           unit: "req/s",
           better: "higher",
-          comparisons: [
-            {
-              group: "B",
-              n: 1,
-              baselineN: 1,
-              ratio: 1.5,
-              ciLow: null,
-              ciHigh: null,
-              pValue: null,
-              verdict: "cannot_tell",
-              text: "+50% (one run a side)",
-            },
-          ],
+          comparisons: [side("B", 1, "cannot_tell", "+50% (one run a side)"), side("C", 3, "better", "+40.0 % (p=0.010)")],
         },
-      ],
+      ] as never,
       singleSides: ["A", "B"],
     });
-    expect(lines[0]).toBe("FIGURE              aaaaaaaa (baseline)  bbbbbbbb");
-    expect(lines[1]).toBe("Throughput (req/s)  1,000                1,500 ×1.50 better");
-    expect(lines).toContain("  Throughput: B: 3 replicas (1 vs 1 runs) +50% (one run a side)");
+    expect(lines.slice(0, 3)).toEqual([
+      "FIGURE              aaaaaaaa (baseline)  bbbbbbbb",
+      "Throughput (req/s)  1,000                1,500 ×1.50 better",
+      "",
+    ]);
+    expect(lines).toContain("  Throughput: C: 4 replicas (3 vs 3 runs) +40.0 % (p=0.010)");
+    expect(lines.join("\n")).not.toMatch(/one run a side|Consumer lag/);
     expect(lines.at(-1)).toMatch(/^sides with one run \(A, B\)/);
   });
 });

@@ -29,16 +29,19 @@ export type RunProgress = {
   rps: number | null;
 };
 
-/** The one updating line on a terminal: `run 3f2b9c4e  running: warmup (12 s)  0:14  850 req/s`. */
+/** What a run is doing: its pipeline step while it runs (`provisioning`, `warmup`, `running` the load, …), else its status. */
+const doing = (p: Pick<RunProgress, "status" | "step">) => (p.status === "running" ? p.step : p.status);
+
+/** The one updating line on a terminal: `run 3f2b9c4e  running (4/8 s, 95 req/s)  0:14  99.7 req/s`. */
 export function runProgressLine(p: RunProgress): string {
   const detail = p.stepDetail ? ` (${p.stepDetail})` : "";
   const rps = p.rps === null ? "" : `  ${figure(p.rps)} req/s`;
-  return `run ${shortId(p.id)}  ${p.status}: ${p.step}${detail}  ${duration(p.elapsedSeconds)}${rps}`;
+  return `run ${shortId(p.id)}  ${doing(p)}${detail}  ${duration(p.elapsedSeconds)}${rps}`;
 }
 
 /** A step's own line when stderr is no terminal (a CI log): `[0:14] run 3f2b9c4e: warmup`. */
 export function runStepLine(p: RunProgress): string {
-  return `[${duration(p.elapsedSeconds)}] run ${shortId(p.id)}: ${p.status === "running" || p.status === "queued" ? p.step : p.status}${p.stepDetail ? ` (${p.stepDetail})` : ""}`;
+  return `[${duration(p.elapsedSeconds)}] run ${shortId(p.id)}: ${doing(p)}${p.stepDetail ? ` (${p.stepDetail})` : ""}`;
 }
 
 export type ExperimentProgress = {
@@ -121,14 +124,18 @@ export function presetRows(presets: readonly Pick<PresetView, "name" | "title" |
   ]);
 }
 
-/** The compare's figures as a table: one row per figure, one column per run, each against the baseline. */
+/**
+ * The compare's figures as a table: one row per figure some run has, one column per run, each
+ * against the baseline; then each side's statistical verdict where the sides have repetitions.
+ */
 export function compareLines(
   result: Pick<CompareResult, "runs" | "figures" | "baseline" | "groups" | "verdicts" | "singleSides">,
 ): string[] {
   const baselineId = result.baseline;
   const ids = result.runs.map((r) => r.id);
   const header = ["FIGURE", ...ids.map((id) => `${shortId(id)}${id === baselineId ? " (baseline)" : ""}`)];
-  const rows = result.figures.map((f) => {
+  const measured = result.figures.filter((f) => f.cells.some((c) => c.value !== null));
+  const rows = measured.map((f) => {
     const cells = ids.map((id) => {
       const c = f.cells.find((x) => x.runId === id);
       if (!c || c.value === null) return "–";
@@ -142,8 +149,11 @@ export function compareLines(
   });
   const lines = table([header, ...rows]);
   const sides = new Map(result.groups.map((g) => [g.id, g]));
+  // Verdicts of sides with repetitions only; a side of one run cannot tell a difference from noise (said below).
   const verdicts = result.verdicts.flatMap((v) =>
-    v.comparisons.map((c) => `  ${v.label}: ${sides.get(c.group)?.label ?? c.group} (${c.n} vs ${c.baselineN} runs) ${c.text}`),
+    v.comparisons
+      .filter((c) => c.verdict !== "cannot_tell" && c.verdict !== "unknown")
+      .map((c) => `  ${v.label}: ${sides.get(c.group)?.label ?? c.group} (${c.n} vs ${c.baselineN} runs) ${c.text}`),
   );
   if (verdicts.length > 0) lines.push("", "each side against the baseline's (Welch's t on the logs, p < 0.05):", ...verdicts);
   if (result.singleSides.length > 0) {

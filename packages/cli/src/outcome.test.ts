@@ -71,9 +71,33 @@ describe("an experiment's exit code", () => {
     );
   });
 
-  it("says a comparison threshold's verdict with the figures it came with", () => {
-    const r = { metric: "rps", compare: "baseline", worseBy: 5, p: 0.05, passed: false, variant: "half cpu", ratio: 0.52, pValue: 0.001 };
-    expect(resultLine(r)).toBe("rps no worse than 5 % vs baseline (p < 0.05) FAILED: variant half cpu, ratio 0.52, pValue 0.001");
+  it("says a comparison threshold's verdict with the statistics' figures", () => {
+    const r = {
+      kind: "comparison",
+      variant: "half cpu",
+      baseline: "base",
+      metric: "rps",
+      compare: "baseline",
+      worseBy: 5,
+      p: 0.05,
+      actual: -48.1,
+      ratio: 0.519,
+      ciLow: 0.48,
+      ciHigh: 0.56,
+      pValue: 0.001,
+      passed: false,
+    };
+    expect(resultLine(r)).toBe(
+      "half cpu vs base: rps no worse than 5 % (p < 0.05) FAILED: -48.1 % (ratio 0.519, 95 % CI 0.48–0.56, p 0.001)",
+    );
+    expect(resultLine({ ...r, actual: null, ratio: null, ciLow: null, ciHigh: null, pValue: null, reason: "one run a side" })).toBe(
+      "half cpu vs base: rps no worse than 5 % (p < 0.05) FAILED: no ratio; one run a side",
+    );
+  });
+
+  it("says a variant's per-run threshold with its worst run and how many failed", () => {
+    const r = { kind: "run", variant: "3 replicas", metric: "p95", op: "<", value: 5, actual: 7.2, runs: 3, failedRuns: 2, passed: false };
+    expect(resultLine(r)).toBe("3 replicas: threshold p95<5 ms FAILED: worst 7.2 ms (2 of 3 runs)");
   });
 
   it("is 2 when it failed or was cancelled", () => {

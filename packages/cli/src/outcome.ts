@@ -33,21 +33,34 @@ export function figure(v: number): string {
   return String(Number(v.toPrecision(3)));
 }
 
-/** `p95<250 ms failed: actual 312 ms`; `rps no worse than 5 % vs baseline failed: …` for a comparison. */
+/**
+ * A threshold's result in words: `threshold p95<250 ms FAILED: actual 312 ms` (an experiment's
+ * per-run threshold names its variant and counts its runs), or for an experiment's comparison
+ * `half cpu vs base: rps no worse than 5 % (p < 0.05) FAILED: −48.1 % (ratio 0.52, 95 % CI 0.48–0.56, p 0.001)`.
+ */
 export function resultLine(r: Result): string {
   const verdict = r.passed ? "passed" : "FAILED";
+  const variant = typeof r.variant === "string" ? r.variant : undefined;
+  const num = (k: string) => (typeof r[k] === "number" ? (r[k] as number) : undefined);
   if (r.compare !== undefined) {
-    const words = `${r.metric} no worse than ${r.worseBy ?? "?"} % vs ${r.compare}${r.p !== undefined ? ` (p < ${r.p})` : ""}`;
-    const known = new Set(["metric", "passed", "op", "value", "actual", "compare", "worseBy", "p"]);
-    const detail = Object.entries(r)
-      .filter(([k, v]) => !known.has(k) && (typeof v === "string" || typeof v === "number" || v === null))
-      .map(([k, v]) => `${k} ${typeof v === "number" ? figure(v) : String(v)}`)
-      .join(", ");
-    return `${words} ${verdict}${detail ? `: ${detail}` : ""}`;
+    const against = typeof r.baseline === "string" ? r.baseline : r.compare;
+    const who = variant !== undefined ? `${variant} vs ${against}: ` : "";
+    const words = `${r.metric} no worse than ${r.worseBy ?? "?"} %${r.p !== undefined ? ` (p < ${r.p})` : ""}`;
+    const [ratio, low, high, p] = [num("ratio"), num("ciLow"), num("ciHigh"), num("pValue")];
+    const figures = [
+      ratio !== undefined ? `ratio ${figure(ratio)}` : null,
+      low !== undefined && high !== undefined ? `95 % CI ${figure(low)}–${figure(high)}` : null,
+      p !== undefined ? `p ${figure(p)}` : null,
+    ].filter(Boolean);
+    const change = typeof r.actual === "number" ? `${r.actual > 0 ? "+" : ""}${figure(r.actual)} %` : "no ratio";
+    const reason = typeof r.reason === "string" ? `; ${r.reason}` : "";
+    return `${who}${words} ${verdict}: ${change}${figures.length ? ` (${figures.join(", ")})` : ""}${reason}`;
   }
   const bound = `${r.metric}${r.op ?? "?"}${r.value !== undefined ? figure(r.value) : "?"}${unit(r.metric)}`;
   const actual = r.actual === null || r.actual === undefined ? "no such figure in this run" : `actual ${figure(r.actual)}${unit(r.metric)}`;
-  return `threshold ${bound} ${verdict}: ${actual}`;
+  const [runs, failedRuns] = [num("runs"), num("failedRuns")];
+  const count = runs !== undefined && failedRuns !== undefined && failedRuns > 0 ? ` (${failedRuns} of ${runs} runs)` : "";
+  return `${variant !== undefined ? `${variant}: ` : ""}threshold ${bound} ${verdict}: ${variant !== undefined ? actual.replace("actual", "worst") : actual}${count}`;
 }
 
 /** The thresholds' lines: the failed ones, or one line saying they passed. */

@@ -54,8 +54,8 @@ describe("waiting for a run", () => {
     const out = progress("tty");
     await waitForRun(l, "r1", out.p, new AbortController().signal);
     const frames = out.written().split("\r\x1b[2K");
-    expect(frames).toContain("run r1  running: provisioning (3 of 5 containers)  0:03");
-    expect(frames).toContain("run r1  running: running  0:04  200 req/s");
+    expect(frames).toContain("run r1  provisioning (3 of 5 containers)  0:03");
+    expect(frames).toContain("run r1  running  0:04  200 req/s");
     expect(frames.at(-1)).toBe("");
     expect(out.written()).not.toContain("\n");
   });
