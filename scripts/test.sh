@@ -25,6 +25,7 @@ step "typecheck" pnpm --silent turbo run typecheck --output-logs=errors-only
 step "lint (layering, env access, format)" pnpm --silent run lint
 step "unit: scenarios" pnpm --filter @scalelab/scenarios test $(vitest_json unit-scenarios)
 step "unit: images" pnpm --filter @scalelab/images test $(vitest_json unit-images)
+step "unit: lab" pnpm --filter @scalelab/lab test $(vitest_json unit-lab)
 step "unit: worker" pnpm --filter @scalelab/worker test $(vitest_json unit-worker)
 step "unit: web" pnpm --filter @scalelab/web test $(vitest_json unit-web)
 step "unit: testbed (go)" bash -c "cd '$ROOT/apps/testbed' && go vet ./... && go test -json ./... > '$RESULTS/testbed.go.jsonl' || { grep -h '\"Action\":\"fail\"' '$RESULTS/testbed.go.jsonl' >&2; exit 1; }"
@@ -44,6 +45,8 @@ build_lab_images
 build_web "$E2E_WEB_DIST" "$STATE/logs/e2e-web-build.log" &
 E2E_BUILD_PID=$!
 step "integration: images" pnpm --filter @scalelab/images test:integration $(vitest_json integration-images)
+# Control planes of its own (other names, ports the engine picks): roles, passwords, the upgrade.
+step "integration: lab control plane" pnpm --filter @scalelab/lab test:integration $(vitest_json integration-lab)
 E2E_BUILD_RC=0; wait "$E2E_BUILD_PID" || E2E_BUILD_RC=$?
 
 # worker_files LANE REPORT: the worker's integration files of one lane (apps/worker/src/testing/lanes.ts

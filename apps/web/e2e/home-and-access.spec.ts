@@ -8,7 +8,7 @@ const WIDTHS = [390, 1400] as const;
 const URL_OF_RUN = /\/runs\/([0-9a-f-]{36})$/;
 
 /** What the pages below show: two finished runs, a failed one and an experiment. */
-type Data = { run: string; other: string; failed: string; experiment: string };
+type Data = { run: string; other: string; failed: string; experiment: string; thresholds: string };
 let data: Data | undefined;
 
 // The suite's own when earlier specs left them (made here only on a database without them), so
@@ -20,7 +20,7 @@ test.beforeAll(async ({ playwright }, testInfo) => {
   await request.dispose();
 });
 
-type Listed = { id: string; status: string };
+type Listed = { id: string; status: string; thresholds?: unknown[] };
 
 async function findOrMake(request: APIRequestContext): Promise<Data> {
   const runs = async () => ((await (await request.get("/api/v1/runs?limit=500")).json()) as { items: Listed[] }).items;
@@ -39,6 +39,21 @@ async function findOrMake(request: APIRequestContext): Promise<Data> {
     });
     expect((await waitForRunEnd(request, id, RUN_TIMEOUT)).status).toBe("succeeded");
     succeeded = [...succeeded, id];
+  }
+
+  // A run with thresholds, one passing and one failing (run-and-compare's form run has them).
+  let thresholds = (await runs()).find((r) => r.status === "succeeded" && (r.thresholds?.length ?? 0) > 0)?.id;
+  if (!thresholds) {
+    thresholds = await start({
+      name: "e2e access: thresholds",
+      topology: { balancer: { kind: "nginx", algorithm: "round_robin" }, service: { replicas: 1, cpus: 0.5, memoryMb: 128 } },
+      workload: { endpoint: "hostname", vus: 2, durationSeconds: 5 },
+      thresholds: [
+        { metric: "p95", op: "<", value: 10000 },
+        { metric: "max", op: "<", value: 0.001 },
+      ],
+    });
+    expect((await waitForRunEnd(request, thresholds, RUN_TIMEOUT)).status).toBe("succeeded");
   }
 
   // An image the engine does not have: the run fails before any container starts.
@@ -77,7 +92,7 @@ async function findOrMake(request: APIRequestContext): Promise<Data> {
       .toBe("succeeded");
     experiment = id;
   }
-  return { run: succeeded[0]!, other: succeeded[1]!, failed, experiment };
+  return { run: succeeded[0]!, other: succeeded[1]!, failed, experiment, thresholds };
 }
 
 test("the home page says what the lab answers, lists the presets and the latest work, and starts a first run in two clicks", async ({
@@ -123,6 +138,7 @@ const PAGES: { name: string; path: (d: Data) => string; ready?: string }[] = [
   { name: "new run on an image", path: () => "/runs/new?kind=image", ready: "run-form" },
   { name: "a finished run", path: (d) => `/runs/${d.run}`, ready: "summary-table" },
   { name: "a failed run", path: (d) => `/runs/${d.failed}`, ready: "run-error" },
+  { name: "a run with thresholds", path: (d) => `/runs/${d.thresholds}`, ready: "thresholds" },
   { name: "compare", path: (d) => `/compare?ids=${d.run},${d.other}`, ready: "compare-table" },
   { name: "experiments", path: () => "/experiments", ready: "experiments-table" },
   { name: "new experiment", path: () => "/experiments/new", ready: "experiment-form" },

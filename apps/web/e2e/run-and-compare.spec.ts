@@ -15,6 +15,11 @@ test("a run from the form goes live, succeeds and compares with a second run", a
   await page.getByTestId("model-closed").check();
   await page.getByTestId("field-vus").fill("2");
   await page.getByTestId("field-durationSeconds").fill("8");
+  // Thresholds as text lines: a wrong one is named under the field; one that passes, one no run can pass.
+  await page.getByTestId("field-thresholds").fill("p95<10000\np96<1");
+  await page.getByTestId("submit-run").click();
+  await expect(page.getByTestId("error-thresholds")).toContainText('Thresholds, line 2: "p96<1": unknown metric p96');
+  await page.getByTestId("field-thresholds").fill("p95<10000\nmax<0.001");
   await expect(page.getByTestId("preview-nginx")).toContainText("server app-1:");
   await expect(page.getByTestId("preview-nginx")).not.toContainText("server app-2:");
   await page.getByTestId("submit-run").click();
@@ -48,6 +53,15 @@ test("a run from the form goes live, succeeds and compares with a second run", a
   expect(counts, "the chart only ever gains points").toEqual([...counts].sort((a, b) => a - b));
   expect(Math.max(...counts)).toBeGreaterThanOrEqual(5);
   await expect(page.getByTestId("summary-table")).toBeVisible();
+  // The thresholds, each pass or fail with the run's own figure.
+  const thresholds = page.getByTestId("thresholds");
+  await expect(thresholds).toHaveAttribute("data-passed", "false");
+  const rows = thresholds.getByTestId("threshold");
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0)).toHaveAttribute("data-passed", "true");
+  await expect(rows.nth(0)).toContainText(/p95<10000\s*[\d.,]+ ms\s*pass/);
+  await expect(rows.nth(1)).toHaveAttribute("data-passed", "false");
+  await expect(rows.nth(1)).toContainText(/max<0\.001\s*[\d.,]+ ms\s*fail/);
   // The host's CPU outside the run, one point per second of the load (stored when the load is over).
   await expect(page.getByTestId("chart-host")).toHaveAttribute("data-points", /^[1-9]\d*$/);
   // Findings' evidence reads as words with units, never a raw key such as "pctOfLimit".

@@ -51,6 +51,7 @@ export async function retryIfWanted(db: Db, queue: Queue<RunJobData>, runId: str
       topology: run.topology as Prisma.InputJsonValue,
       workload: run.workload as Prisma.InputJsonValue,
       faults: faults as Prisma.InputJsonValue,
+      thresholds: run.thresholds as Prisma.InputJsonValue,
       ...slot,
       attempt: run.attempt + 1,
     },

@@ -1,9 +1,9 @@
-import { writeFileSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import Docker from "dockerode";
 import { migrate } from "@scalelab/db/migrate";
-import { controlPlaneDown, controlPlaneUp } from "./control-plane";
+import { DEFAULT_CONTROL_PLANE, controlPlaneDown, controlPlaneUp, writePrivateFile, type ControlPlaneConfig } from "./control-plane";
 import { env } from "./env";
 
 const usage = `usage:
@@ -24,25 +24,43 @@ const { positionals, values } = parseArgs({
 const log = (line: string) => console.error(`[lab] ${line}`);
 const docker = new Docker({ socketPath: env.SCALELAB_DOCKER_SOCKET });
 const cmd = positionals.join(" ");
+const config: ControlPlaneConfig = {
+  prefix: env.SCALELAB_CONTROL_PLANE_PREFIX,
+  postgresPort: env.SCALELAB_CONTROL_PLANE_POSTGRES_PORT,
+  redisPort: env.SCALELAB_CONTROL_PLANE_REDIS_PORT,
+  stateDir: env.SCALELAB_STATE_DIR,
+  // Another control plane than the lab's (a test's) carries its instance's label, so it can be swept.
+  labels:
+    env.SCALELAB_CONTROL_PLANE_PREFIX !== DEFAULT_CONTROL_PLANE.prefix && env.SCALELAB_INSTANCE
+      ? { "scalelab.instance": env.SCALELAB_INSTANCE }
+      : {},
+};
 
 if (cmd === "control-plane up") {
-  const cp = await controlPlaneUp(docker, {
+  const redisDb = values["redis-db"]!;
+  if (!/^(?:[0-9]|1[0-5])$/.test(redisDb)) {
+    console.error(`--redis-db must be an integer 0–15, got ${redisDb}`);
+    process.exit(2);
+  }
+  const cp = await controlPlaneUp(docker, config, {
     database: values.database!,
-    redisDb: Number(values["redis-db"]),
+    redisDb: Number(redisDb),
     fresh: values.fresh,
     log,
   });
+  // Migrations run as the app role, which owns the database.
   const { applied } = await migrate(cp.databaseUrl);
   log(`database ${values.database}: ${applied.length ? `applied ${applied.join(", ")}` : "schema up to date"}`);
   const text = `DATABASE_URL=${cp.databaseUrl}\nREDIS_URL=${cp.redisUrl}\n`;
   if (values["write-env"]) {
+    // The URLs carry the app role's and Redis's passwords: only the owner may read the file.
     mkdirSync(dirname(values["write-env"]), { recursive: true });
-    writeFileSync(values["write-env"], text);
+    writePrivateFile(values["write-env"], text);
   } else {
     process.stdout.write(text);
   }
 } else if (cmd === "control-plane down") {
-  await controlPlaneDown(docker, log);
+  await controlPlaneDown(docker, config, log);
 } else if (cmd === "migrate") {
   const url = env.DATABASE_URL;
   if (!url) throw new Error("DATABASE_URL is not set");

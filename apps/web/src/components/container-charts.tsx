@@ -147,7 +147,7 @@ export function ContainerCharts({
 }) {
   const [role, setRole] = useState("all");
   const planned = useMemo(() => {
-    const plan = shownPlan({ topology: run.topology, workload: run.workload, faults: run.faults }, run.id);
+    const plan = shownPlan({ topology: run.topology, workload: run.workload, faults: run.faults, thresholds: [] }, run.id);
     return [...plan.containers, ...plan.loadgens];
   }, [run.topology, run.workload, run.faults, run.id]);
   const roles = useMemo(() => [...new Set(seconds.flatMap((s) => s.containers.map((c) => c.role)))].sort(), [seconds]);

@@ -323,6 +323,25 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
                   ))}
                 </select>
               </Field>
+              <Field
+                field="thresholds"
+                label="Thresholds (JSON)"
+                wide
+                local={built.errors.thresholds}
+                issues={at("thresholds")}
+                hint='Optional. Per run, e.g. {"metric": "p95", "op": "<", "value": 250}; against the baseline, e.g. {"metric": "rps", "compare": "baseline", "worseBy": 5, "p": 0.05}.'
+              >
+                <textarea
+                  id={fieldDomId("thresholds")}
+                  data-testid="experiment-thresholds"
+                  className="json"
+                  rows={Math.min(12, Math.max(2, values.thresholds.split("\n").length + 1))}
+                  spellCheck={false}
+                  placeholder='[{"metric": "errorRate", "op": "<", "value": 0.01}]'
+                  value={values.thresholds}
+                  onChange={(e) => set("thresholds", e.target.value)}
+                />
+              </Field>
             </fieldset>
           </section>
 

@@ -13,6 +13,7 @@ import { ExperimentExport } from "./experiment-export";
 import { ExperimentStatusBadge, isLive } from "./experiment-status";
 import { Comparisons, Findings, HeatTables, Reference, VariantStats } from "./experiment-tables";
 import { DeleteExperimentButton } from "./run-actions";
+import { ExperimentThresholds } from "./thresholds";
 import { CodeBlock } from "./scroll-region";
 
 function Progress({ view }: { view: TExperimentView }) {
@@ -180,6 +181,7 @@ export function ExperimentReport({ view }: { view: TExperimentView }) {
   return (
     <>
       <Progress view={view} />
+      <ExperimentThresholds outcome={view.thresholds} />
       <Reference view={view} />
       <VariantStats view={view} />
       <Comparisons view={view} />

@@ -21,6 +21,7 @@ import {
   throughputSeries,
 } from "~/lib/live";
 import { FindingList } from "./finding-list";
+import { RunThresholds } from "./thresholds";
 import { runDiagram } from "~/lib/plan";
 import type { TRunSnapshot } from "~/server/runs/live";
 import type { TRunView } from "~/server/runs/types";
@@ -155,7 +156,8 @@ export function RunPage({ id, initial }: { id: string; initial?: TRunSnapshot | 
   const errorKinds = useMemo(() => errorKindSeries(live.samples), [live.samples]);
   const markers = useMemo(() => faultMarkers(run?.faults), [run?.faults]);
   const diagram = useMemo(
-    () => (run ? runDiagram({ topology: run.topology, workload: run.workload, faults: run.faults }, run.id) : null),
+    () =>
+      run ? runDiagram({ topology: run.topology, workload: run.workload, faults: run.faults, thresholds: run.thresholds }, run.id) : null,
     [run?.topology, run?.workload, run?.id],
   );
   const containerSeconds = containersLater ? (laterContainers.data ?? []) : live.containers;
@@ -299,6 +301,7 @@ export function RunPage({ id, initial }: { id: string; initial?: TRunSnapshot | 
         </div>
       </div>
 
+      {summary?.thresholds && <RunThresholds outcome={summary.thresholds} />}
       <RunFindings findings={run.findings} />
 
       <div className="grid-2" style={{ marginBottom: 16 }}>

@@ -137,6 +137,10 @@ describe("formFromDefinition", () => {
       repetitions: 4,
       settleSeconds: 2,
       baseline: "a · algorithm=least_conn",
+      thresholds: [
+        { metric: "p95", op: "<", value: 250 },
+        { metric: "rps", compare: "baseline", worseBy: 5 },
+      ],
     });
     const values = formFromDefinition(def);
     expect(values.name).toBe("grid");
@@ -287,7 +291,7 @@ describe("the form's settings come from the schema", () => {
     );
 
   it("has a line in EXPERIMENT_FIELDS for every number or text setting of ZExperimentCreate", () => {
-    const own = ["base", "variants", "sweep", "baseline"];
+    const own = ["base", "variants", "sweep", "baseline", "thresholds"];
     const settings = Object.keys(ZExperimentCreate.shape).filter((k) => !own.includes(k));
     expect(EXPERIMENT_FIELDS.map((f) => f.path).sort()).toEqual(settings.sort());
   });

@@ -20,7 +20,7 @@ import { infoOf, rangeOf, SECTIONS, withHost, type FormPath, type HostBounds } f
  */
 
 /** The experiment's own settings: its fields that are a number or a text (the rest have their own sections). */
-export type ExperimentField = Exclude<keyof TExperimentCreateInput, "base" | "variants" | "sweep" | "baseline">;
+export type ExperimentField = Exclude<keyof TExperimentCreateInput, "base" | "variants" | "sweep" | "baseline" | "thresholds">;
 
 export type ExperimentFieldSpec = {
   /** The field in ZExperimentCreate and in the form's values. */
@@ -67,6 +67,8 @@ export type ExperimentFormValues = Record<ExperimentField, string> & {
   axes: AxisRow[];
   /** A variant's name; empty = the first. */
   baseline: string;
+  /** The experiment's thresholds as a JSON array; empty = none. */
+  thresholds: string;
 };
 
 let seq = 0;
@@ -91,7 +93,7 @@ function settingsText(given: Partial<Record<ExperimentField, unknown>>, fallback
 }
 
 export function defaultForm(): ExperimentFormValues {
-  return { ...settingsText({}, (info) => info.default), base: pretty(DEFAULT_BASE), variants: [], axes: [], baseline: "" };
+  return { ...settingsText({}, (info) => info.default), base: pretty(DEFAULT_BASE), variants: [], axes: [], baseline: "", thresholds: "" };
 }
 
 /** The settle pause the form stands for: the one typed, else the schema's default. */
@@ -157,6 +159,18 @@ export function parseJsonObject(text: string, empty?: Record<string, unknown>): 
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, error: "Must be a JSON object ({ … })." };
   return { ok: true, value: value as Record<string, unknown> };
+}
+
+/** The thresholds' JSON array; an empty text is none. */
+export function parseJsonArray(text: string): Parsed<unknown[]> {
+  if (text.trim() === "") return { ok: true, value: [] };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, error: `Not valid JSON: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  return Array.isArray(value) ? { ok: true, value } : { ok: false, error: "Must be a JSON array ([ … ])." };
 }
 
 export type SweepValue = string | number | boolean;
@@ -264,7 +278,9 @@ export function buildDefinition(v: ExperimentFormValues): Built {
     if (!values.ok) errors[`sweep[${i}].values`] = values.error;
     return { field: row.field.trim(), values: values.ok ? values.value : [] };
   });
-  if (Object.keys(errors).length > 0 || !base.ok) return { body: null, errors };
+  const thresholds = parseJsonArray(v.thresholds);
+  if (!thresholds.ok) errors.thresholds = thresholds.error;
+  if (Object.keys(errors).length > 0 || !base.ok || !thresholds.ok) return { body: null, errors };
   const settings = EXPERIMENT_FIELDS.flatMap(({ path }) => {
     const value = settingValue(path, v[path]);
     return value === undefined ? [] : [[path, value] as const];
@@ -275,6 +291,7 @@ export function buildDefinition(v: ExperimentFormValues): Built {
     ...(variants.length > 0 && { variants }),
     ...(sweep.length > 0 && { sweep }),
     ...(v.baseline !== "" && { baseline: v.baseline }),
+    ...(thresholds.value.length > 0 && { thresholds: thresholds.value }),
   } as TExperimentCreateInput;
   return { body, errors };
 }
@@ -290,6 +307,7 @@ export function formFromDefinition(d: TExperimentCreate | TExperimentCreateInput
     variants: (d.variants ?? []).map((x) => newVariantRow(x.name, JSON.stringify(x.patch ?? {}))),
     axes: (d.sweep ?? []).map((a) => newAxisRow(a.field, formatSweepValues(a.values))),
     baseline: d.baseline ?? "",
+    thresholds: (d.thresholds ?? []).length > 0 ? pretty(d.thresholds) : "",
   };
 }
 
@@ -311,6 +329,7 @@ export type FieldKey =
   | ExperimentField
   | "base"
   | "baseline"
+  | "thresholds"
   | "variants"
   | "sweep"
   | `variants[${number}].name`
@@ -322,6 +341,7 @@ export type FieldKey =
 export function fieldOfIssue(path: string, rows: { variants: number; axes: number }): FieldKey | null {
   const p = normalizeIssuePath(path);
   if (p === "baseline") return p;
+  if (p === "thresholds" || p.startsWith("thresholds[")) return "thresholds";
   const setting = EXPERIMENT_FIELDS.find((f) => f.path === p);
   if (setting) return setting.path;
   if (p === "base" || p.startsWith("base.") || p.startsWith("base[")) return "base";

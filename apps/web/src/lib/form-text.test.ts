@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCommand, parseEnv, parseHeaders } from "./form-text";
+import { parseCommand, parseEnv, parseHeaders, parseThresholds } from "./form-text";
 
 describe("parseEnv", () => {
   it("reads NAME=value lines with their line numbers, skipping blank lines and comments", () => {
@@ -57,6 +57,22 @@ describe("parseHeaders", () => {
       "Headers, line 2: Name: value expected",
       "Headers, line 3: Name: value expected",
       "Headers, line 4: accept is already set on line 1",
+    ]);
+  });
+});
+
+describe("parseThresholds", () => {
+  it("reads one threshold per line with its line, skipping blank lines and comments, and names a line it cannot read", () => {
+    expect(parseThresholds("p95<250\n\n# errors\nerrorRate < 1%")).toEqual({
+      value: [
+        { metric: "p95", op: "<", value: 250 },
+        { metric: "errorRate", op: "<", value: 0.01 },
+      ],
+      lines: { 0: 1, 1: 4 },
+      issues: [],
+    });
+    expect(parseThresholds("rps>=10\np95 fast").issues).toEqual([
+      'Thresholds, line 2: "p95 fast": no operator after p95: op must be one of: < <= > >= (e.g. p95<250, rps>=1000, errorRate<0.01)',
     ]);
   });
 });

@@ -6,6 +6,8 @@
  * What a name or value must be is the schema's to say, not these parsers'.
  */
 
+import { parseThreshold, type TThreshold } from "@scalelab/scenarios/contract";
+
 /** Where each entry was written: its 1-based line. */
 export type Parsed<T, K extends string | number> = { value: T; lines: Record<K, number>; issues: string[] };
 
@@ -80,6 +82,24 @@ export function parseHeaders(text: string): Parsed<Record<string, string>, strin
     seen.set(name.toLowerCase(), i + 1);
     value[name] = line.slice(at + 1).trim();
     lines[name] = i + 1;
+  });
+  return { value, lines, issues };
+}
+
+/** Thresholds, one per line in their text form (`p95<250`, scenarios contract/thresholds.ts parseThreshold); blank lines and `# comments` are skipped. */
+export function parseThresholds(text: string): Parsed<TThreshold[], number> {
+  const value: TThreshold[] = [];
+  const lines: Record<number, number> = {};
+  const issues: string[] = [];
+  linesOf(text).forEach((line, i) => {
+    if (blank(line)) return;
+    const parsed = parseThreshold(line);
+    if (!parsed.ok) {
+      issues.push(`Thresholds, line ${i + 1}: ${parsed.error}`);
+      return;
+    }
+    lines[value.length] = i + 1;
+    value.push(parsed.threshold);
   });
   return { value, lines, issues };
 }

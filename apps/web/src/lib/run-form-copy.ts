@@ -46,6 +46,7 @@ export function formFromRun(def: TRunCreateInput): RunFormValues {
   if (w.requests) w.requests = w.requests.map((r) => ({ ...r, body: r.body ?? "" }));
   v.workload = { ...v.workload, ...w };
 
+  v.text.thresholds = (def.thresholds ?? []).map((t) => `${t.metric}${t.op}${t.value}`).join("\n");
   v.faults = (def.faults ?? []).map((f) => {
     const { actual: _, ...fault } = f as typeof f & { actual?: unknown };
     return { ...structuredClone(fault), target: { role: fault.target.role, index: fault.target.index ?? 0 } };

@@ -508,7 +508,7 @@ describe("the traffic", () => {
   });
 
   it("an image without a request is named on the traffic choice", () => {
-    expect(placeIssue({ path: "workload.request", message: "m" }, { env: {}, command: {}, headers: {} })).toEqual({
+    expect(placeIssue({ path: "workload.request", message: "m" }, { env: {}, command: {}, headers: {}, thresholds: {} })).toEqual({
       path: "traffic",
       message: "m",
     });
@@ -700,5 +700,26 @@ describe("the host's bounds in the hints", () => {
     expect(rangeOf(withHost("topology.service.memoryMb", info, host, form({ service: { replicas: 16 } })))).toBe("32–384");
     expect(rangeOf(withHost("topology.service.memoryMb", info, host, form({ service: { replicas: 2 } })))).toBe("32–3072");
     expect(rangeOf(withHost("topology.service.replicas", infoOf("topology.service.replicas"), host))).toBe("1–16");
+  });
+});
+
+describe("thresholds on the form", () => {
+  it("are sent as the body's thresholds, none when empty; an issue goes under the field with its line", async () => {
+    expect(toRunInput(form({ text: { thresholds: "p95<250\nrps>=5" } })).thresholds).toEqual([
+      { metric: "p95", op: "<", value: 250 },
+      { metric: "rps", op: ">=", value: 5 },
+    ]);
+    expect(toRunInput(form()).thresholds).toBeUndefined();
+    expect(await messagesOf(form({ text: { thresholds: "p95<250\np96<1" } }))).toEqual({
+      "text.thresholds": expect.stringMatching(
+        /^Thresholds, line 2: "p96<1": unknown metric p96: metric must be one of: rps, p50/,
+      ) as string,
+    });
+    // A rule of the schema across fields: checks needs a k6 script, placed on the threshold's line.
+    expect(await messagesOf(form({ text: { thresholds: "\nchecks>=0.9" } }))).toEqual({
+      "text.thresholds": expect.stringMatching(
+        /^Thresholds, line 2: thresholds\.0\.metric checks is the pass rate of a k6 script's checks/,
+      ) as string,
+    });
   });
 });

@@ -19,7 +19,7 @@ import {
 } from "@scalelab/scenarios/contract";
 import { get, set, type FieldErrors, type Path, type Resolver } from "react-hook-form";
 import { faultBody, type FaultFormValue } from "./faults";
-import { parseCommand, parseEnv, parseHeaders } from "./form-text";
+import { parseCommand, parseEnv, parseHeaders, parseThresholds } from "./form-text";
 import { toFieldIssues, type FieldIssue } from "./issues";
 
 /**
@@ -43,7 +43,7 @@ export type Traffic = (typeof TRAFFIC)[number];
  * Text the form turns into the body's objects and lists (form-only): the service's environment
  * (`NAME=value` per line) and command (one argv item per line), the request's headers (`Name: value` per line).
  */
-export type FormText = { env: string; command: string; headers: string };
+export type FormText = { env: string; command: string; headers: string; thresholds: string };
 
 type Components = { [K in keyof TTopologyInput]-?: NonNullable<TTopologyInput[K]> };
 /** `faults` are the rows of the form's fault timeline (fault-editor.tsx), at the body's paths too. */
@@ -64,7 +64,7 @@ export const DEFAULT_FORM: RunFormValues = {
   name: "",
   model: "closed",
   traffic: "endpoint",
-  text: { env: "", command: "", headers: "" },
+  text: { env: "", command: "", headers: "", thresholds: "" },
   include: { broker: false },
   topology: {
     // The schema leaves the kind-dependent algorithm and the health knobs out; the form shows their defaults.
@@ -346,6 +346,15 @@ export const SECTIONS: readonly SectionSpec[] = [
         hint: "Share the load; their figures merge into one series.",
         deps: ["workload.vus", "workload.arrivalRate", "workload.threads"],
       },
+      {
+        path: "text.thresholds",
+        id: "thresholds",
+        label: "Thresholds",
+        wide: true,
+        placeholder: "p95<250\nerrorRate<0.01",
+        hint: "Optional, one per line, checked when the run ends: rps, p50 p90 p95 p99 max (ms), errorRate (0–1), checks (a k6 script's pass rate, 0–1) with < <= > >=.",
+        textarea: { rows: 2, code: true },
+      },
     ],
   },
 ];
@@ -362,6 +371,7 @@ const FORM_ONLY_INFO: Partial<Record<FormPath, FieldInfo>> = {
   "text.env": TEXT_INFO,
   "text.command": TEXT_INFO,
   "text.headers": TEXT_INFO,
+  "text.thresholds": TEXT_INFO,
 };
 
 /** The field's control, range and default, from the schema (the load model, the traffic and the text fields are the form's own). */
@@ -487,7 +497,12 @@ function unset(target: object, path: string): void {
 }
 
 /** The line each entry of the text fields came from (./form-text.ts), to place the schema's issues on it. */
-export type TextLines = { env: Record<string, number>; command: Record<number, number>; headers: Record<string, number> };
+export type TextLines = {
+  env: Record<string, number>;
+  command: Record<number, number>;
+  headers: Record<string, number>;
+  thresholds: Record<number, number>;
+};
 
 /**
  * The API body of what is on screen, with the issues of the text fields' lines: hidden fields and
@@ -501,7 +516,10 @@ export function runInputOf(v: RunFormValues): { body: TRunCreateInput; issues: F
   for (const s of SECTIONS) if (s.object && !sectionOn(s, v)) unset(body, s.object);
   for (const { field } of ALL_FIELDS) if (!visible.has(field.path)) unset(body, field.path);
   const issues: FieldIssue[] = [];
-  const lines: TextLines = { env: {}, command: {}, headers: {} };
+  const lines: TextLines = { env: {}, command: {}, headers: {}, thresholds: {} };
+  const thresholds = parseThresholds(text.thresholds);
+  lines.thresholds = thresholds.lines;
+  issues.push(...thresholds.issues.map((message) => ({ path: "text.thresholds", message })));
 
   const service = body.topology.service;
   if (visible.has("text.env")) {
@@ -533,7 +551,15 @@ export function runInputOf(v: RunFormValues): { body: TRunCreateInput; issues: F
   const name = v.name.trim();
   if (name) body.name = name;
   else unset(body, "name");
-  return { body: { ...body, ...(faults.length > 0 && { faults: faults.map(faultBody) }) } as TRunCreateInput, issues, lines };
+  return {
+    body: {
+      ...body,
+      ...(faults.length > 0 && { faults: faults.map(faultBody) }),
+      ...(thresholds.value.length > 0 && { thresholds: thresholds.value }),
+    } as TRunCreateInput,
+    issues,
+    lines,
+  };
 }
 
 /** The API body of what is on screen (runInputOf without its issues). */
@@ -550,6 +576,7 @@ const TEXT_FIELDS = [
   { prefix: "topology.service.env", field: "text.env", label: "Environment", lines: "env" },
   { prefix: "topology.service.command", field: "text.command", label: "Command", lines: "command" },
   { prefix: "workload.request.headers", field: "text.headers", label: "Headers", lines: "headers" },
+  { prefix: "thresholds", field: "text.thresholds", label: "Thresholds", lines: "thresholds" },
 ] as const;
 
 /**
@@ -561,7 +588,9 @@ export function placeIssue(issue: FieldIssue, lines: TextLines): FieldIssue {
   if (issue.path === "workload.request") return { path: "traffic", message: issue.message };
   for (const t of TEXT_FIELDS) {
     if (issue.path !== t.prefix && !issue.path.startsWith(`${t.prefix}.`)) continue;
-    const entry = issue.path.slice(t.prefix.length + 1);
+    const rest = issue.path.slice(t.prefix.length + 1);
+    // A threshold's issue names its field (thresholds.0.metric): its line is the threshold's.
+    const entry = t.lines === "thresholds" ? rest.split(".")[0]! : rest;
     const line = entry ? (lines[t.lines] as Record<string, number>)[entry] : undefined;
     return { path: t.field, message: line ? `${t.label}, line ${line}: ${issue.message}` : issue.message };
   }

@@ -2,7 +2,7 @@ import { faultEffects, runImbalance } from "@scalelab/scenarios/analysis";
 import { TErrorCounts } from "@scalelab/scenarios/contract";
 import { brokerSummary, poolSummary } from "@scalelab/scenarios/components";
 import { RunPlan } from "@scalelab/scenarios/plan";
-import { THostFacts, TInterference, TRunSummary } from "@scalelab/scenarios/contract";
+import { evaluateThresholds, THostFacts, thresholdText, TInterference, TRunSummary } from "@scalelab/scenarios/contract";
 import { LOADGEN_SATURATION, loadgenUse, roleUse, round } from "@scalelab/scenarios/analysis";
 import { HOST_NOISE, hostNoiseSummary, hostSeconds, isHostNoisy } from "@scalelab/scenarios/analysis";
 import { RunContext } from "./context";
@@ -92,7 +92,19 @@ export async function collect(
     ...(hostNoise && { hostNoise }),
     ...(load.script && { script: load.script }),
   };
+  if (run.thresholds.length > 0) summary.thresholds = evaluateThresholds(run.thresholds, summary);
   await deps.db.run.update({ where: { id: runId }, data: { summary, host } });
+
+  if (summary.thresholds) {
+    const failed = summary.thresholds.results.filter((r) => !r.passed);
+    const shown = (r: (typeof failed)[number]) => `${thresholdText(r)} (actual ${r.actual === null ? "none" : round(r.actual, 4)})`;
+    await report.event(
+      failed.length > 0 ? "warn" : "info",
+      failed.length > 0
+        ? `${failed.length} of ${summary.thresholds.results.length} threshold(s) failed: ${failed.map(shown).join(", ")}`
+        : `all ${summary.thresholds.results.length} threshold(s) passed: ${summary.thresholds.results.map(shown).join(", ")}`,
+    );
+  }
 
   if (summary.errorRate >= ERROR_WARNING) {
     await report.event(

@@ -76,6 +76,7 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
       topology: row.topology,
       workload: row.workload,
       faults: (row.faults as { actual?: unknown }[]).map(({ actual: _, ...f }) => f),
+      thresholds: row.thresholds,
     });
     if (!parsed.success) throw new Error(`invalid run definition:\n${z.prettifyError(parsed.error)}`);
     const ctx: RunContext = { runId, run: parsed.data, deps, report, signal: ctl.signal };

@@ -49,7 +49,15 @@ export async function openLab(env: Env, docker: Docker) {
     const id = randomUUID();
     const run = ZRunCreate.parse(body);
     await db.run.create({
-      data: { id, name: run.name, topology: run.topology, workload: run.workload, faults: run.faults, status: opts.status ?? "queued" },
+      data: {
+        id,
+        name: run.name,
+        topology: run.topology,
+        workload: run.workload,
+        faults: run.faults,
+        thresholds: run.thresholds,
+        status: opts.status ?? "queued",
+      },
     });
     if (opts.enqueue !== false) {
       const job = runJob(id);

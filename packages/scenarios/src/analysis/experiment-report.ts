@@ -6,6 +6,8 @@ import { benchstatText, compareSamples, describe, variationWarning } from "./exp
 import { TSweepAxis } from "../experiments/experiments";
 import { fitUsl, uslCurve } from "./usl";
 import { USL_MIN_POINTS } from "../experiments/experiments";
+import { TComparisonThreshold } from "../contract/thresholds";
+import { experimentThresholds, TExperimentThresholdsOutcome } from "./experiment-thresholds";
 
 /**
  * An experiment's statistics from its runs' whole-run figures (never from averaged per-second
@@ -93,6 +95,8 @@ export type ExperimentStatisticsInput = {
   baseline: number;
   sweep: readonly TSweepAxis[];
   runs: readonly { variant: number; status: TRunStatus; summary: TRunSummary | null }[];
+  /** The experiment's comparison thresholds, and whether its runs have per-run ones (their results are in each run's summary). */
+  thresholds?: { comparison: readonly TComparisonThreshold[]; runThresholds: boolean };
 };
 
 export type ExperimentStatistics = {
@@ -101,6 +105,8 @@ export type ExperimentStatistics = {
   usl: TUslResult | null;
   /** Why no USL was fitted over a sweep of a scale knob (too few points, …); null when not applicable. */
   uslNote: string | null;
+  /** The verdict of the experiment's thresholds (./experiment-thresholds.ts); null when it has none. */
+  thresholds: TExperimentThresholdsOutcome | null;
 };
 
 export function experimentStatistics(input: ExperimentStatisticsInput): ExperimentStatistics {
@@ -150,7 +156,15 @@ export function experimentStatistics(input: ExperimentStatisticsInput): Experime
   }
 
   const { usl, uslNote } = uslOf(input);
-  return { variants, comparisons, usl, uslNote };
+  const thresholds = experimentThresholds({
+    variants: input.variants,
+    baseline: input.baseline,
+    comparisons,
+    comparisonThresholds: input.thresholds?.comparison ?? [],
+    runThresholds: input.thresholds?.runThresholds ?? false,
+    runs: input.runs.map((r) => ({ variant: r.variant, status: r.status, thresholds: r.summary?.thresholds })),
+  });
+  return { variants, comparisons, usl, uslNote, thresholds };
 }
 
 function uslOf(input: ExperimentStatisticsInput): Pick<ExperimentStatistics, "usl" | "uslNote"> {

@@ -7,6 +7,7 @@ export * from "./fault-effects";
 export * from "./interference";
 export * from "./experiment-stats";
 export * from "./experiment-report";
+export * from "./experiment-thresholds";
 export * from "./downsample";
 export * from "./host-noise";
 export * from "./evidence";

@@ -1,4 +1,5 @@
 import { TFault } from "./faults";
+import { TThreshold } from "./thresholds";
 import { TTopology } from "./topology";
 import { TWorkload } from "./workload";
 
@@ -7,4 +8,4 @@ import { TWorkload } from "./workload";
  * ZRunCreate's output type (./run.ts checks that the two agree), declared here so that the
  * components can depend on it while ZRunCreate folds over the components' rules.
  */
-export type TRunDefinition = { name?: string; topology: TTopology; workload: TWorkload; faults: TFault[] };
+export type TRunDefinition = { name?: string; topology: TTopology; workload: TWorkload; faults: TFault[]; thresholds: TThreshold[] };

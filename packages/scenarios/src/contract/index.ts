@@ -1,6 +1,7 @@
 export * from "./run";
 export * from "./fields";
 export * from "./faults";
+export * from "./thresholds";
 export * from "./latency";
 export * from "./backends";
 export * from "./host";

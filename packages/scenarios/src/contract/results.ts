@@ -3,6 +3,7 @@ import { BACKEND_SOURCES, ZBackendStats } from "./backends";
 import { ZErrorCounts, ZFaultEffect } from "./faults";
 import { ZLatency } from "./latency";
 import { LOADGENS } from "./workload";
+import { ZThresholdsOutcome } from "./thresholds";
 
 export { ZLatency, type TLatency } from "./latency";
 
@@ -170,6 +171,8 @@ export const ZRunSummary = z.object({
   interference: z.array(ZInterference).optional(),
   /** The user's k6 script: its checks and its own metrics (workload.script only). */
   script: ZScriptSummary.optional(),
+  /** The run's thresholds (./thresholds.ts), evaluated when it succeeded; absent when it has none. */
+  thresholds: ZThresholdsOutcome.optional(),
   /**
    * The host's CPU used outside the run's containers and the worker during the load, in % of the host
    * (100 = every core): mean, p95 and max over the seconds, the mean in cores, and the worker's own

@@ -4,6 +4,7 @@ import { LIMITS, strict, text } from "./fields";
 import { faultIssues, ZFaults } from "./faults";
 import { ZTopology } from "./topology";
 import { ZWorkload } from "./workload";
+import { thresholdIssues, ZThresholds } from "./thresholds";
 import { TRunDefinition } from "./definition";
 
 /**
@@ -19,12 +20,15 @@ export const ZRunCreate = strict("", {
   workload: ZWorkload,
   /** The fault timeline (./faults.ts): container and network faults at given seconds of the load. */
   faults: ZFaults.default([]),
+  /** Pass/fail checks of the whole-run figures (./thresholds.ts), evaluated when the run succeeds into summary.thresholds. */
+  thresholds: ZThresholds.default([]),
 }).superRefine((run, ctx) => {
   if (run.faults.length > 0) {
     for (const { path, message } of faultIssues(run.faults, faultableRoles(run), run.workload.durationSeconds)) {
       ctx.addIssue({ code: "custom", path, message });
     }
   }
+  for (const { path, message } of thresholdIssues(run.thresholds, run.workload)) ctx.addIssue({ code: "custom", path, message });
   for (const { path, message } of runIssues(run)) ctx.addIssue({ code: "custom", path, message });
 });
 export type TRunCreate = z.infer<typeof ZRunCreate>;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   applyPatch,
+  comparisonThresholdsOf,
   estimateSeconds,
   EXPERIMENT_LIMITS,
   expandExperiment,
@@ -270,5 +271,51 @@ describe("runCount and estimateSeconds", () => {
     });
     if (!out.ok) throw new Error("expected ok");
     expect(estimateSeconds(out.variants, 2, 5)).toBe(2 * (10 + 20 + 2 * RUN_OVERHEAD_SECONDS + 2 * 5) - 5);
+  });
+});
+
+describe("an experiment's thresholds", () => {
+  const p95 = { metric: "p95", op: "<", value: 250 } as const;
+  const errors = { metric: "errorRate", op: "<", value: 0.01 } as const;
+
+  it("per-run ones are added to every run's own (base.thresholds); comparisons stay with the experiment", () => {
+    const out = expand({
+      name: "t",
+      base: { ...base, thresholds: [p95] },
+      variants: [
+        { name: "a", patch: {} },
+        { name: "b", patch: { thresholds: [] } },
+      ],
+      thresholds: [errors, { metric: "rps", compare: "baseline", worseBy: 5 }],
+    });
+    if (!out.ok) throw new Error(JSON.stringify(out.issues));
+    expect(out.variants.map((v) => v.run.thresholds)).toEqual([[p95, errors], [errors]]);
+    expect(
+      comparisonThresholdsOf(
+        ZExperimentCreate.parse({ name: "t", base, thresholds: [errors, { metric: "rps", compare: "baseline", worseBy: 5 }] }),
+      ),
+    ).toEqual([{ metric: "rps", compare: "baseline", worseBy: 5, p: 0.05 }]);
+  });
+
+  it("checks without a script is refused at the experiment's threshold or at the base's", () => {
+    expect(issuesOf({ name: "t", base, thresholds: [errors, { metric: "checks", op: ">=", value: 0.99 }] })).toEqual([
+      {
+        path: "thresholds.1.metric",
+        message: `variant "base": thresholds.1.metric checks is the pass rate of a k6 script's checks, and this run has no workload.script; without one: rps, p50, p90, p95, p99, max, errorRate`,
+      },
+    ]);
+    expect(issuesOf({ name: "t", base: { ...base, thresholds: [{ metric: "checks", op: ">=", value: 0.99 }] } })[0]!.path).toBe(
+      "base.thresholds.0.metric",
+    );
+  });
+
+  it("a run gets at most 20 thresholds, its own and the experiment's together", () => {
+    const many = Array.from({ length: 12 }, () => p95);
+    expect(issuesOf({ name: "t", base: { ...base, thresholds: many }, thresholds: many })).toEqual([
+      {
+        path: "thresholds",
+        message: `variant "base": its runs would have 24 thresholds (12 of its own, 12 of the experiment's); at most 20`,
+      },
+    ]);
   });
 });

@@ -3,6 +3,14 @@ import { z } from "zod";
 import { int, strict, text } from "../contract/fields";
 import { FieldIssue } from "../contract/host";
 import { ZRunCreate, TRunCreate } from "../contract/run";
+import {
+  isComparisonThreshold,
+  THRESHOLD_LIMITS,
+  thresholdIssues,
+  TComparisonThreshold,
+  TThreshold,
+  ZExperimentThresholds,
+} from "../contract/thresholds";
 
 /**
  * An experiment: a base run definition, variants (each a patch of the base) and/or sweep axes (a
@@ -89,6 +97,11 @@ export const ZExperimentCreate = strict("", {
   settleSeconds: int("settleSeconds", settleSeconds).default(5),
   /** The variant the others are compared with; the first by default. */
   baseline: text("baseline", EXPERIMENT_LIMITS.variantName.max).optional(),
+  /**
+   * Per-run thresholds ({metric, op, value}), added to every run's own (base.thresholds), and
+   * comparison thresholds ({metric, compare: "baseline", worseBy, p}), evaluated with the statistics.
+   */
+  thresholds: ZExperimentThresholds.default([]),
 }).superRefine((e, ctx) => {
   const names = new Set<string>();
   e.variants?.forEach((v, i) => {
@@ -234,6 +247,30 @@ export function expandExperiment(e: TExperimentCreate): TExpansion {
         }
         continue;
       }
+      const extra = runThresholdsOf(e);
+      if (extra.length > 0) {
+        const own = parsed.data.thresholds.length;
+        let refused = false;
+        for (const t of extra) {
+          const where = `thresholds.${e.thresholds.indexOf(t)}.metric`;
+          for (const issue of thresholdIssues([t], parsed.data.workload)) {
+            const message = `variant "${name}": ${issue.message.replace(/^thresholds\.0\.metric/, where)}`;
+            refused = true;
+            if (seen.has(`${where}\u0000${message}`)) continue;
+            seen.add(`${where}\u0000${message}`);
+            issues.push({ path: where, message });
+          }
+        }
+        if (own + extra.length > THRESHOLD_LIMITS.thresholds.max) {
+          refused = true;
+          issues.push({
+            path: "thresholds",
+            message: `variant "${name}": its runs would have ${own + extra.length} thresholds (${own} of its own, ${extra.length} of the experiment's); at most ${THRESHOLD_LIMITS.thresholds.max}`,
+          });
+        }
+        if (refused) continue;
+        parsed.data.thresholds = [...parsed.data.thresholds, ...extra];
+      }
       out.push({ index: out.length, source: vi, name, axes: combo, patch, run: parsed.data });
     }
   });
@@ -250,6 +287,14 @@ export function expandExperiment(e: TExperimentCreate): TExpansion {
   }
   return { ok: true, variants: out, baseline, runs: total };
 }
+
+/** The experiment's per-run thresholds (added to every run's own). */
+export const runThresholdsOf = (e: Pick<TExperimentCreate, "thresholds">): TThreshold[] =>
+  e.thresholds.filter((t): t is TThreshold => !isComparisonThreshold(t));
+
+/** The experiment's comparison thresholds (each variant against the baseline). */
+export const comparisonThresholdsOf = (e: Pick<TExperimentCreate, "thresholds">): TComparisonThreshold[] =>
+  e.thresholds.filter((t): t is TComparisonThreshold => isComparisonThreshold(t));
 
 /** Where a field of the run definition of variant `source` was set: the sweep, the variant's patch, or the base. */
 export function issueOrigin(e: TExperimentCreate, source: number, path: string): string {
@@ -303,6 +348,7 @@ export function experimentRecords(
       topology: { ...v.run.topology, balancer: explicitBalancer(v.run.topology.balancer) },
       workload: v.run.workload,
       faults: v.run.faults,
+      thresholds: v.run.thresholds,
       experimentId: ids.experiment,
       variant,
       repetition,

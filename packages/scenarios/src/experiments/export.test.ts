@@ -34,10 +34,10 @@ describe("experimentRunsCsv", () => {
     ]);
     const lines = text.trim().split("\n");
     expect(lines[0]).toBe(
-      "experiment,variant,topology.service.replicas,repetition,attempt,runId,status,requests,rps,errors,errorRate,latAvgMs,latP50Ms,latP90Ms,latP95Ms,latP99Ms,latMaxMs,durationSeconds,checksPassed,checksFailed",
+      "experiment,variant,topology.service.replicas,repetition,attempt,runId,status,requests,rps,errors,errorRate,latAvgMs,latP50Ms,latP90Ms,latP95Ms,latP99Ms,latMaxMs,durationSeconds,checksPassed,checksFailed,thresholds,thresholdResults",
     );
-    expect(lines[1]).toBe("replicas,replicas=1,1,1,1,r1,succeeded,100,10,1,0.01,5,4,6,7,9,12,10,,");
-    expect(lines[2]).toBe("replicas,replicas=2,2,1,2,r2,failed,,,,,,,,,,,,,");
+    expect(lines[1]).toBe("replicas,replicas=1,1,1,1,r1,succeeded,100,10,1,0.01,5,4,6,7,9,12,10,,,,");
+    expect(lines[2]).toBe("replicas,replicas=2,2,1,2,r2,failed,,,,,,,,,,,,,,,");
   });
 
   it("adds a script's checks, all checks together", () => {
@@ -52,7 +52,7 @@ describe("experimentRunsCsv", () => {
     const text = experimentRunsCsv("s", [
       { runId: "r", variant: "v", axes: {}, repetition: 0, attempt: 1, status: "succeeded", summary: { ...summary, script } },
     ]);
-    expect(text.trim().split("\n")[1]).toMatch(/,189,11$/);
+    expect(text.trim().split("\n")[1]).toMatch(/,189,11,,$/);
   });
 
   it("quotes commas and quotes, and defuses cells a spreadsheet would run as a formula", () => {
@@ -102,5 +102,35 @@ describe("fileName", () => {
     expect(fileName("../../etc/passwd; rm -rf /", "csv")).toBe("etc-passwd-rm-rf.csv");
     expect(fileName("Réplicas × 4", "html")).toBe("Replicas-4.html");
     expect(fileName("", "json")).toBe("scalelab.json");
+  });
+});
+
+describe("thresholds in the runs CSV", () => {
+  it("say passed or failed, and each threshold with its actual figure", () => {
+    const text = experimentRunsCsv("t", [
+      {
+        runId: "r1",
+        variant: "a",
+        axes: {},
+        repetition: 0,
+        attempt: 1,
+        status: "succeeded",
+        summary: {
+          requests: 100,
+          rps: 10,
+          errors: 0,
+          errorRate: 0,
+          latencyMs: { avg: 5, p50: 4, p90: 6, p95: 312.5, p99: 9, max: 12 },
+          thresholds: {
+            passed: false,
+            results: [
+              { metric: "p95", op: "<", value: 250, actual: 312.5, passed: false },
+              { metric: "checks", op: ">=", value: 0.9, actual: null, passed: false },
+            ],
+          },
+        },
+      },
+    ]);
+    expect(text.trim().split("\n")[1]).toMatch(/,failed,p95<250: 312\.5 fail; checks>=0\.9: none fail$/);
   });
 });

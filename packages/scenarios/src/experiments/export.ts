@@ -1,5 +1,6 @@
 import { TRunSummary, TSample } from "../contract/results";
 import { stringify } from "csv-stringify/sync";
+import { thresholdText } from "../contract/thresholds";
 
 /**
  * CSV exports of runs and experiments (csv-stringify: RFC 4180 quoting, and cells that a
@@ -22,6 +23,8 @@ const SUMMARY_COLUMNS = [
   "durationSeconds",
   "checksPassed",
   "checksFailed",
+  "thresholds",
+  "thresholdResults",
 ];
 const summaryCells = (s: TRunSummary | null): unknown[] =>
   s
@@ -40,6 +43,11 @@ const summaryCells = (s: TRunSummary | null): unknown[] =>
         // A user's k6 script: its checks' passes and failures, all checks together.
         s.script ? s.script.checks.reduce((n, c) => n + c.passed, 0) : "",
         s.script ? s.script.checks.reduce((n, c) => n + c.failed, 0) : "",
+        // The run's thresholds: passed or failed, and each one with its actual figure.
+        s.thresholds ? (s.thresholds.passed ? "passed" : "failed") : "",
+        s.thresholds
+          ? s.thresholds.results.map((r) => `${thresholdText(r)}: ${r.actual ?? "none"} ${r.passed ? "pass" : "fail"}`).join("; ")
+          : "",
       ]
     : SUMMARY_COLUMNS.map(() => "");
 

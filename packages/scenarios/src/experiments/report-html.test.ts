@@ -124,3 +124,43 @@ describe("niceTicks", () => {
     expect(niceTicks(0)).toEqual([0, 1]);
   });
 });
+
+describe("the report's thresholds", () => {
+  it("show the verdict and each threshold with its actual figure, escaped", () => {
+    const html = experimentReportHtml(
+      {
+        ...input,
+        thresholds: {
+          passed: false,
+          results: [
+            { kind: "run", variant: names[1]!, metric: "p95", op: "<", value: 250, actual: 7, runs: 3, failedRuns: 0, passed: true },
+            {
+              kind: "comparison",
+              variant: names[1]!,
+              baseline: names[0]!,
+              metric: "rps",
+              compare: "baseline",
+              worseBy: 5,
+              p: 0.05,
+              actual: -12.5,
+              ratio: 0.875,
+              ciLow: 0.8,
+              ciHigh: 0.95,
+              pValue: 0.004,
+              passed: false,
+              reason: "12.5 % lower",
+            },
+          ],
+        },
+      },
+      { generatedAt: "2026-11-25T14:00:00.000Z" },
+    );
+    expect(html).toContain('<h2>Thresholds: <span class="fail">failed</span></h2>');
+    expect(html).toContain('<td>p95&lt;250</td><td>7 ms (worst of 3 runs)</td><td class="pass">pass</td>');
+    expect(html).toContain(
+      '<td>rps no worse than 5 % vs baseline (p &lt; 0.05)</td><td>\u221212.5 % (ratio 0.875, 95 % CI 0.800–0.950, p=0.004)</td><td class="fail">fail</td>',
+    );
+    expect(html).not.toContain("<script>alert");
+    expect(experimentReportHtml(input, { generatedAt: "x" })).not.toContain("Thresholds");
+  });
+});

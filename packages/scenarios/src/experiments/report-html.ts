@@ -1,6 +1,7 @@
 import { EXPERIMENT_METRICS, TExperimentComparison, TMetricKey, TUslResult, TVariantStatistics } from "../analysis/experiment-report";
 import { evidenceLines } from "../analysis/evidence";
 import { TFinding } from "../analysis/findings";
+import { experimentThresholdActual, experimentThresholdText, TExperimentThresholdsOutcome } from "../analysis/experiment-thresholds";
 
 /**
  * The self-contained HTML report of an experiment: one file, inline CSS and SVG charts, no script
@@ -28,6 +29,8 @@ export type TReportInput = {
   usl: TUslResult | null;
   uslNote: string | null;
   findings: TFinding[];
+  /** The verdict of its thresholds; null (or absent) without any. */
+  thresholds?: TExperimentThresholdsOutcome | null;
   reference: { source: string; expected: string; figures: { variant: string; metric: string; value: number; note?: string }[] } | null;
 };
 
@@ -140,7 +143,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px}.sub{color:
 table{border-collapse:collapse;width:100%;margin:8px 0}th,td{border-bottom:1px solid #e5e7eb;padding:6px 8px;text-align:left;vertical-align:top}
 th{font-weight:600;color:#374151;background:#f9fafb}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .better{color:#047857;font-weight:600}.worse{color:#b91c1c;font-weight:600}.same,.unknown{color:#6b7280}
-.warn{color:#b45309}.noisy{color:#b45309;font-size:12px}.finding{margin:6px 0}.evidence{color:#6b7280;font-size:12px}
+.warn{color:#b45309}.pass{color:#047857;font-weight:600}.fail{color:#b91c1c;font-weight:600}.noisy{color:#b45309;font-size:12px}.finding{margin:6px 0}.evidence{color:#6b7280;font-size:12px}
 .chart .grid{stroke:#e5e7eb}.chart .axis{stroke:#9ca3af}.chart .tick{font-size:11px;fill:#6b7280}.chart .bar{fill:#6366f1}
 .chart .whisker{stroke:#111827;stroke-width:1.5}.chart .ref{fill:#f59e0b}.chart .curve{fill:none;stroke:#6366f1;stroke-width:2}
 .chart .point{fill:#111827}.chart .peak{stroke:#f59e0b;stroke-dasharray:4 4}.legend{font-size:12px;color:#6b7280}
@@ -209,6 +212,16 @@ ${metrics
         .join("\n")
     : `<p class="sub">No findings.</p>`;
 
+  const thresholds = input.thresholds
+    ? `<h2>Thresholds: <span class="${input.thresholds.passed ? "pass" : "fail"}">${input.thresholds.passed ? "passed" : "failed"}</span></h2>
+<table><thead><tr><th>variant</th><th>threshold</th><th>actual</th><th>result</th></tr></thead><tbody>${input.thresholds.results
+        .map(
+          (r) =>
+            `<tr><td>${e(r.variant)}</td><td>${e(experimentThresholdText(r))}</td><td>${e(experimentThresholdActual(r))}</td><td class="${r.passed ? "pass" : "fail"}">${r.passed ? "pass" : "fail"}</td></tr>`,
+        )
+        .join("\n")}</tbody></table>`
+    : "";
+
   const runs = input.variants
     .flatMap((v) =>
       v.runs.map(
@@ -232,6 +245,7 @@ ${metrics
 <div class="sub">Scalelab experiment ${e(input.id)} · ${e(input.status)} · created ${e(input.createdAt)} · report generated ${e(opts.generatedAt)}</div>
 <p>${input.variants.length} variant(s) × ${input.repetitions} repetition(s), interleaved, ${input.settleSeconds} s settle pause; ${input.progress.total} run(s): ${input.progress.succeeded} succeeded, ${input.progress.failed} failed, ${input.progress.retries} retried.</p>
 ${input.reference ? `<h2>What to expect (${e(input.reference.source)})</h2><p>${e(input.reference.expected)}</p>` : ""}
+${thresholds}
 <h2>Findings</h2>
 ${findings}
 <h2>Variants</h2>

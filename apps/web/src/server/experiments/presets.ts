@@ -9,7 +9,7 @@ import {
 } from "@scalelab/scenarios/experiments";
 import { METRIC_KEYS } from "@scalelab/scenarios/analysis";
 import { PRESETS, presetByName } from "@scalelab/scenarios/experiments";
-import { int, text } from "@scalelab/scenarios/contract";
+import { int, text, ZExperimentThresholds } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 import { AppError, invalidInput } from "../errors";
 import type { Deps } from "../runtime";
@@ -60,11 +60,13 @@ export const ZPresetRunInput = z.strictObject(
       .min(1, { error: `values must have between 1 and ${EXPERIMENT_LIMITS.values.max} entries` })
       .max(EXPERIMENT_LIMITS.values.max, { error: `values must have between 1 and ${EXPERIMENT_LIMITS.values.max} entries` })
       .optional(),
+    /** The experiment's thresholds: per-run ({metric, op, value}) and comparison ({metric, compare: "baseline", worseBy, p}); none by default. */
+    thresholds: ZExperimentThresholds.optional(),
   },
   {
     error: (iss) =>
       iss.code === "unrecognized_keys"
-        ? `unknown field ${iss.keys.join(", ")}: a preset run takes experimentName, patch, repetitions, settleSeconds and values`
+        ? `unknown field ${iss.keys.join(", ")}: a preset run takes experimentName, patch, repetitions, settleSeconds, values and thresholds`
         : undefined,
   },
 );
@@ -113,6 +115,7 @@ export async function runPreset(deps: Deps, input: z.infer<typeof ZPresetRunInpu
     ...(input.repetitions !== undefined && { repetitions: input.repetitions }),
     ...(input.settleSeconds !== undefined && { settleSeconds: input.settleSeconds }),
     ...(input.values !== undefined && sweep && { sweep: [{ ...sweep[0]!, values: input.values }] }),
+    ...(input.thresholds !== undefined && { thresholds: input.thresholds }),
   });
   return createExperiment(deps, def, { preset: preset.name });
 }

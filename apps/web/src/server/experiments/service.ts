@@ -4,6 +4,7 @@ import { runJob } from "@scalelab/scenarios/messages";
 import { experimentProgress } from "@scalelab/scenarios/experiments";
 import { experimentStatistics } from "@scalelab/scenarios/analysis";
 import {
+  comparisonThresholdsOf,
   estimateSeconds,
   expandExperiment,
   experimentRecords,
@@ -80,7 +81,13 @@ export async function createExperiment(deps: Deps, input: TExperimentCreate, opt
       data: { ...records.experiment, definition: json(records.experiment.definition), variants: json(records.experiment.variants) },
     }),
     deps.db.run.createMany({
-      data: runs.map((r) => ({ ...r, topology: json(r.topology), workload: json(r.workload), faults: json(r.faults) })),
+      data: runs.map((r) => ({
+        ...r,
+        topology: json(r.topology),
+        workload: json(r.workload),
+        faults: json(r.faults),
+        thresholds: json(r.thresholds),
+      })),
     }),
   ]);
   const jobs = runs.map((r) => runJob(r.id));
@@ -112,6 +119,7 @@ const RUN_FIELDS = {
   repetition: true,
   attempt: true,
   workload: true,
+  thresholds: true,
   summary: true,
   host: true,
   createdAt: true,
@@ -193,6 +201,10 @@ export async function getExperiment(deps: Deps, id: string): Promise<TExperiment
     baseline: e.baseline,
     sweep: definition.sweep ?? [],
     runs: runs.map((r, i) => ({ variant: r.variant ?? 0, status: r.status as TRunStatus, summary: summaries[i]! })),
+    thresholds: {
+      comparison: comparisonThresholdsOf(definition),
+      runThresholds: runs.some((r) => Array.isArray(r.thresholds) && r.thresholds.length > 0),
+    },
   });
   const findings = experimentFindings(
     stats,
@@ -240,6 +252,7 @@ export async function getExperiment(deps: Deps, id: string): Promise<TExperiment
     comparisons: stats.comparisons,
     usl: stats.usl,
     uslNote: stats.uslNote,
+    thresholds: stats.thresholds,
     findings,
     reference: referenceOf(e.preset),
   };

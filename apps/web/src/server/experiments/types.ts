@@ -1,4 +1,4 @@
-import { ZExperimentComparison, ZUslResult, ZVariantStatistics } from "@scalelab/scenarios/analysis";
+import { ZExperimentComparison, ZExperimentThresholdsOutcome, ZUslResult, ZVariantStatistics } from "@scalelab/scenarios/analysis";
 import { ZExperimentProgress, ZExperimentStatus } from "@scalelab/scenarios/experiments";
 import { ZFinding } from "@scalelab/scenarios/analysis";
 import { ZExperimentCreate } from "@scalelab/scenarios/experiments";
@@ -60,6 +60,8 @@ export const ZExperimentView = z.object({
   comparisons: z.array(ZExperimentComparison),
   usl: ZUslResult.nullable(),
   uslNote: z.string().nullable(),
+  /** The verdict of its thresholds: each variant's runs against the per-run ones, each variant against the baseline for the comparison ones; null without thresholds. */
+  thresholds: ZExperimentThresholdsOutcome.nullable(),
   findings: z.array(ZFinding),
   /** For an experiment started from a preset: the write-up's figures beside its variants, and the shape expected. */
   reference: z

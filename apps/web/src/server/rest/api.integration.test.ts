@@ -306,3 +306,81 @@ describe("GET /runs/{id}/host (tRPC runs.host)", () => {
     expect(await deps.db.hostSample.count({ where: { runId: id } })).toBe(0);
   });
 });
+
+describe("thresholds (runs, experiments)", () => {
+  it("POST /runs stores them, GET /runs/{id} shows them with summary.thresholds; bad ones are a 400 naming thresholds.N.field over REST and tRPC", async () => {
+    const name = named("thresholds");
+    const thresholds = [{ metric: "p95", op: "<", value: 250 }];
+    const created = await rest(post(`${API}/runs`, JSON.stringify({ ...runBody(1, name), thresholds })));
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    await deps.queue.remove(id);
+    // What the worker stores when the run succeeds (its pipeline is tested in the worker's thresholds.integration.test.ts).
+    const summary = {
+      requests: 100,
+      rps: 20,
+      errors: 0,
+      errorRate: 0,
+      latencyMs: { avg: 1, p50: 1, p90: 2, p95: 312.5, p99: 400, max: 500 },
+      thresholds: { passed: false, results: [{ metric: "p95", op: "<", value: 250, actual: 312.5, passed: false }] },
+    };
+    await deps.db.run.update({ where: { id }, data: { status: "succeeded", summary } });
+    const view = (await (await rest(new Request(`${API}/runs/${id}`))).json()) as { thresholds: unknown; summary: { thresholds: unknown } };
+    expect(view.thresholds).toEqual(thresholds);
+    expect(view.summary.thresholds).toEqual(summary.thresholds);
+
+    const bad = named("bad thresholds");
+    const body = { ...runBody(1, bad), thresholds: [{ metric: "p96", op: "=<", value: -1 }] };
+    const expected = [
+      { path: "thresholds.0.metric", message: "metric must be one of: rps, p50, p90, p95, p99, max, errorRate, checks" },
+      { path: "thresholds.0.op", message: "op must be one of: < <= > >=" },
+      { path: "thresholds.0.value", message: "value must be a number ≥ 0" },
+    ];
+    const refused = await rest(post(`${API}/runs`, JSON.stringify(body)));
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: "invalid_input", issues: expected });
+    const viaTrpc = await trpc(post(`${TRPC}/runs.create`, JSON.stringify(body)));
+    expect(viaTrpc.status).toBe(400);
+    expect(((await viaTrpc.json()) as TrpcError).error.data.issues).toEqual(expected);
+    const checks = await rest(
+      post(`${API}/runs`, JSON.stringify({ ...runBody(1, bad), thresholds: [{ metric: "checks", op: ">=", value: 0.9 }] })),
+    );
+    expect(checks.status).toBe(400);
+    expect(await checks.json()).toMatchObject({
+      issues: [{ path: "thresholds.0.metric", message: expect.stringContaining("this run has no workload.script") }],
+    });
+    expect(await stored(bad)).toBe(0);
+  });
+
+  it("POST /experiments refuses a bad comparison threshold naming its field; the document shows thresholds with an example", async () => {
+    const res = await rest(
+      post(
+        `${API}/experiments/preview`,
+        JSON.stringify({ name: named("exp"), base: runBody(1), thresholds: [{ metric: "rps", compare: "baseline", worseBy: -5 }] }),
+      ),
+    );
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      issues: [{ path: "thresholds.0.worseBy", message: "worseBy must be between 0 and 1000 (percent)" }],
+    });
+    type Json = {
+      schema: { properties: Record<string, { examples?: unknown[]; description?: string }> };
+      examples: Record<string, { value: unknown }>;
+    };
+    const body = (path: string) =>
+      (openApiDocument().paths![path] as { post: { requestBody: { content: { "application/json": Json } } } }).post.requestBody.content[
+        "application/json"
+      ];
+    expect(body("/runs").schema.properties.thresholds!.examples).toEqual([[{ metric: "p95", op: "<", value: 250 }]]);
+    expect(body("/runs").examples.withThresholds!.value).toMatchObject({
+      thresholds: [{ metric: "p95", op: "<", value: 250 }, expect.anything()],
+    });
+    expect(body("/experiments").schema.properties.thresholds!.description).toMatch(/^Per-run thresholds/);
+    expect(body("/experiments").examples.thresholds!.value).toMatchObject({
+      thresholds: [
+        { metric: "errorRate", op: "<", value: 0.01 },
+        { metric: "rps", compare: "baseline", worseBy: 5, p: 0.05 },
+      ],
+    });
+  });
+});

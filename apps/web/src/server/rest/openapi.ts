@@ -71,6 +71,17 @@ const RUN_EXAMPLES: Record<string, Example> = {
       workload: { endpoint: "cpu", arrivalRate: 200, durationSeconds: 20 },
     },
   },
+  withThresholds: {
+    summary: "Thresholds checked when the run ends: p95 under 250 ms, fewer than 1 % errors (summary.thresholds says pass or fail)",
+    value: {
+      ...RUN_EXAMPLE,
+      name: "3 replicas, with thresholds",
+      thresholds: [
+        { metric: "p95", op: "<", value: 250 },
+        { metric: "errorRate", op: "<", value: 0.01 },
+      ],
+    },
+  },
   yourImage: {
     summary: "Your own image (built on the lab's engine) on Postgres with its schema, one request",
     value: {
@@ -96,6 +107,22 @@ const EXPERIMENT_EXAMPLES: Record<string, Example> = {
         { name: "haproxy", patch: { topology: { balancer: { kind: "haproxy" } } } },
       ],
       repetitions: 3,
+    },
+  },
+  thresholds: {
+    summary: "Thresholds: every run under 1 % errors, and HAProxy's req/s no more than 5 % below nginx's at p < 0.05",
+    value: {
+      name: "haproxy no slower than nginx",
+      base: { topology: { service: { replicas: 2, cpus: 0.25 } }, workload: { endpoint: "hostname", vus: 8, durationSeconds: 10 } },
+      variants: [
+        { name: "nginx", patch: { topology: { balancer: { kind: "nginx" } } } },
+        { name: "haproxy", patch: { topology: { balancer: { kind: "haproxy" } } } },
+      ],
+      repetitions: 3,
+      thresholds: [
+        { metric: "errorRate", op: "<", value: 0.01 },
+        { metric: "rps", compare: "baseline", worseBy: 5, p: 0.05 },
+      ],
     },
   },
 };

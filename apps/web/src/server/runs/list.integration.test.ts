@@ -185,6 +185,7 @@ describe("GET /runs paging (listRuns)", () => {
       variants: [{ name: "one", patch: {} }],
       repetitions: 2,
       settleSeconds: 0,
+      thresholds: [],
     });
     const own = await list({ experiment: ref.id });
     expect(own.items).toHaveLength(2);
@@ -311,6 +312,7 @@ describe("delete", () => {
       variants: [{ name: "one", patch: {} }],
       repetitions: 2,
       settleSeconds: 0,
+      thresholds: [],
     });
     const queued = (await list({ experiment: ref.id })).items.map((r) => r.id);
     expect(queued).toHaveLength(2);
@@ -329,6 +331,7 @@ describe("delete", () => {
       variants: [{ name: "one", patch: {} }],
       repetitions: 1,
       settleSeconds: 0,
+      thresholds: [],
     });
     const [run] = (await list({ experiment: ref.id })).items;
     await deps.db.run.update({ where: { id: run!.id }, data: { status: "running" } });
@@ -354,6 +357,7 @@ describe("rerun", () => {
       variants: [{ name: "one", patch: {} }],
       repetitions: 1,
       settleSeconds: 0,
+      thresholds: [],
     });
     const [source] = (await list({ experiment: ref.id })).items;
     await deps.db.run.update({

@@ -85,6 +85,7 @@ export async function createRun(deps: Deps, input: TRunCreate): Promise<TRunRef>
       topology: json({ ...input.topology, balancer: explicitBalancer(input.topology.balancer) }),
       workload: json(input.workload),
       faults: json(input.faults),
+      thresholds: json(input.thresholds),
     },
   });
   const job = runJob(id);
@@ -118,6 +119,7 @@ export function toRunView(row: Run): TRunView {
     topology: row.topology,
     workload: row.workload,
     faults: row.faults,
+    thresholds: row.thresholds,
     host: host.success ? host.data : null,
     summary: summary.success ? summary.data : null,
     findings: summary.success
@@ -417,18 +419,22 @@ export async function finishDelete(deps: Deps, id: string): Promise<TDeleted> {
 
 /** A new stand-alone run of the same definition (name, topology, workload, faults as defined), queued. */
 export async function rerun(deps: Deps, id: string): Promise<TRunRef> {
-  const row = await deps.db.run.findUnique({ where: { id }, select: { name: true, topology: true, workload: true, faults: true } });
+  const row = await deps.db.run.findUnique({
+    where: { id },
+    select: { name: true, topology: true, workload: true, faults: true, thresholds: true },
+  });
   if (!row) throw runNotFound(id);
   return createRun(deps, definitionOf(row));
 }
 
 /** The definition a run was created with: its faults without what happened to them (`actual`). */
-export function definitionOf(row: Pick<Run, "name" | "topology" | "workload" | "faults">): TRunCreate {
+export function definitionOf(row: Pick<Run, "name" | "topology" | "workload" | "faults" | "thresholds">): TRunCreate {
   const parsed = ZRunCreate.safeParse({
     ...(row.name ? { name: row.name } : {}),
     topology: row.topology,
     workload: row.workload,
     faults: (Array.isArray(row.faults) ? (row.faults as { actual?: unknown }[]) : []).map(({ actual: _, ...f }) => f),
+    thresholds: row.thresholds,
   });
   if (!parsed.success) {
     throw new AppError("conflict", "the run's stored definition is no longer valid and cannot be run again", [

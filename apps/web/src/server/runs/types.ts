@@ -1,5 +1,5 @@
 import { RUN_STEPS, ZHostFacts, ZRunStatus, ZRunSummary, ZTopology, ZWorkload } from "@scalelab/scenarios/contract";
-import { ZFaultRecord } from "@scalelab/scenarios/contract";
+import { ZFaultRecord, ZThreshold } from "@scalelab/scenarios/contract";
 import { DOWNSAMPLE_POINTS, ZFinding } from "@scalelab/scenarios/analysis";
 import { ZContainerStat, type TContainerStat } from "@scalelab/scenarios/messages";
 import { z } from "zod";
@@ -24,6 +24,8 @@ export const ZRunView = z.object({
   workload: ZWorkload,
   /** The fault timeline, each fault with its actual time once applied. */
   faults: z.array(ZFaultRecord),
+  /** Its thresholds as defined; their results are in summary.thresholds once it succeeded. */
+  thresholds: z.array(ZThreshold),
   host: ZHostFacts.nullable(),
   summary: ZRunSummary.nullable(),
   /** What the run's figures say about why it came out so (scenarios findings.ts); empty until it has a summary. */
