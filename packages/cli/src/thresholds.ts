@@ -1,3 +1,2 @@
-// The seam to the contract's thresholds (issue 17): once the thresholds branch is merged, this line
-// becomes `export { parseThreshold } from "@scalelab/scenarios/contract";` and ./thresholds-local.ts goes.
-export { parseThreshold } from "./thresholds-local";
+// The contract's thresholds (issue 17): the text form `p95<250` of --threshold.
+export { parseThreshold } from "@scalelab/scenarios/contract";

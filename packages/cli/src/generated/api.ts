@@ -727,6 +727,13 @@ export interface operations {
                                     error?: string;
                                 };
                             }[];
+                            thresholds: {
+                                /** @enum {string} */
+                                metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max" | "errorRate" | "checks";
+                                /** @enum {string} */
+                                op: "<" | "<=" | ">" | ">=";
+                                value: number;
+                            }[];
                             host: {
                                 cpus: number;
                                 memoryBytes: number;
@@ -852,6 +859,20 @@ export interface operations {
                                         values: {
                                             [key: string]: number;
                                         };
+                                    }[];
+                                };
+                                thresholds?: {
+                                    /** @description every threshold passed */
+                                    passed: boolean;
+                                    results: {
+                                        /** @enum {string} */
+                                        metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max" | "errorRate" | "checks";
+                                        /** @enum {string} */
+                                        op: "<" | "<=" | ">" | ">=";
+                                        value: number;
+                                        /** @description the run's figure; null when it does not exist (e.g. no check ran) */
+                                        actual: number | null;
+                                        passed: boolean;
                                     }[];
                                 };
                                 hostNoise?: {
@@ -1105,6 +1126,23 @@ export interface operations {
                         jitterMs?: number;
                         percent?: number;
                         kbps?: number;
+                    }[];
+                    /**
+                     * @default []
+                     * @example [
+                     *       {
+                     *         "metric": "p95",
+                     *         "op": "<",
+                     *         "value": 250
+                     *       }
+                     *     ]
+                     */
+                    thresholds?: {
+                        /** @enum {string} */
+                        metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max" | "errorRate" | "checks";
+                        /** @enum {string} */
+                        op: "<" | "<=" | ">" | ">=";
+                        value: number;
                     }[];
                 };
             };
@@ -1408,6 +1446,13 @@ export interface operations {
                                 error?: string;
                             };
                         }[];
+                        thresholds: {
+                            /** @enum {string} */
+                            metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max" | "errorRate" | "checks";
+                            /** @enum {string} */
+                            op: "<" | "<=" | ">" | ">=";
+                            value: number;
+                        }[];
                         host: {
                             cpus: number;
                             memoryBytes: number;
@@ -1533,6 +1578,20 @@ export interface operations {
                                     values: {
                                         [key: string]: number;
                                     };
+                                }[];
+                            };
+                            thresholds?: {
+                                /** @description every threshold passed */
+                                passed: boolean;
+                                results: {
+                                    /** @enum {string} */
+                                    metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max" | "errorRate" | "checks";
+                                    /** @enum {string} */
+                                    op: "<" | "<=" | ">" | ">=";
+                                    value: number;
+                                    /** @description the run's figure; null when it does not exist (e.g. no check ran) */
+                                    actual: number | null;
+                                    passed: boolean;
                                 }[];
                             };
                             hostNoise?: {
@@ -2461,6 +2520,13 @@ export interface operations {
                                     error?: string;
                                 };
                             }[];
+                            thresholds: {
+                                /** @enum {string} */
+                                metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max" | "errorRate" | "checks";
+                                /** @enum {string} */
+                                op: "<" | "<=" | ">" | ">=";
+                                value: number;
+                            }[];
                             host: {
                                 cpus: number;
                                 memoryBytes: number;
@@ -2586,6 +2652,20 @@ export interface operations {
                                         values: {
                                             [key: string]: number;
                                         };
+                                    }[];
+                                };
+                                thresholds?: {
+                                    /** @description every threshold passed */
+                                    passed: boolean;
+                                    results: {
+                                        /** @enum {string} */
+                                        metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max" | "errorRate" | "checks";
+                                        /** @enum {string} */
+                                        op: "<" | "<=" | ">" | ">=";
+                                        value: number;
+                                        /** @description the run's figure; null when it does not exist (e.g. no check ran) */
+                                        actual: number | null;
+                                        passed: boolean;
                                     }[];
                                 };
                                 hostNoise?: {
@@ -2900,6 +2980,22 @@ export interface operations {
                     /** @default 5 */
                     settleSeconds?: number;
                     baseline?: string;
+                    /** @description Per-run thresholds ({metric, op, value}), added to every run's own, and comparisons with the baseline variant ({metric, compare, worseBy, p}) */
+                    thresholds?: ({
+                        /** @enum {string} */
+                        metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max" | "errorRate" | "checks";
+                        /** @enum {string} */
+                        op: "<" | "<=" | ">" | ">=";
+                        value: number;
+                    } | {
+                        /** @enum {string} */
+                        metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max";
+                        /** @constant */
+                        compare: "baseline";
+                        worseBy: number;
+                        /** @default 0.05 */
+                        p?: number;
+                    })[];
                 };
             };
         };
@@ -3029,6 +3125,22 @@ export interface operations {
                     /** @default 5 */
                     settleSeconds?: number;
                     baseline?: string;
+                    /** @description Per-run thresholds ({metric, op, value}), added to every run's own, and comparisons with the baseline variant ({metric, compare, worseBy, p}) */
+                    thresholds?: ({
+                        /** @enum {string} */
+                        metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max" | "errorRate" | "checks";
+                        /** @enum {string} */
+                        op: "<" | "<=" | ">" | ">=";
+                        value: number;
+                    } | {
+                        /** @enum {string} */
+                        metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max";
+                        /** @constant */
+                        compare: "baseline";
+                        worseBy: number;
+                        /** @default 0.05 */
+                        p?: number;
+                    })[];
                 };
             };
         };
@@ -3164,6 +3276,38 @@ export interface operations {
                             /** @default 5 */
                             settleSeconds: number;
                             baseline?: string;
+                            /**
+                             * @description Per-run thresholds ({metric, op, value}), added to every run's own, and comparisons with the baseline variant ({metric, compare, worseBy, p})
+                             * @default []
+                             * @example [
+                             *       {
+                             *         "metric": "errorRate",
+                             *         "op": "<",
+                             *         "value": 0.01
+                             *       },
+                             *       {
+                             *         "metric": "rps",
+                             *         "compare": "baseline",
+                             *         "worseBy": 5,
+                             *         "p": 0.05
+                             *       }
+                             *     ]
+                             */
+                            thresholds: ({
+                                /** @enum {string} */
+                                metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max" | "errorRate" | "checks";
+                                /** @enum {string} */
+                                op: "<" | "<=" | ">" | ">=";
+                                value: number;
+                            } | {
+                                /** @enum {string} */
+                                metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max";
+                                /** @constant */
+                                compare: "baseline";
+                                worseBy: number;
+                                /** @default 0.05 */
+                                p: number;
+                            })[];
                         };
                         progress: {
                             planned: number;
@@ -3261,6 +3405,43 @@ export interface operations {
                             }[];
                         } | null;
                         uslNote: string | null;
+                        thresholds: {
+                            /** @description every threshold of every variant passed */
+                            passed: boolean;
+                            results: ({
+                                /** @constant */
+                                kind: "run";
+                                variant: string;
+                                /** @enum {string} */
+                                metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max" | "errorRate" | "checks";
+                                /** @enum {string} */
+                                op: "<" | "<=" | ">" | ">=";
+                                value: number;
+                                actual: number | null;
+                                runs: number;
+                                failedRuns: number;
+                                passed: boolean;
+                            } | {
+                                /** @constant */
+                                kind: "comparison";
+                                variant: string;
+                                baseline: string;
+                                /** @enum {string} */
+                                metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max";
+                                /** @constant */
+                                compare: "baseline";
+                                worseBy: number;
+                                p: number;
+                                actual: number | null;
+                                /** @description variant / baseline (geometric means) */
+                                ratio: number | null;
+                                ciLow: number | null;
+                                ciHigh: number | null;
+                                pValue: number | null;
+                                passed: boolean;
+                                reason?: string;
+                            })[];
+                        } | null;
                         findings: {
                             code: string;
                             /** @enum {string} */
@@ -3589,6 +3770,38 @@ export interface operations {
                             /** @default 5 */
                             settleSeconds: number;
                             baseline?: string;
+                            /**
+                             * @description Per-run thresholds ({metric, op, value}), added to every run's own, and comparisons with the baseline variant ({metric, compare, worseBy, p})
+                             * @default []
+                             * @example [
+                             *       {
+                             *         "metric": "errorRate",
+                             *         "op": "<",
+                             *         "value": 0.01
+                             *       },
+                             *       {
+                             *         "metric": "rps",
+                             *         "compare": "baseline",
+                             *         "worseBy": 5,
+                             *         "p": 0.05
+                             *       }
+                             *     ]
+                             */
+                            thresholds: ({
+                                /** @enum {string} */
+                                metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max" | "errorRate" | "checks";
+                                /** @enum {string} */
+                                op: "<" | "<=" | ">" | ">=";
+                                value: number;
+                            } | {
+                                /** @enum {string} */
+                                metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max";
+                                /** @constant */
+                                compare: "baseline";
+                                worseBy: number;
+                                /** @default 0.05 */
+                                p: number;
+                            })[];
                         };
                         runs: number;
                         estimatedSeconds: number;
@@ -3674,6 +3887,22 @@ export interface operations {
                     repetitions?: number;
                     settleSeconds?: number;
                     values?: number[];
+                    /** @description Per-run thresholds ({metric, op, value}), added to every run's own, and comparisons with the baseline variant ({metric, compare, worseBy, p}) */
+                    thresholds?: ({
+                        /** @enum {string} */
+                        metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max" | "errorRate" | "checks";
+                        /** @enum {string} */
+                        op: "<" | "<=" | ">" | ">=";
+                        value: number;
+                    } | {
+                        /** @enum {string} */
+                        metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max";
+                        /** @constant */
+                        compare: "baseline";
+                        worseBy: number;
+                        /** @default 0.05 */
+                        p?: number;
+                    })[];
                 };
             };
         };
@@ -3975,6 +4204,23 @@ export interface operations {
                         jitterMs?: number;
                         percent?: number;
                         kbps?: number;
+                    }[];
+                    /**
+                     * @default []
+                     * @example [
+                     *       {
+                     *         "metric": "p95",
+                     *         "op": "<",
+                     *         "value": 250
+                     *       }
+                     *     ]
+                     */
+                    thresholds?: {
+                        /** @enum {string} */
+                        metric: "rps" | "p50" | "p90" | "p95" | "p99" | "max" | "errorRate" | "checks";
+                        /** @enum {string} */
+                        op: "<" | "<=" | ">" | ">=";
+                        value: number;
                     }[];
                 };
             };
