@@ -26,6 +26,7 @@ step "lint (layering, env access, format)" pnpm --silent run lint
 step "unit: scenarios" pnpm --filter @scalelab/scenarios test $(vitest_json unit-scenarios)
 step "unit: images" pnpm --filter @scalelab/images test $(vitest_json unit-images)
 step "unit: lab" pnpm --filter @scalelab/lab test $(vitest_json unit-lab)
+step "unit: cli" pnpm --filter @scalelab/cli test $(vitest_json unit-cli)
 step "unit: worker" pnpm --filter @scalelab/worker test $(vitest_json unit-worker)
 step "unit: web" pnpm --filter @scalelab/web test $(vitest_json unit-web)
 step "unit: testbed (go)" bash -c "cd '$ROOT/apps/testbed' && go vet ./... && go test -json ./... > '$RESULTS/testbed.go.jsonl' || { grep -h '\"Action\":\"fail\"' '$RESULTS/testbed.go.jsonl' >&2; exit 1; }"
@@ -138,6 +139,8 @@ join_lanes() {
 web_lane() {
   step "integration: web services" pnpm --filter @scalelab/web test:integration $(vitest_json integration-web)
   step "e2e: playwright" playwright
+  # The CLI as a user types it, against the same web and worker (before the fuzz stops the worker).
+  step "integration: cli" env SCALELAB_WEB_URL="$E2E_URL" pnpm --filter @scalelab/cli test:integration $(vitest_json integration-cli)
   step "contract: schemathesis" contract
 }
 
