@@ -86,3 +86,50 @@ test("REST: unknown runs are 404 and the OpenAPI document describes the API", as
   expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/runs", "/runs/{id}", "/runs/{id}/samples", "/runs/{id}/cancel"]));
   expect(Object.keys(doc.paths["/runs"]!.post!.responses)).toEqual(expect.arrayContaining(["201", "400"]));
 });
+
+test("over-subscription: the run form and the experiment form say so before Start", async ({ page, request }) => {
+  const host = (await (await request.get("/api/v1/host")).json()) as { cpus: number };
+  const said = `cores on this ${host.cpus}-core host: they will share the cores, so the figures measure the sharing too`;
+  await page.goto("/runs/new");
+  await page.getByTestId("field-durationSeconds").fill("5");
+  // Two replicas at every core of the host, and the load generator's CPU beside them.
+  await page.getByTestId("field-replicas").fill("2");
+  await page.getByTestId("field-cpus").fill(String(host.cpus));
+  await expect(page.getByTestId("run-warnings")).toContainText(said);
+  await expect(page.getByTestId("run-warnings")).toContainText(/the containers' CPU limits add up to [\d.]+ cores/);
+  // One replica at 0.2 CPU beside the load generator's 1: within the host, nothing to say.
+  await page.getByTestId("field-replicas").fill("1");
+  await page.getByTestId("field-cpus").fill("0.2");
+  await expect(page.getByTestId("run-warnings")).toHaveCount(0);
+
+  await page.goto("/experiments/new");
+  await page
+    .getByTestId("experiment-base")
+    .fill(JSON.stringify({ topology: { service: { replicas: 2, cpus: host.cpus } }, workload: { vus: 1, durationSeconds: 5 } }));
+  await expect(page.getByTestId("experiment-warnings")).toContainText(said);
+});
+
+test("an experiment beyond the lab's maximum is refused under the field to change, before and at Start, and nothing is created", async ({
+  page,
+  request,
+}) => {
+  const name = uniqueName("e2e too long");
+  await page.goto("/experiments/new");
+  await page.getByTestId("experiment-name").fill(name);
+  await page
+    .getByTestId("experiment-base")
+    .fill(JSON.stringify({ topology: { service: { replicas: 1, cpus: 0.2 } }, workload: { vus: 1, durationSeconds: 3600 } }));
+  await page.getByTestId("experiment-repetitions").fill("20");
+  // One run of an hour fits; 20 of them do not: the repetitions are the field to change.
+  const issue = page.locator('[data-testid="field-issue"][data-field="repetitions"]');
+  const message =
+    "this experiment would take about 20 h (20 runs × 3,600 s plus start-up and settle pauses); the lab allows at most 6 h per experiment (SCALELAB_MAX_EXPERIMENT_HOURS)";
+  await expect(issue).toHaveText(message);
+  await page.getByTestId("experiment-submit").click();
+  await expect(issue).toHaveText(message);
+  await expect(page).toHaveURL(/\/experiments\/new$/);
+  const list = (await (await request.get(`/api/v1/experiments?q=${encodeURIComponent(name)}`)).json()) as { items: unknown[] };
+  expect(list.items).toEqual([]);
+  const runs = (await (await request.get(`/api/v1/runs?limit=500&q=${encodeURIComponent(name)}`)).json()) as { items: unknown[] };
+  expect(runs.items).toEqual([]);
+});

@@ -1,5 +1,15 @@
 import { z } from "zod";
 
+/** A number of hours above 0 (decimals allowed: 0.5 is half an hour), at most a year. */
+const hours = (name: string, fallback: number) =>
+  z
+    .string()
+    .default(String(fallback))
+    .refine((s) => /^\d{1,4}(\.\d{1,3})?$/.test(s.trim()) && Number(s) > 0 && Number(s) <= 8760, {
+      error: `${name} must be a number of hours above 0 and at most 8760 (e.g. ${fallback} or 0.5)`,
+    })
+    .transform(Number);
+
 const ZEnv = z.object({
   DATABASE_URL: z
     .string({ error: "DATABASE_URL is required (postgresql://user:password@host:5432/db)" })
@@ -26,6 +36,12 @@ const ZEnv = z.object({
     ),
   /** The Docker engine the lab builds users' images on and lists them from (the worker's: apps/worker/src/env.ts). */
   SCALELAB_DOCKER_SOCKET: z.string().min(1).default("/var/run/docker.sock"),
+  /** The longest an experiment may be estimated to take; longer ones are refused (422). */
+  // The defaults are @scalelab/scenarios/experiments QUOTA_DEFAULT_HOURS (env.test.ts checks), written out: next.config.ts reads
+  // this file, and Next's config loader does not compile the workspace's TypeScript packages.
+  SCALELAB_MAX_EXPERIMENT_HOURS: hours("SCALELAB_MAX_EXPERIMENT_HOURS", 6),
+  /** The most work the queue may hold (queued and running runs' remaining seconds); more is refused (429) until it drains. */
+  SCALELAB_MAX_QUEUE_HOURS: hours("SCALELAB_MAX_QUEUE_HOURS", 24),
 });
 export type Env = z.infer<typeof ZEnv>;
 
@@ -36,19 +52,25 @@ let parsed: Env | undefined;
  * `next build` does not need a database; src/instrumentation.ts calls it at server start.
  */
 export function getEnv(): Env {
-  if (parsed) return parsed;
+  parsed ??= parseEnv(process.env);
+  return parsed;
+}
+
+/** The environment's values for the web, or an error naming every bad one. */
+export function parseEnv(source: Record<string, string | undefined>): Env {
   const r = ZEnv.safeParse({
-    DATABASE_URL: process.env.DATABASE_URL,
-    REDIS_URL: process.env.REDIS_URL,
-    SCALELAB_ALLOWED_HOSTS: process.env.SCALELAB_ALLOWED_HOSTS,
-    SCALELAB_DOCKER_SOCKET: process.env.SCALELAB_DOCKER_SOCKET || undefined,
+    DATABASE_URL: source.DATABASE_URL,
+    REDIS_URL: source.REDIS_URL,
+    SCALELAB_ALLOWED_HOSTS: source.SCALELAB_ALLOWED_HOSTS,
+    SCALELAB_DOCKER_SOCKET: source.SCALELAB_DOCKER_SOCKET || undefined,
+    SCALELAB_MAX_EXPERIMENT_HOURS: source.SCALELAB_MAX_EXPERIMENT_HOURS || undefined,
+    SCALELAB_MAX_QUEUE_HOURS: source.SCALELAB_MAX_QUEUE_HOURS || undefined,
   });
   if (!r.success) {
     const lines = r.error.issues.map((i) => `  - ${i.message}`).join("\n");
     throw new Error(`scalelab web: invalid environment\n${lines}`);
   }
-  parsed = r.data;
-  return parsed;
+  return r.data;
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Db } from "@scalelab/db";
 import { CORE_LAB_IMAGES, ensureImages } from "@scalelab/images";
 import { LABELS, runLabels, LabImage } from "@scalelab/scenarios/plan";
-import { ZRunCreate, ZRunSummary, TRunCreateInput } from "@scalelab/scenarios/contract";
+import { ZHostFacts, ZRunCreate, ZRunSummary, TRunCreateInput } from "@scalelab/scenarios/contract";
 import { Queue } from "bullmq";
 import Docker from "dockerode";
 import { Redis } from "ioredis";
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { instanceId, parseEnv } from "./env";
 import { createLogger } from "./log";
 import { PrepareImages } from "./pipeline/context";
-import { cancelChannel, encodeCancelMessage, runChannel, runJob } from "@scalelab/scenarios/messages";
+import { cancelChannel, encodeCancelMessage, HOST_KEY, runChannel, runJob } from "@scalelab/scenarios/messages";
 import { openLab, waitFor, Lab } from "./testing/lab";
 import { start, WorkerHandle } from "./worker";
 
@@ -135,9 +135,24 @@ describe("run pipeline", () => {
     for (const step of ["preparing_images", "provisioning", "waiting_healthy", "warmup", "running", "collecting", "tearing_down"]) {
       expect(steps).toContainEqual(expect.stringMatching(new RegExp(`^${step} took`)));
     }
+    // 2 replicas without a CPU limit and the load generator's 1 CPU: nothing over-subscribed to say.
+    expect(steps.filter((m) => m.includes("CPU limits add up"))).toEqual([]);
     expect(new Set(messages.map((m) => m.type))).toEqual(new Set(["status", "event", "sample", "containers", "figures"]));
     expect(messages.filter((m) => m.type === "status").at(-1)).toMatchObject({ status: "succeeded" });
     expect(await leftovers(id)).toEqual([]);
+  });
+
+  it("says on the timeline, before any container starts, that the containers' CPU limits add up to more than the host's cores", async () => {
+    const host = ZHostFacts.parse(JSON.parse((await redis.get(HOST_KEY))!));
+    const body = twoReplicas(5);
+    const id = await createRun({ ...body, topology: { ...body.topology, service: { ...body.topology.service, cpus: host.cpus } } });
+    const run = await finished(id);
+    expect(run.status).toBe("succeeded");
+    const events = (await db.runEvent.findMany({ where: { runId: id }, orderBy: { id: "asc" } })).map((e) => `${e.level} ${e.message}`);
+    const warning = `warn the containers' CPU limits add up to ${2 * host.cpus + 1} cores on this ${host.cpus}-core host: they will share the cores, so the figures measure the sharing too`;
+    expect(events.filter((e) => e.includes("CPU limits add up"))).toEqual([warning]);
+    // Said while the images are checked, before the provisioning step starts any container.
+    expect(events.indexOf(warning)).toBeLessThan(events.findIndex((e) => e.startsWith("info preparing_images took")));
   });
 
   it("fails a run whose replica image does not exist, naming it, and leaves nothing", async () => {

@@ -1,6 +1,7 @@
 "use client";
 
 import type { TExperimentCreateInput } from "@scalelab/scenarios/experiments";
+import type { TRunWarning } from "@scalelab/scenarios/contract";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
@@ -35,12 +36,14 @@ import type { FieldIssue } from "~/lib/issues";
 import { useDebounced } from "~/lib/use-debounced";
 import { useTRPC } from "~/trpc/client";
 import { FieldFrame, SchemaField } from "./form-field";
+import { RunWarnings } from "./run-warnings";
 
 const PLACEHOLDER_NAME = "(untitled)";
 
 type Plan = {
   runs: number;
   estimatedSeconds: number;
+  warnings: TRunWarning[];
   baseline: string;
   variants: { index: number; name: string; patch: Record<string, unknown> }[];
 };
@@ -532,6 +535,7 @@ function ExperimentForm({ initial, copiedFrom }: { initial: ExperimentFormValues
               Could not create the experiment: {create.error.message}
             </div>
           )}
+          {plan && current && <RunWarnings warnings={plan.warnings} testId="experiment-warnings" />}
           <div className="form-actions">
             <button
               type="submit"

@@ -44,6 +44,7 @@ import { FilePreview } from "./file-preview";
 import { FormField, RunFormHost } from "./form-field";
 import { ImageChoices } from "./image-picker";
 import { RequestMix } from "./request-mix";
+import { RunWarnings } from "./run-warnings";
 import { TopologyDiagram } from "./topology-diagram";
 
 /** The scale-my-service preset (@scalelab/scenarios/experiments SCALE_MY_SERVICE). */
@@ -301,6 +302,9 @@ export function NewRunForm({ kind, from, first = false }: { kind?: string; from?
               ))}
               <FaultEditor values={values} />
               <FormErrors control={form.control} values={values} />
+              {valid && !preview.isPlaceholderData && previewKey === JSON.stringify(body) && (
+                <RunWarnings warnings={preview.data?.warnings} />
+              )}
               <div className="form-actions">
                 <button type="submit" className="btn btn-primary" data-testid="submit-run" disabled={busy}>
                   {create.isPending ? "Queueing…" : "Start run"}

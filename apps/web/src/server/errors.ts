@@ -1,8 +1,13 @@
+import type { TQuotaRefusal } from "@scalelab/scenarios/experiments";
 import { toFieldIssues, type FieldIssue } from "~/lib/issues";
 
 export type { FieldIssue };
 
-export type AppErrorKind = "invalid_input" | "not_found" | "conflict" | "unavailable";
+/**
+ * `quota`: work the lab will never take as it is (an experiment beyond its maximum: 422);
+ * `queue_full`: work it takes once the queue has drained (429, with about when).
+ */
+export type AppErrorKind = "invalid_input" | "not_found" | "conflict" | "unavailable" | "quota" | "queue_full";
 
 /** An expected failure of a service function; tRPC and REST map `kind` to a status code. */
 export class AppError extends Error {
@@ -11,11 +16,20 @@ export class AppError extends Error {
     readonly kind: AppErrorKind,
     message: string,
     readonly issues: FieldIssue[] = [],
-    options?: ErrorOptions,
+    options?: ErrorOptions & { retryAfterSeconds?: number },
   ) {
     super(message, options);
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
+  /** When the request may succeed if sent again (REST Retry-After). */
+  readonly retryAfterSeconds: number | undefined;
 }
+
+/** A quota's refusal (@scalelab/scenarios/experiments quotas.ts) as an error naming the field to change. */
+export const quotaExceeded = (r: TQuotaRefusal) =>
+  new AppError(r.kind === "wait" ? "queue_full" : "quota", r.message, r.issue.path ? [r.issue] : [], {
+    retryAfterSeconds: r.retryAfterSeconds,
+  });
 
 export const invalidInput = (issues: FieldIssue[]) => new AppError("invalid_input", "Input validation failed", issues);
 export const runNotFound = (id: string) => new AppError("not_found", `run ${id} not found`);

@@ -5,6 +5,7 @@ import { Redis, type RedisOptions } from "ioredis";
 import { getEnv } from "~/env";
 import { RedisChannels } from "./channels";
 import { RUN_QUEUE, type RunJobData } from "@scalelab/scenarios/messages";
+import type { TQuotas } from "@scalelab/scenarios/experiments";
 
 export type RunQueue = Queue<RunJobData>;
 
@@ -17,9 +18,11 @@ export type Deps = {
   channels: RedisChannels;
   /** The Docker engine: users' images are built and listed there (server/images). */
   docker: Docker;
+  /** The lab's quotas; by default the web's environment's (quotas/service.ts quotasOf). */
+  quotas?: TQuotas;
 };
 
-type State = Partial<Deps>;
+type State = Partial<Omit<Deps, "quotas">>;
 
 function redis(url: string, options: RedisOptions): Redis {
   const client = new Redis(url, options);

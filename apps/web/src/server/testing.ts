@@ -1,3 +1,4 @@
+import { DEFAULT_QUOTAS } from "@scalelab/scenarios/experiments";
 import type { Deps } from "./runtime";
 
 /**
@@ -42,7 +43,16 @@ export function fakeDeps(opts: { fail?: string } = {}): { deps: Deps; calls: Cal
   };
   const db = {
     // The keyset queries of the lists (runs/service.ts listRuns): LIMIT is their last value.
-    $queryRaw: async (_sql: TemplateStringsArray, ...values: unknown[]) => (failing(), calls.listed.push({ rows: values.at(-1) }), []),
+    $queryRaw: async (sql: TemplateStringsArray, ...values: unknown[]) => {
+      failing();
+      // The queue's work (quotas/service.ts readQueue): an empty queue.
+      if (sql.join("?").includes('"settle_seconds"')) return [];
+      calls.listed.push({ rows: values.at(-1) });
+      return [];
+    },
+    // The queue's lock (quotas/service.ts admitToQueue), and a transaction that is the database itself.
+    $executeRaw: async () => 0,
+    $transaction: async (fn: (tx: unknown) => Promise<unknown>) => fn(db),
     run: {
       findMany: async (args: unknown) => (failing(), calls.findMany.push(args), []),
       findUnique: async (args: unknown) => (failing(), calls.findUnique.push(args), null),
@@ -59,6 +69,7 @@ export function fakeDeps(opts: { fail?: string } = {}): { deps: Deps; calls: Cal
     redis: { get: async () => null, publish: async () => 0 },
     queue: { add: async (...args: unknown[]) => (calls.queued.push(args), {}), remove: async () => 0, getJob: async () => undefined },
     channels: {},
+    quotas: DEFAULT_QUOTAS,
   } as unknown as Deps;
   return { deps, calls };
 }

@@ -19,7 +19,12 @@ const CODE: Record<AppErrorKind, TRPC_ERROR_CODE_KEY> = {
   not_found: "NOT_FOUND",
   conflict: "CONFLICT",
   unavailable: "SERVICE_UNAVAILABLE",
+  quota: "UNPROCESSABLE_CONTENT",
+  queue_full: "TOO_MANY_REQUESTS",
 };
+
+/** The codes whose errors carry field issues: invalid input, and a quota's refusal (naming the field to change). */
+export const ISSUE_CODES: ReadonlySet<string> = new Set(["BAD_REQUEST", "UNPROCESSABLE_CONTENT", "TOO_MANY_REQUESTS"]);
 
 /** What a client is told of an unexpected error; the error itself is logged. */
 export const INTERNAL_MESSAGE = "Internal server error";
@@ -29,7 +34,7 @@ const t = initTRPC
   .meta<Meta>()
   .create({
     errorFormatter({ shape, error }) {
-      const issues = error.code === "BAD_REQUEST" ? fieldIssuesOf(error.cause) : null;
+      const issues = ISSUE_CODES.has(error.code) ? fieldIssuesOf(error.cause) : null;
       if (error.code === "INTERNAL_SERVER_ERROR") {
         // The message (and stack) of an unexpected error can carry internals: SQL, hosts, paths.
         // The adapters' onError logs the real error; the client gets a generic one.

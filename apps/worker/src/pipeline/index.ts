@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { K6_VERSION } from "@scalelab/images";
 import { buildPlan, RunPlan } from "@scalelab/scenarios/plan";
-import { ZRunCreate, TRunStep } from "@scalelab/scenarios/contract";
+import { runWarnings, ZRunCreate, TRunStep } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 import { errorMessage } from "../log";
 import { watchCancel } from "./cancel";
@@ -94,6 +94,8 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
     const { images, serviceImage } = imagesSettled.value;
     const host = { ...hostSettled.value, ...(serviceImage && { serviceImage }) };
     if (serviceImage) await db.run.update({ where: { id: runId }, data: { host } });
+    // Said before any container starts, as the preview said it: the containers' CPU limits beyond the host's cores.
+    for (const warning of runWarnings(ctx.run, host)) await report.event("warn", warning.message);
     const plan = pinImage(buildPlan({ runId, instance: deps.instance, run: ctx.run, images }), serviceImage);
     // Before any container of the topology: a script that does not compile fails the run here.
     ctx.script = await checkScript(ctx, plan);

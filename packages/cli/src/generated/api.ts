@@ -201,7 +201,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Validate an experiment and list its variants, run count and estimated duration without creating it */
+        /** Validate an experiment and list its variants, run count, estimated duration and warnings without creating it */
         post: operations["experiments-preview"];
         delete?: never;
         options?: never;
@@ -304,7 +304,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Every file a run would write into its containers (nginx.conf, k6 script, broker and store configs) and its diagram */
+        /** Every file a run would write into its containers (nginx.conf, k6 script, broker and store configs), its diagram, and warnings on this host */
         post: operations["preview-render"];
         delete?: never;
         options?: never;
@@ -380,6 +380,62 @@ export interface components {
             /**
              * @description The error code
              * @example BAD_REQUEST
+             */
+            code: string;
+            /**
+             * @description An array of issues that were responsible for the error
+             * @example []
+             */
+            issues?: {
+                message: string;
+            }[];
+        };
+        /**
+         * Unprocessable content error (422)
+         * @description The error information
+         * @example {
+         *       "code": "UNPROCESSABLE_CONTENT",
+         *       "message": "Unprocessable content",
+         *       "issues": []
+         *     }
+         */
+        "error.UNPROCESSABLE_CONTENT": {
+            /**
+             * @description The error message
+             * @example Unprocessable content
+             */
+            message: string;
+            /**
+             * @description The error code
+             * @example UNPROCESSABLE_CONTENT
+             */
+            code: string;
+            /**
+             * @description An array of issues that were responsible for the error
+             * @example []
+             */
+            issues?: {
+                message: string;
+            }[];
+        };
+        /**
+         * Too many requests error (429)
+         * @description The error information
+         * @example {
+         *       "code": "TOO_MANY_REQUESTS",
+         *       "message": "Too many requests",
+         *       "issues": []
+         *     }
+         */
+        "error.TOO_MANY_REQUESTS": {
+            /**
+             * @description The error message
+             * @example Too many requests
+             */
+            message: string;
+            /**
+             * @description The error code
+             * @example TOO_MANY_REQUESTS
              */
             code: string;
             /**
@@ -929,7 +985,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1168,7 +1224,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1187,7 +1243,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1206,7 +1262,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The lab will never take this as it is: an experiment estimated beyond the lab's maximum (SCALELAB_MAX_EXPERIMENT_HOURS), or more work than the whole queue may hold (SCALELAB_MAX_QUEUE_HOURS); the message names the limit and the estimate, the issues the field to change */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The queue is full: this work would take it beyond the lab's maximum (SCALELAB_MAX_QUEUE_HOURS); the message names the limit and what is queued. Send it again once the queue has drained */
+            429: {
+                headers: {
+                    /** @description about when the queue will have room for it, in seconds */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1225,7 +1321,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1645,7 +1741,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1664,7 +1760,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1722,7 +1818,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1741,7 +1837,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1786,7 +1882,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1805,7 +1901,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1824,7 +1920,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The lab will never take this as it is: an experiment estimated beyond the lab's maximum (SCALELAB_MAX_EXPERIMENT_HOURS), or more work than the whole queue may hold (SCALELAB_MAX_QUEUE_HOURS); the message names the limit and the estimate, the issues the field to change */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The queue is full: this work would take it beyond the lab's maximum (SCALELAB_MAX_QUEUE_HOURS); the message names the limit and what is queued. Send it again once the queue has drained */
+            429: {
+                headers: {
+                    /** @description about when the queue will have room for it, in seconds */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1843,7 +1979,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1918,7 +2054,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1937,7 +2073,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1985,7 +2121,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2004,7 +2140,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2058,7 +2194,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2077,7 +2213,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2125,7 +2261,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2144,7 +2280,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2189,7 +2325,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2208,7 +2344,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2253,7 +2389,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2272,7 +2408,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2291,7 +2427,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2843,7 +2979,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2862,7 +2998,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2936,7 +3072,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3024,7 +3160,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3043,7 +3179,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3062,7 +3198,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The lab will never take this as it is: an experiment estimated beyond the lab's maximum (SCALELAB_MAX_EXPERIMENT_HOURS), or more work than the whole queue may hold (SCALELAB_MAX_QUEUE_HOURS); the message names the limit and the estimate, the issues the field to change */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The queue is full: this work would take it beyond the lab's maximum (SCALELAB_MAX_QUEUE_HOURS); the message names the limit and what is queued. Send it again once the queue has drained */
+            429: {
+                headers: {
+                    /** @description about when the queue will have room for it, in seconds */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3081,7 +3257,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3154,6 +3330,15 @@ export interface operations {
                     "application/json": {
                         runs: number;
                         estimatedSeconds: number;
+                        /** @description what the lab accepts but says before the experiment starts, e.g. variants whose containers' CPU limits add up to more than the host's cores */
+                        warnings: {
+                            /**
+                             * @description cpu_oversubscribed: the containers' CPU limits add up to more than the host's cores
+                             * @enum {string}
+                             */
+                            code: "cpu_oversubscribed";
+                            message: string;
+                        }[];
                         baseline: string;
                         variants: {
                             name: string;
@@ -3175,7 +3360,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3194,7 +3379,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3213,7 +3398,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The lab will never take this as it is: an experiment estimated beyond the lab's maximum (SCALELAB_MAX_EXPERIMENT_HOURS), or more work than the whole queue may hold (SCALELAB_MAX_QUEUE_HOURS); the message names the limit and the estimate, the issues the field to change */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3471,7 +3675,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3490,7 +3694,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3548,7 +3752,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3567,7 +3771,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3613,7 +3817,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3632,7 +3836,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3681,7 +3885,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3700,7 +3904,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3815,7 +4019,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3834,7 +4038,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3853,7 +4057,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3931,7 +4135,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3950,7 +4154,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3969,7 +4173,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3988,7 +4192,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The lab will never take this as it is: an experiment estimated beyond the lab's maximum (SCALELAB_MAX_EXPERIMENT_HOURS), or more work than the whole queue may hold (SCALELAB_MAX_QUEUE_HOURS); the message names the limit and the estimate, the issues the field to change */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The queue is full: this work would take it beyond the lab's maximum (SCALELAB_MAX_QUEUE_HOURS); the message names the limit and what is queued. Send it again once the queue has drained */
+            429: {
+                headers: {
+                    /** @description about when the queue will have room for it, in seconds */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4007,7 +4251,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4262,6 +4506,15 @@ export interface operations {
                             width: number;
                             height: number;
                         };
+                        /** @description what the lab accepts but says before the run starts, e.g. containers' CPU limits adding up to more than the host's cores */
+                        warnings: {
+                            /**
+                             * @description cpu_oversubscribed: the containers' CPU limits add up to more than the host's cores
+                             * @enum {string}
+                             */
+                            code: "cpu_oversubscribed";
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4272,7 +4525,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4291,7 +4544,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4310,7 +4563,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4354,7 +4607,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4407,7 +4660,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4496,7 +4749,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4515,7 +4768,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4534,7 +4787,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4553,7 +4806,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4576,7 +4829,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4595,7 +4848,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */

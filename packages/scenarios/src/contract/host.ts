@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { runRoles } from "../components/registry";
 import { LIMITS } from "./fields";
 import { THostFacts } from "./results";
@@ -71,4 +72,33 @@ export function validateAgainstHost(run: TRunCreate, host: Pick<THostFacts, "cpu
     });
   }
   return issues;
+}
+
+export const RUN_WARNING_CODES = ["cpu_oversubscribed"] as const;
+
+/** Something the lab accepts but says before the run starts: the run will measure less than its definition suggests. */
+export const ZRunWarning = z.object({
+  code: z.enum(RUN_WARNING_CODES).describe("cpu_oversubscribed: the containers' CPU limits add up to more than the host's cores"),
+  message: z.string(),
+});
+export type TRunWarning = z.infer<typeof ZRunWarning>;
+
+/** The cores the run's containers may use together: each role's CPU limit times its count, the load generators' included (a container without a limit is not counted). */
+export function cpuLimitsTotal(run: TRunCreate): number {
+  const total = runRoles(run).reduce((sum, r) => sum + (r.cpus === undefined ? 0 : r.cpus * r.count), 0);
+  return Math.round(total * 1000) / 1000;
+}
+
+const cores = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 2 });
+
+/** What the run should know before it starts on this host: its containers' CPU limits beyond the host's cores. */
+export function runWarnings(run: TRunCreate, host: Pick<THostFacts, "cpus">): TRunWarning[] {
+  const total = cpuLimitsTotal(run);
+  if (total <= host.cpus) return [];
+  return [
+    {
+      code: "cpu_oversubscribed",
+      message: `the containers' CPU limits add up to ${cores(total)} cores on this ${cores(host.cpus)}-core host: they will share the cores, so the figures measure the sharing too`,
+    },
+  ];
 }

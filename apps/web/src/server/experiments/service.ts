@@ -18,7 +18,9 @@ import { validateAgainstHost } from "@scalelab/scenarios/contract";
 import { presetByName } from "@scalelab/scenarios/experiments";
 import { experimentFindings } from "@scalelab/scenarios/analysis";
 import { ZHostFacts, ZRunSummary, type TRunStatus } from "@scalelab/scenarios/contract";
-import { AppError, invalidInput, type FieldIssue } from "../errors";
+import { AppError, invalidInput, quotaExceeded, type FieldIssue } from "../errors";
+import { experimentRefusal, experimentWarnings } from "@scalelab/scenarios/experiments";
+import { admitToQueue, quotasOf, TX_OPTIONS } from "../quotas/service";
 import type { Deps } from "../runtime";
 import { cancelRun, json, readHostBounds, withTimeout } from "../runs/service";
 import { likeContains, likePrefix, pageOf, type TExperimentListInput } from "../runs/paging";
@@ -34,9 +36,17 @@ import {
 
 const ENQUEUE_TIMEOUT_MS = 10_000;
 
-type Planned = { input: TExperimentCreate; expansion: Extract<TExpansion, { ok: true }>; estimatedSeconds: number };
+type Planned = {
+  input: TExperimentCreate;
+  expansion: Extract<TExpansion, { ok: true }>;
+  estimatedSeconds: number;
+  host: Awaited<ReturnType<typeof readHostBounds>>;
+};
 
-/** Validates the definition as a whole and each variant against the host; throws a 400 naming every field at fault. */
+/**
+ * Validates the definition as a whole and each variant against the host (a 400 naming every field
+ * at fault), then its estimate against the lab's maximum (a 422 naming the field to change).
+ */
 async function plan(deps: Deps, input: TExperimentCreate): Promise<Planned> {
   const expansion = expandExperiment(input);
   if (!expansion.ok) throw invalidInput(expansion.issues);
@@ -54,33 +64,38 @@ async function plan(deps: Deps, input: TExperimentCreate): Promise<Planned> {
     }
   }
   if (issues.length > 0) throw invalidInput(issues);
-  return { input, expansion, estimatedSeconds: estimateSeconds(expansion.variants, input.repetitions, input.settleSeconds) };
+  const refusal = experimentRefusal(input, expansion.variants, quotasOf(deps));
+  if (refusal) throw quotaExceeded(refusal);
+  return { input, expansion, host, estimatedSeconds: estimateSeconds(expansion.variants, input.repetitions, input.settleSeconds) };
 }
 
 export async function previewExperiment(deps: Deps, input: TExperimentCreate): Promise<TExperimentPreview> {
-  const { expansion, estimatedSeconds } = await plan(deps, input);
+  const { expansion, estimatedSeconds, host } = await plan(deps, input);
   return {
     runs: expansion.runs,
     estimatedSeconds,
+    warnings: experimentWarnings(expansion.variants, host),
     baseline: expansion.variants[expansion.baseline]!.name,
     variants: expansion.variants.map((v) => ({ index: v.index, name: v.name, axes: v.axes, patch: v.patch })),
   };
 }
 
 /**
- * Inserts the experiment and all its runs (in the interleaved order) in one transaction, then
- * queues the runs in that order; if they cannot be queued, nothing remains.
+ * Inserts the experiment and all its runs (in the interleaved order) in one transaction, if the
+ * queue has room for them (quotas/service.ts), then queues the runs in that order; if they cannot
+ * be queued, nothing remains.
  */
 export async function createExperiment(deps: Deps, input: TExperimentCreate, opts: { preset?: string } = {}): Promise<TExperimentRef> {
-  const { expansion } = await plan(deps, input);
+  const { expansion, estimatedSeconds } = await plan(deps, input);
   const id = randomUUID();
   const records = experimentRecords(input, expansion, { experiment: id, run: randomUUID }, opts);
   const runs = records.runs;
-  await deps.db.$transaction([
-    deps.db.experiment.create({
+  await deps.db.$transaction(async (tx) => {
+    await admitToQueue(tx, quotasOf(deps), { seconds: estimatedSeconds, what: "this experiment" });
+    await tx.experiment.create({
       data: { ...records.experiment, definition: json(records.experiment.definition), variants: json(records.experiment.variants) },
-    }),
-    deps.db.run.createMany({
+    });
+    await tx.run.createMany({
       data: runs.map((r) => ({
         ...r,
         topology: json(r.topology),
@@ -88,8 +103,8 @@ export async function createExperiment(deps: Deps, input: TExperimentCreate, opt
         faults: json(r.faults),
         thresholds: json(r.thresholds),
       })),
-    }),
-  ]);
+    });
+  }, TX_OPTIONS);
   const jobs = runs.map((r) => runJob(r.id));
   const adding = deps.queue.addBulk(jobs);
   try {

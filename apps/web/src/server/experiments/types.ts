@@ -2,7 +2,7 @@ import { ZExperimentComparison, ZExperimentThresholdsOutcome, ZUslResult, ZVaria
 import { ZExperimentProgress, ZExperimentStatus } from "@scalelab/scenarios/experiments";
 import { ZFinding } from "@scalelab/scenarios/analysis";
 import { ZExperimentCreate } from "@scalelab/scenarios/experiments";
-import { ZRunStatus } from "@scalelab/scenarios/contract";
+import { ZRunStatus, ZRunWarning } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 
 /** Output schemas of the experiments API: the REST document is generated from these. */
@@ -22,6 +22,11 @@ export type TExperimentRef = z.infer<typeof ZExperimentRef>;
 export const ZExperimentPreview = z.object({
   runs: z.number().int(),
   estimatedSeconds: z.number().int(),
+  warnings: z
+    .array(ZRunWarning)
+    .describe(
+      "what the lab accepts but says before the experiment starts, e.g. variants whose containers' CPU limits add up to more than the host's cores",
+    ),
   baseline: z.string(),
   variants: z.array(ZExperimentVariant.extend({ index: z.number().int() })),
 });

@@ -1,10 +1,31 @@
 import { TRPCError } from "@trpc/server";
 import { ZRunCreate } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";
-import { AppError, invalidInput } from "../errors";
+import { AppError, invalidInput, quotaExceeded } from "../errors";
 import { fromTrpcError, ZRestError } from "./errors";
 
 describe("fromTrpcError", () => {
+  it("answers a full queue with 429, Retry-After and quota_exceeded; work that never fits with 422 and the field to change", () => {
+    const wait = quotaExceeded({
+      kind: "wait",
+      message: "the queue already holds …",
+      issue: { path: "", message: "the queue already holds …" },
+      retryAfterSeconds: 2614.2,
+    });
+    const full = fromTrpcError(new TRPCError({ code: "TOO_MANY_REQUESTS", message: wait.message, cause: wait }));
+    expect(full).toEqual({
+      status: 429,
+      body: { error: "quota_exceeded", message: "the queue already holds …" },
+      headers: { "retry-after": "2615" },
+    });
+    const issue = { path: "repetitions", message: "this experiment would take about 20 h …" };
+    const never = quotaExceeded({ kind: "never", message: issue.message, issue });
+    expect(fromTrpcError(new TRPCError({ code: "UNPROCESSABLE_CONTENT", message: never.message, cause: never }))).toEqual({
+      status: 422,
+      body: { error: "quota_exceeded", message: issue.message, issues: [issue] },
+    });
+  });
+
   it("turns a validation failure into invalid_input with the per-field issues", () => {
     const zod = ZRunCreate.safeParse({ topology: { service: { replicas: 99 } }, workload: { endpoint: "hostname", vus: 1 } }).error;
     const { status, body } = fromTrpcError(new TRPCError({ code: "BAD_REQUEST", cause: zod }));

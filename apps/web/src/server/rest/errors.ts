@@ -1,7 +1,7 @@
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import type { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { fieldIssuesOf, type FieldIssue } from "../errors";
+import { AppError, fieldIssuesOf, type FieldIssue } from "../errors";
 import { INTERNAL_MESSAGE } from "../trpc";
 
 /** The body of every REST error: a stable machine-readable `error`, and per-field `issues` for invalid input. */
@@ -9,7 +9,7 @@ export const ZRestError = z.object({
   error: z
     .string()
     .describe(
-      "invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | unavailable | internal | …",
+      "invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | …",
     ),
   message: z.string(),
   issues: z
@@ -47,8 +47,14 @@ const NAMES: Record<string, string> = {
  * message of an expected failure (not found, conflict, unavailable), and for anything
  * unexpected a generic message only; the caller logs the error itself.
  */
-export function fromTrpcError(error: TRPCError): { status: number; body: TRestError } {
+export function fromTrpcError(error: TRPCError): { status: number; body: TRestError; headers?: Record<string, string> } {
   const status = getHTTPStatusCodeFromError(error);
+  const cause = error.cause;
+  if (cause instanceof AppError && (cause.kind === "quota" || cause.kind === "queue_full")) {
+    const body: TRestError = { error: "quota_exceeded", message: cause.message, ...(cause.issues.length > 0 && { issues: cause.issues }) };
+    const retry = cause.retryAfterSeconds;
+    return { status, body, ...(retry !== undefined && { headers: { "retry-after": String(Math.max(1, Math.ceil(retry))) } }) };
+  }
   const issues = error.code === "BAD_REQUEST" ? fieldIssuesOf(error.cause) : null;
   if (issues && issues.length > 0) return { status, body: invalidInputError(issues) };
   if (status >= 500 && error.code !== "SERVICE_UNAVAILABLE") {

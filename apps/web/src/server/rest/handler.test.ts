@@ -395,6 +395,22 @@ describe("the OpenAPI document", () => {
       properties: { error: {}, message: {}, issues: {} },
     });
   });
+
+  it("declares the quotas' 422 and 429 (with Retry-After) on every operation that adds work to the queue, and 422 on the experiment's preview", () => {
+    const doc = openApiDocument();
+    type Op = {
+      responses: Record<string, { headers?: Record<string, { required?: boolean }>; content?: Record<string, { schema: unknown }> }>;
+    };
+    const post = (path: string) => (doc.paths![path] as Record<string, Op>).post!;
+    for (const path of ["/runs", "/runs/{id}/rerun", "/experiments", "/presets/{name}/run"]) {
+      const { responses } = post(path);
+      expect(Object.keys(responses), path).toEqual(expect.arrayContaining(["422", "429"]));
+      expect(responses["429"]!.headers?.["Retry-After"], path).toMatchObject({ required: true });
+      expect(responses["429"]!.content!["application/json"]!.schema, path).toMatchObject({ properties: { error: {}, issues: {} } });
+    }
+    expect(Object.keys(post("/experiments/preview").responses)).toContain("422");
+    expect(Object.keys(post("/experiments/preview").responses)).not.toContain("429");
+  });
 });
 
 /** JSON text nesting `levels` objects: `{"a":{"a":…1…}}`. */

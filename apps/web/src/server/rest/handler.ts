@@ -203,9 +203,9 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
     } catch (cause) {
       if (cause instanceof Refusal) return restError(cause.status, cause.body);
       const error = getTRPCErrorFromUnknown(cause);
-      const { status, body } = fromTrpcError(error);
+      const { status, body, headers } = fromTrpcError(error);
       if (body.error === "internal") log(`${label}:`, error.cause ?? error);
-      return restError(status, body);
+      return restError(status, body, headers);
     }
   };
 }

@@ -1,4 +1,5 @@
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
+import { QUOTA_ENV } from "@scalelab/scenarios/experiments";
 import { z } from "zod";
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../http";
 import { appRouter } from "../routers/_app";
@@ -8,7 +9,7 @@ import { REST_BASE } from "./handler";
 import { imageUploadOperation } from "./openapi-images";
 import { routesOf } from "./routes";
 
-type ResponseObject = { description?: string; content?: Record<string, { schema?: unknown }> };
+type ResponseObject = { description?: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown }> };
 type Parameter = { in: string; name: string; required?: boolean; example?: unknown };
 type Example = { summary: string; value: unknown };
 type RequestBody = {
@@ -22,6 +23,30 @@ const BODY_ERRORS: Record<string, string> = {
   "400": `The request body is not valid JSON, nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep, or its input is invalid`,
   "413": `The request body is larger than ${MAX_BODY_BYTES} bytes`,
   "415": "The request body is not application/json",
+};
+
+/**
+ * The quotas' answers (errors.ts `quota`, `queue_full`; @scalelab/scenarios/experiments quotas.ts),
+ * both `error: "quota_exceeded"` with the limit named. 422: the request is valid but the lab will
+ * never take it as it is (an experiment estimated beyond SCALELAB_MAX_EXPERIMENT_HOURS, or work
+ * larger than the whole queue may hold): change it. 429: it would take the queue beyond
+ * SCALELAB_MAX_QUEUE_HOURS; the same request succeeds once the queue has drained, about
+ * Retry-After seconds from now (or sooner, when queued runs are cancelled).
+ */
+const QUOTA_ERRORS: Record<string, ResponseObject> = {
+  "422": {
+    description: `The lab will never take this as it is: an experiment estimated beyond the lab's maximum (${QUOTA_ENV.experiment}), or more work than the whole queue may hold (${QUOTA_ENV.queue}); the message names the limit and the estimate, the issues the field to change`,
+  },
+  "429": {
+    description: `The queue is full: this work would take it beyond the lab's maximum (${QUOTA_ENV.queue}); the message names the limit and what is queued. Send it again once the queue has drained`,
+    headers: {
+      "Retry-After": {
+        description: "about when the queue will have room for it, in seconds",
+        required: true,
+        schema: { type: "integer", minimum: 1 },
+      },
+    },
+  },
 };
 
 /** What any operation with parameters answers to one the input schema refuses (e.g. an id over 64 characters). */
@@ -243,6 +268,9 @@ export function openApiDocument(): OpenAPIObject {
         }
       }
       if ((op.parameters?.length ?? 0) > 0) responses["400"] ??= { description: INVALID_INPUT, content: { "application/json": {} } };
+      for (const [code, response] of Object.entries(QUOTA_ERRORS)) {
+        if (responses[code]) responses[code] = { ...response, content: { "application/json": {} } };
+      }
       for (const [code, response] of Object.entries(responses)) {
         if (Number(code) >= 400 && response.content?.["application/json"]) {
           response.content["application/json"].schema = errorSchema;

@@ -25,7 +25,7 @@ export const experimentsRouter = router({
         tags,
         protect: false,
         summary: "Create an experiment (variants and/or sweep axes × repetitions, interleaved) and queue its runs",
-        errorResponses: [400, 503],
+        errorResponses: [400, 422, 429, 503],
       },
       successStatus: 201,
     })
@@ -40,8 +40,8 @@ export const experimentsRouter = router({
         path: "/experiments/preview",
         tags,
         protect: false,
-        summary: "Validate an experiment and list its variants, run count and estimated duration without creating it",
-        errorResponses: [400],
+        summary: "Validate an experiment and list its variants, run count, estimated duration and warnings without creating it",
+        errorResponses: [400, 422],
       },
     })
     .input(ZExperimentCreate)

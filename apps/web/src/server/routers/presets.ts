@@ -28,7 +28,7 @@ export const presetsRouter = router({
         tags,
         protect: false,
         summary: "Start a preset as an experiment, optionally with a patch of its base, other repetitions or settle pause",
-        errorResponses: [400, 404, 503],
+        errorResponses: [400, 404, 422, 429, 503],
       },
       successStatus: 201,
     })

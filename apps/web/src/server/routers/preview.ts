@@ -1,8 +1,9 @@
 import { previewFiles, K6_SCRIPT_PATH, NGINX_CONF_PATH } from "@scalelab/scenarios/plan";
 import { topologyDiagram, type Diagram } from "@scalelab/scenarios/plan";
-import { ZRunCreate, type TRunCreate } from "@scalelab/scenarios/contract";
+import { runWarnings, ZRunCreate, ZRunWarning, type TRunCreate } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 import { shownPlan } from "~/lib/plan";
+import { readHostBounds } from "../runs/service";
 import { procedure, router } from "../trpc";
 
 export const ZPreviewFile = z.object({
@@ -27,10 +28,13 @@ export const ZPreview = z.object({
   /** Every file the worker writes into the run's containers. */
   files: z.array(ZPreviewFile),
   diagram: ZDiagram.describe("the topology laid out left to right along the request path"),
+  warnings: z
+    .array(ZRunWarning)
+    .describe("what the lab accepts but says before the run starts, e.g. containers' CPU limits adding up to more than the host's cores"),
 });
 
 /** The files the worker will write into the run's containers and the topology's diagram, from the same plan. */
-export function renderPreview(run: TRunCreate): z.infer<typeof ZPreview> {
+export function renderPreview(run: TRunCreate): Omit<z.infer<typeof ZPreview>, "warnings"> {
   const plan = shownPlan(run);
   const files = previewFiles(plan);
   const contentOf = (path: string) => files.find((f) => f.path === path)?.content ?? "";
@@ -45,11 +49,12 @@ export const previewRouter = router({
         path: "/preview",
         tags: ["runs"],
         protect: false,
-        summary: "Every file a run would write into its containers (nginx.conf, k6 script, broker and store configs) and its diagram",
+        summary:
+          "Every file a run would write into its containers (nginx.conf, k6 script, broker and store configs), its diagram, and warnings on this host",
         errorResponses: [400],
       },
     })
     .input(ZRunCreate)
     .output(ZPreview)
-    .query(({ input }) => renderPreview(input)),
+    .query(async ({ ctx, input }) => ({ ...renderPreview(input), warnings: runWarnings(input, await readHostBounds(ctx.deps.redis)) })),
 });

@@ -28,7 +28,14 @@ const tags = ["runs"];
 export const runsRouter = router({
   create: procedure
     .meta({
-      openapi: { method: "POST", path: "/runs", tags, protect: false, summary: "Create a run and queue it", errorResponses: [400, 503] },
+      openapi: {
+        method: "POST",
+        path: "/runs",
+        tags,
+        protect: false,
+        summary: "Create a run and queue it",
+        errorResponses: [400, 422, 429, 503],
+      },
       successStatus: 201,
     })
     .input(ZRunCreate)
@@ -76,7 +83,7 @@ export const runsRouter = router({
         tags,
         protect: false,
         summary: "Run the same definition again (name, topology, workload, faults) as a new stand-alone run, queued",
-        errorResponses: [400, 404, 409, 503],
+        errorResponses: [400, 404, 409, 422, 429, 503],
       },
       successStatus: 201,
     })

@@ -33,6 +33,8 @@ import type { Redis } from "ioredis";
 import { AppError, invalidInput, runNotFound } from "../errors";
 import { HOST_KEY, cancelChannel, encodeCancelMessage, encodeChannelMessage, runChannel, runJob } from "@scalelab/scenarios/messages";
 import type { Deps } from "../runtime";
+import { runSeconds } from "@scalelab/scenarios/experiments";
+import { admitToQueue, quotasOf, TX_OPTIONS } from "../quotas/service";
 import { likeContains, likePrefix, pageOf, type TRunListInput } from "./paging";
 import { ZRunView, type TContainerSeconds, type TDeleted, type TRunEventView, type TRunPage, type TRunRef, type TRunView } from "./types";
 
@@ -68,26 +70,33 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Validates against the host, inserts the run and enqueues it; on any failure nothing remains. */
+/**
+ * Validates against the host, inserts the run if the queue has room for it (quotas/service.ts) and
+ * enqueues it; on any failure nothing remains.
+ */
 export async function createRun(deps: Deps, input: TRunCreate): Promise<TRunRef> {
   const host = await readHostBounds(deps.redis);
   const issues = validateAgainstHost(input, host);
   if (issues.length > 0) throw invalidInput(issues);
 
   const id = randomUUID();
-  await deps.db.run.create({
-    data: {
-      id,
-      name: input.name ? input.name : null,
-      status: "queued",
-      step: "queued",
-      // Stored with the balancer's defaults written out, so a run's view always names its algorithm.
-      topology: json({ ...input.topology, balancer: explicitBalancer(input.topology.balancer) }),
-      workload: json(input.workload),
-      faults: json(input.faults),
-      thresholds: json(input.thresholds),
-    },
-  });
+  await deps.db.$transaction(async (tx) => {
+    const work = { seconds: runSeconds(input.workload.durationSeconds), what: "this run" };
+    await admitToQueue(tx, quotasOf(deps), work);
+    await tx.run.create({
+      data: {
+        id,
+        name: input.name ? input.name : null,
+        status: "queued",
+        step: "queued",
+        // Stored with the balancer's defaults written out, so a run's view always names its algorithm.
+        topology: json({ ...input.topology, balancer: explicitBalancer(input.topology.balancer) }),
+        workload: json(input.workload),
+        faults: json(input.faults),
+        thresholds: json(input.thresholds),
+      },
+    });
+  }, TX_OPTIONS);
   const job = runJob(id);
   const adding = deps.queue.add(job.name, job.data, job.opts);
   try {
