@@ -293,8 +293,9 @@ describe("REST", () => {
     );
     const lines = (await csv.text()).trim().split("\n");
     expect(lines).toHaveLength(5);
-    // The last two columns are a script's checks passed and failed (none here).
-    expect(lines.find((l) => l.includes(run.id))).toMatch(/,succeeded,50,10,0,0,5,4,6,7,9,12,,,$/);
+    // The last four columns are a script's checks passed and failed, and the run's thresholds and
+    // their results (none here).
+    expect(lines.find((l) => l.includes(run.id))).toMatch(/,succeeded,50,10,0,0,5,4,6,7,9,12,,,,,$/);
 
     const samples = await (await rest(new Request(`${API}/experiments/${ref.id}/export?format=csv&table=samples`))).text();
     expect(samples.trim().split("\n")).toEqual([
