@@ -113,10 +113,10 @@ contract() {
 }
 
 # Lanes: what only checks behaviour runs side by side, each lane with its own database, Redis index
-# and instance label, its output prefixed with its name as it comes: the web's suites (services,
-# Playwright, the contract fuzz) on the test database, and the rest of the worker's integration
-# files in SHARED_LANES lanes of about equal length. Nothing in them compares a figure with a bound
-# the others' load could cross (those files ran above, alone).
+# and instance label, its output prefixed with its name as it comes: the web's suites (Playwright,
+# the CLI, the contract fuzz) on the test database, and the rest of the worker's integration files
+# in SHARED_LANES lanes of about equal length (the first then runs the web's services). Nothing in
+# them compares a figure with a bound the others' load could cross (those files ran above, alone).
 SHARED_LANES=2
 LANES=()
 # lane NAME CMD...: run CMD (steps) in the background; its failed steps are collected by join_lanes.
@@ -137,7 +137,6 @@ join_lanes() {
 }
 
 web_lane() {
-  step "integration: web services" pnpm --filter @scalelab/web test:integration $(vitest_json integration-web)
   step "e2e: playwright" playwright
   # The CLI as a user types it, against the same web and worker (before the fuzz stops the worker).
   step "integration: cli" env SCALELAB_WEB_URL="$E2E_URL" pnpm --filter @scalelab/cli test:integration $(vitest_json integration-cli)
@@ -150,6 +149,9 @@ shared_lane() {
   set -a; . "$STATE/env.${TEST_DB}_$1"; set +a
   export SCALELAB_INSTANCE="$SCALELAB_INSTANCE-$1"
   step "integration: worker pipeline, shared lane $1/$SHARED_LANES" worker_files "shared $1/$SHARED_LANES" "integration-worker-$1"
+  # The web's services (no server, no worker) after the first lane's files, on its database: the
+  # web lane, with Playwright and the fuzz, is the longest.
+  [ "$1" != 1 ] || step "integration: web services" pnpm --filter @scalelab/web test:integration $(vitest_json integration-web)
 }
 
 INSTANCES=("$SCALELAB_INSTANCE")
