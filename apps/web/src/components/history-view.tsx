@@ -37,6 +37,7 @@ function HistoryLines({ chart, title, unit, testId }: { chart: HistoryChart; tit
             dataKey="x"
             type="number"
             domain={[0.5, chart.rows.length + 0.5]}
+            ticks={chart.rows.map((r) => r.x)}
             allowDecimals={false}
             fontSize={11}
             tickFormatter={(x: number) => `#${x}`}

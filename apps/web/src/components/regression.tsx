@@ -64,7 +64,7 @@ export function RegressionCard({ regression, kind, name }: { regression: TRegres
                     <td>{x.metric === "rps" ? "req/s" : "p95 latency"}</td>
                     <td className="num">{f(x.baselineFigure)}</td>
                     <td className="num">{f(x.figure)}</td>
-                    <td>
+                    <td className="wrap" style={{ minWidth: 240 }}>
                       {regressionChangeText(x)}
                       {x.reason && <div className="muted">{x.reason}</div>}
                     </td>
