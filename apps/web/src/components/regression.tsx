@@ -21,7 +21,7 @@ export function RegressionCard({ regression, kind, name }: { regression: TRegres
   return (
     <section className="panel" data-testid="regression" data-verdict={r.verdict}>
       <h2>
-        Against the baseline <span className={`badge ${BADGE[r.verdict]}`}>{SHORT[r.verdict]}</span>
+        Against the baseline {kind} of its name <span className={`badge ${BADGE[r.verdict]}`}>{SHORT[r.verdict]}</span>
       </h2>
       <p data-testid="regression-verdict">
         <strong>{REGRESSION_VERDICT_TEXT[r.verdict]}.</strong>{" "}
@@ -36,7 +36,7 @@ export function RegressionCard({ regression, kind, name }: { regression: TRegres
         </span>
       </p>
       {r.results.length > 0 && (
-        <TableScroll label="Against the baseline">
+        <TableScroll label={`Against the baseline ${kind} of its name`}>
           <table className="data">
             <thead>
               <tr>
