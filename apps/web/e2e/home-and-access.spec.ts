@@ -8,7 +8,7 @@ const WIDTHS = [390, 1400] as const;
 const URL_OF_RUN = /\/runs\/([0-9a-f-]{36})$/;
 
 /** What the pages below show: two finished runs, a failed one and an experiment. */
-type Data = { run: string; other: string; failed: string; experiment: string; thresholds: string };
+type Data = { run: string; other: string; failed: string; experiment: string; experimentName: string; thresholds: string };
 let data: Data | undefined;
 
 // The suite's own when earlier specs left them (made here only on a database without them), so
@@ -20,7 +20,7 @@ test.beforeAll(async ({ playwright }, testInfo) => {
   await request.dispose();
 });
 
-type Listed = { id: string; status: string; thresholds?: unknown[] };
+type Listed = { id: string; name?: string | null; status: string; thresholds?: unknown[] };
 
 async function findOrMake(request: APIRequestContext): Promise<Data> {
   const runs = async () => ((await (await request.get("/api/v1/runs?limit=500")).json()) as { items: Listed[] }).items;
@@ -69,6 +69,7 @@ async function findOrMake(request: APIRequestContext): Promise<Data> {
 
   const experiments = ((await (await request.get("/api/v1/experiments")).json()) as { items: Listed[] }).items;
   let experiment = experiments.find((e) => e.status === "succeeded")?.id;
+  let experimentName = experiments.find((e) => e.id === experiment)?.name ?? "";
   if (!experiment) {
     const created = await request.post("/api/v1/experiments", {
       data: {
@@ -91,8 +92,9 @@ async function findOrMake(request: APIRequestContext): Promise<Data> {
       })
       .toBe("succeeded");
     experiment = id;
+    experimentName = "e2e access: replicas 1 and 2";
   }
-  return { run: succeeded[0]!, other: succeeded[1]!, failed, experiment, thresholds };
+  return { run: succeeded[0]!, other: succeeded[1]!, failed, experiment, experimentName, thresholds };
 }
 
 test("the home page says what the lab answers, lists the presets and the latest work, and starts a first run in two clicks", async ({
@@ -144,6 +146,11 @@ const PAGES: { name: string; path: (d: Data) => string; ready?: string }[] = [
   { name: "new experiment", path: () => "/experiments/new", ready: "experiment-form" },
   { name: "an experiment", path: (d) => `/experiments/${d.experiment}`, ready: "variant-stats" },
   { name: "presets", path: () => "/presets", ready: "presets" },
+  {
+    name: "an experiment name's history",
+    path: (d) => `/history?name=${encodeURIComponent(d.experimentName)}&kind=experiment`,
+    ready: "history-point",
+  },
   { name: "API reference", path: () => "/reference" },
 ];
 

@@ -46,6 +46,7 @@ describe("parseCommand", () => {
       ],
       setName: "ci",
       wait: true,
+      markBaseline: false,
     });
   });
 
@@ -58,6 +59,7 @@ describe("parseCommand", () => {
       sets: [],
       thresholds: [],
       wait: false,
+      markBaseline: false,
     });
   });
 
@@ -123,5 +125,20 @@ describe("parseCommand", () => {
     for (const argv of [[], ["help"], ["--help"], ["-h"], ["run", "--help"], ["export", "-h"]]) {
       expect(parseCommand(argv).name).toBe("help");
     }
+  });
+
+  it("reads baseline set|clear, history with its kind and limit, and --mark-baseline (which waits)", () => {
+    expect(parseCommand(["baseline", "set", "abc"])).toEqual({ name: "baseline", url: undefined, json: false, action: "set", id: "abc" });
+    expect(parseCommand(["baseline", "clear", "abc", "--json"])).toMatchObject({ action: "clear", json: true });
+    expect(usage(["baseline", "mark", "abc"])).toMatch(
+      /^unknown: baseline mark; use set or clear\nusage: scalelab baseline set\|clear <id>/,
+    );
+    expect(usage(["baseline", "set"])).toMatch(/^missing the run's or experiment's id/);
+    expect(parseCommand(["history", "nightly"])).toEqual({ name: "history", url: undefined, json: false, nameOf: "nightly", kind: "run" });
+    expect(parseCommand(["history", "nightly", "--kind", "experiment", "--limit", "20"])).toMatchObject({ kind: "experiment", limit: 20 });
+    expect(usage(["history", "nightly", "--kind", "runs"])).toMatch(/^--kind must be run or experiment; got runs/);
+    expect(usage(["history", "nightly", "--limit", "-1"])).toMatch(/--limit/);
+    expect(parseCommand(["run", "r.json", "--mark-baseline"])).toMatchObject({ wait: true, markBaseline: true });
+    expect(parseCommand(["preset", "run", "cpu-limit-replicas", "--mark-baseline"])).toMatchObject({ wait: true, markBaseline: true });
   });
 });

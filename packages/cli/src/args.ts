@@ -12,6 +12,8 @@ type Submit = {
   thresholds: Threshold[];
   /** --name: the definition's name. */ setName?: string;
   wait: boolean;
+  /** --mark-baseline: once it passed, mark it as the baseline of its name (implies --wait). */
+  markBaseline: boolean;
 };
 
 export const EXPORT_FORMATS = ["csv", "json", "html"] as const;
@@ -23,7 +25,9 @@ export type Command = { url?: string; json: boolean } & (
   | ({ name: "run" } & Submit)
   | ({ name: "experiment" } & Submit)
   | { name: "preset-list" }
-  | { name: "preset-run"; preset: string; sets: Assignment[]; repetitions?: number; wait: boolean }
+  | { name: "preset-run"; preset: string; sets: Assignment[]; repetitions?: number; wait: boolean; markBaseline: boolean }
+  | { name: "baseline"; action: "set" | "clear"; id: string }
+  | { name: "history"; nameOf: string; kind: "run" | "experiment"; limit?: number }
   | { name: "compare"; ids: string[]; baseline?: string }
   | { name: "export"; id: string; format: ExportFormat; out: string; table?: (typeof CSV_TABLES)[number] }
   | { name: "images-push"; dir: string; tag: string }
@@ -42,6 +46,7 @@ const SUBMIT: Options = {
   threshold: { type: "string", multiple: true },
   name: { type: "string" },
   wait: { type: "boolean" },
+  "mark-baseline": { type: "boolean" },
 };
 
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -75,9 +80,13 @@ function thresholdsOf(v: Values[string]): Threshold[] {
 }
 
 export const USAGE = {
-  run: "scalelab run <file.json> [--set path=value …] [--threshold 'p95<250' …] [--name <name>] [--wait] [--json]",
-  experiment: "scalelab experiment <file.json> [--set path=value …] [--threshold 'p95<250' …] [--name <name>] [--wait] [--json]",
-  preset: "scalelab preset list [--json] | scalelab preset run <name> [--set path=value …] [--repetitions <n>] [--wait] [--json]",
+  run: "scalelab run <file.json> [--set path=value …] [--threshold 'p95<250' …] [--name <name>] [--wait] [--mark-baseline] [--json]",
+  experiment:
+    "scalelab experiment <file.json> [--set path=value …] [--threshold 'p95<250' …] [--name <name>] [--wait] [--mark-baseline] [--json]",
+  preset:
+    "scalelab preset list [--json] | scalelab preset run <name> [--set path=value …] [--repetitions <n>] [--wait] [--mark-baseline] [--json]",
+  baseline: "scalelab baseline set|clear <id> [--json]",
+  history: "scalelab history <name> [--kind run|experiment] [--limit <n>] [--json]",
   compare: "scalelab compare <id> <id>… [--baseline <id>] [--json]",
   export: "scalelab export <id> --format csv|json|html -o <file> [--table runs|samples]",
   images: "scalelab images push <dir> --tag <name:tag> [--json]",
@@ -107,12 +116,17 @@ export function parseCommand(argv: readonly string[]): Command {
         sets: strings(values.set).map(parseAssignment),
         thresholds: thresholdsOf(values.threshold),
         ...(str(values.name) !== undefined && { setName: str(values.name)! }),
-        wait: values.wait === true,
+        wait: values.wait === true || values["mark-baseline"] === true,
+        markBaseline: values["mark-baseline"] === true,
       } as Command;
     }
     case "preset": {
       const usage = USAGE.preset;
-      const { values, positionals } = parse(rest, { set: SUBMIT.set!, wait: SUBMIT.wait!, repetitions: { type: "string" } }, usage);
+      const { values, positionals } = parse(
+        rest,
+        { set: SUBMIT.set!, wait: SUBMIT.wait!, "mark-baseline": SUBMIT["mark-baseline"]!, repetitions: { type: "string" } },
+        usage,
+      );
       const help = helpFor(values, name);
       if (help) return help;
       const [sub, ...args] = positionals;
@@ -131,8 +145,35 @@ export function parseCommand(argv: readonly string[]): Command {
         preset: preset!,
         sets: strings(values.set).map(parseAssignment),
         ...(reps !== undefined && { repetitions: Number(reps) }),
-        wait: values.wait === true,
+        wait: values.wait === true || values["mark-baseline"] === true,
+        markBaseline: values["mark-baseline"] === true,
       };
+    }
+    case "baseline": {
+      const usage = USAGE.baseline;
+      const { values, positionals } = parse(rest, {}, usage);
+      const help = helpFor(values, name);
+      if (help) return help;
+      const [action, ...args] = positionals;
+      if (action !== "set" && action !== "clear")
+        throw new UsageError(
+          `${action === undefined ? "baseline needs" : `unknown: baseline ${action}; use`} set or clear\nusage: ${usage}`,
+        );
+      const [id] = positional(args, 1, "the run's or experiment's id", usage);
+      return { name: "baseline", ...common(values), action, id: id! };
+    }
+    case "history": {
+      const usage = USAGE.history;
+      const { values, positionals } = parse(rest, { kind: { type: "string" }, limit: { type: "string" } }, usage);
+      const help = helpFor(values, name);
+      if (help) return help;
+      const [nameOf] = positional(positionals, 1, "the runs' or experiments' name", usage);
+      const kind = str(values.kind) ?? "run";
+      if (kind !== "run" && kind !== "experiment") throw new UsageError(`--kind must be run or experiment; got ${kind}\nusage: ${usage}`);
+      const limit = str(values.limit);
+      if (limit !== undefined && !/^\d{1,3}$/.test(limit))
+        throw new UsageError(`--limit ${limit}: a whole number from 1 to 500\nusage: ${usage}`);
+      return { name: "history", ...common(values), nameOf: nameOf!, kind, ...(limit !== undefined && { limit: Number(limit) }) };
     }
     case "compare": {
       const usage = USAGE.compare;
@@ -203,7 +244,7 @@ export function parseCommand(argv: readonly string[]): Command {
     }
     default:
       throw new UsageError(
-        `unknown command ${name}: one of run, experiment, preset, compare, export, images, status, cancel (scalelab --help)`,
+        `unknown command ${name}: one of run, experiment, preset, compare, export, images, status, cancel, baseline, history (scalelab --help)`,
       );
   }
 }

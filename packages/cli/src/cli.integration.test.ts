@@ -119,6 +119,48 @@ describe("scalelab against a real lab", () => {
     expect(r.stderr).not.toContain("\r");
   });
 
+  it("--mark-baseline, then a run of the name at a fifth of the rate: exit 1 with the regression table; baseline set|clear and history", async () => {
+    const name = `cli baseline ${TAG}`;
+    const rate = (arrivalRate: number) => ({ ...RUN(name), workload: { ...RUN(name).workload, arrivalRate } });
+    await writeFile(path.join(dir, "fast.json"), JSON.stringify(rate(100)));
+    await writeFile(path.join(dir, "slow.json"), JSON.stringify(rate(20)));
+    const first = await scalelab(["run", "fast.json", "--mark-baseline"]);
+    expect(first.code, explain(first)).toBe(0);
+    expect(first.stdout).toContain(`marked as the baseline of "${name}"`);
+    const base = /^run (\S+) succeeded/m.exec(first.stdout)![1]!;
+
+    const slow = await scalelab(["run", "slow.json", "--wait", "--json"]);
+    expect(slow.code, explain(slow)).toBe(1);
+    const run = json<{ id: string; regression: { baselineId: string; verdict: string } }>(slow);
+    expect(run.regression).toMatchObject({ baselineId: base, verdict: "regressed" });
+    expect(slow.stderr).toContain(`regression check against baseline ${base} (worse by more than 10 % at p < 0.05): REGRESSED`);
+    expect(slow.stderr).toMatch(/ {2}rps: [\d.,]+ → [\d.,]+ req\/s, \u2212\d+(\.\d+)? % \(ratio 0\.\d+\) REGRESSED/);
+
+    const set = await scalelab(["baseline", "set", run.id]);
+    expect(set.code, explain(set)).toBe(0);
+    expect(set.stdout).toBe(`run ${run.id} is the baseline of "${name}" (instead of ${base})\n`);
+
+    const history = await scalelab(["history", name, "--json"]);
+    expect(history.code, explain(history)).toBe(0);
+    const h = json<{ baselineId: string; points: { id: string; baseline: boolean; verdict: string | null }[] }>(history);
+    expect(h.baselineId).toBe(run.id);
+    expect(h.points.map((p) => [p.id, p.baseline, p.verdict])).toEqual([
+      [base, false, null],
+      [run.id, true, "regressed"],
+    ]);
+    const table = await scalelab(["history", name]);
+    expect(table.stdout).toContain(`runs named "${name}" (* the baseline)`);
+    expect(table.stdout).toMatch(new RegExp(`\\* +\\S+ \\S+ +${run.id.slice(0, 8)} +succeeded .*REGRESSED`));
+
+    const clear = await scalelab(["baseline", "clear", run.id]);
+    expect(clear.stdout).toBe(`run ${run.id} is not the baseline of "${name}"\n`);
+    const { name: _, ...anonymous } = RUN("");
+    await writeFile(path.join(dir, "unnamed.json"), JSON.stringify(anonymous));
+    const unnamed = await scalelab(["run", "unnamed.json", "--mark-baseline"]);
+    expect(unnamed.code).toBe(3);
+    expect(unnamed.stderr).toContain("--mark-baseline needs a named run");
+  });
+
   it("a lab that is not there: exit 3, with the address and the reason", async () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -40,7 +40,7 @@ describe("cli", () => {
       code: 3,
       stdout: "",
       stderr:
-        "scalelab: unknown command launch: one of run, experiment, preset, compare, export, images, status, cancel (scalelab --help)\n",
+        "scalelab: unknown command launch: one of run, experiment, preset, compare, export, images, status, cancel, baseline, history (scalelab --help)\n",
     });
   });
 

@@ -4,6 +4,7 @@ import type { Ctx } from "./commands/context";
 import { exportFile } from "./commands/export";
 import { pushImage } from "./commands/images";
 import { cancel, compare, listPresets, status } from "./commands/inspect";
+import { baseline, history } from "./commands/baselines";
 import { runPreset, submitExperiment, submitRun } from "./commands/submit";
 import { DEFAULT_URL, type CliEnv } from "./env";
 import { CliError, EXIT, UsageError, type ExitCode } from "./errors";
@@ -20,6 +21,8 @@ Usage:
   ${USAGE.images}
   ${USAGE.status}
   ${USAGE.cancel}
+  ${USAGE.baseline}
+  ${USAGE.history}
 
 Options:
   --set path=value     change the file's definition: a field's path (topology.service.replicas, faults.0.at),
@@ -29,6 +32,9 @@ Options:
   --name <name>        the run's or experiment's name
   --wait               wait for the end: progress on stderr, the outcome as the exit code;
                        Ctrl-C stops waiting (the run goes on: scalelab cancel <id> stops it)
+  --mark-baseline      wait, and once it passed (thresholds and regression check), mark it as the baseline of its
+                       name: later runs or experiments of that name are checked against it
+  --kind run|experiment  history: stand-alone runs (the default) or experiments of the name
   --json               stdout is JSON only: the result (with --wait, the finished run or experiment)
   --url <url>          the lab (default: SCALELAB_URL, else ${DEFAULT_URL})
 
@@ -38,7 +44,8 @@ Environment:
 
 Exit codes:
   0  done: passed (every threshold passed, or there were none); without --wait: queued
-  1  a threshold or a regression check failed (the failed ones printed, actual against bound)
+  1  a threshold or the regression check failed (worse than the baseline of its name: req/s lower or p95
+     higher by more than regression.worseBy %, 10 by default, at p < regression.p; the table printed)
   2  the run or experiment failed, was interrupted or cancelled; an image build failed
   3  usage error, the lab unreachable, or a request the lab refused (its reasons printed)
   130  Ctrl-C while waiting: the run or experiment goes on
@@ -75,6 +82,10 @@ function dispatch(ctx: Ctx, cmd: Exclude<Command, { name: "help" }>): Promise<Ex
       return status(ctx);
     case "cancel":
       return cancel(ctx, cmd);
+    case "baseline":
+      return baseline(ctx, cmd);
+    case "history":
+      return history(ctx, cmd);
   }
 }
 

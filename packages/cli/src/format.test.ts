@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  historyLines,
   compareLines,
   duration,
   experimentLines,
@@ -174,6 +175,46 @@ describe("an experiment's variants", () => {
       "VARIANT               RUNS  REQ/S       P95            REQ/S VS BASELINE",
       "1 replica (baseline)  3     585 ± 72    1.7 ± 0.1 ms",
       "3 replicas            3     1,687 ± 63  0.6 ± 0.05 ms  +188% (p=0.003)",
+    ]);
+  });
+});
+
+describe("historyLines", () => {
+  const point = (id: string, over: Record<string, unknown> = {}) => ({
+    id,
+    createdAt: "2026-11-26T08:00:00.000Z",
+    status: "succeeded" as const,
+    baseline: false,
+    baselineId: null,
+    verdict: null,
+    rps: null,
+    p95: null,
+    variants: null,
+    ...over,
+  });
+  it("lists a name's runs oldest first with the baseline starred and each verdict", () => {
+    const lines = historyLines({
+      name: "nightly",
+      kind: "run",
+      points: [
+        point("aaaaaaaa-1", { baseline: true, rps: 710.2, p95: 3.56 }),
+        point("bbbbbbbb-2", { rps: 342, p95: 79.3, verdict: "regressed" }),
+      ],
+    });
+    expect(lines[0]).toBe('runs named "nightly" (* the baseline)');
+    expect(lines[2]).toMatch(/^\* +2026-11-26 08:00:00 +aaaaaaaa +succeeded +710 +3\.56 +—$/);
+    expect(lines[3]).toMatch(/^ +2026-11-26 08:00:00 +bbbbbbbb +succeeded +342 +79\.3 +REGRESSED$/);
+  });
+  it("gives an experiment a line per variant", () => {
+    const variant = (name: string, rps: number) => ({ variant: name, runs: 3, rps, p95: 2, rpsCi: null, p95Ci: null });
+    const lines = historyLines({
+      name: "e",
+      kind: "experiment",
+      points: [point("cccccccc-3", { verdict: "passed", variants: [variant("a", 100), variant("b", 200)] })],
+    });
+    expect(lines.slice(2).map((l) => l.replace(/ +/g, " ").trim())).toEqual([
+      "2026-11-26 08:00:00 cccccccc succeeded a 100 2 passed",
+      "b 200 2",
     ]);
   });
 });

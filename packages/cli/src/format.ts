@@ -1,4 +1,4 @@
-import type { CompareResult, HostBounds, PresetView, Sample } from "./api-types";
+import type { CompareResult, History, HostBounds, PresetView, Sample } from "./api-types";
 import { figure } from "./outcome";
 
 /** Pure formatting of what the CLI prints; unit-tested in format.test.ts. */
@@ -199,4 +199,25 @@ export function experimentLines(view: { baseline: string | null; variants: Varia
       v.name === view.baseline ? "" : against(v.name),
     ]),
   ]);
+}
+
+const VERDICT_WORDS = { passed: "passed", regressed: "REGRESSED", cannot_tell: "cannot tell" } as const;
+
+/** A name's history as a table, oldest first: when, id, status, req/s and p95 (per variant for experiments), the verdict, the baseline starred. */
+export function historyLines(h: Pick<History, "name" | "kind" | "points">): string[] {
+  const rows: string[][] = [
+    ["", "created", "id", "status", ...(h.kind === "experiment" ? ["variant"] : []), "req/s", "p95 ms", "regression"],
+  ];
+  for (const p of h.points) {
+    const head = [p.baseline ? "*" : "", p.createdAt.slice(0, 19).replace("T", " "), shortId(p.id), p.status];
+    const verdict = p.verdict ? VERDICT_WORDS[p.verdict] : "—";
+    const num = (v: number | null) => (v === null ? "—" : figure(v));
+    if (p.variants) {
+      p.variants.forEach((v, i) =>
+        rows.push([...(i === 0 ? head : ["", "", "", ""]), v.variant, num(v.rps), num(v.p95), i === 0 ? verdict : ""]),
+      );
+      if (p.variants.length === 0) rows.push([...head, "—", "—", "—", verdict]);
+    } else rows.push([...head, num(p.rps), num(p.p95), verdict]);
+  }
+  return [`${h.kind === "run" ? "runs" : "experiments"} named "${h.name}" (* the baseline)`, ...table(rows)];
 }

@@ -109,6 +109,64 @@ describe("an experiment's exit code", () => {
   });
 });
 
+describe("the regression check", () => {
+  const regression = (verdict: "passed" | "regressed" | "cannot_tell", regressed: boolean) => ({
+    baselineId: "b-1",
+    verdict,
+    worseBy: 10,
+    p: 0.05,
+    matchedBy: "name",
+    reason: null,
+    results: [
+      {
+        variant: "cpu-bound",
+        baselineVariant: "cpu-bound",
+        metric: "rps",
+        baselineFigure: 710.2,
+        figure: regressed ? 342.3 : 705,
+        baselineRuns: 3,
+        runs: 3,
+        ratio: regressed ? 0.482 : 0.993,
+        ciLow: regressed ? 0.431 : 0.9,
+        ciHigh: regressed ? 0.539 : 1.1,
+        pValue: regressed ? 0.001 : 0.81,
+        regressed,
+        reason: regressed ? "rps 51.8 % lower than the baseline (p=0.001 < 0.05), beyond 10 %" : null,
+      },
+    ],
+  });
+  const experiment = (r: unknown) => ({
+    id: "e1",
+    status: "succeeded",
+    progress: { planned: 3, succeeded: 3, missing: 0, failed: 0, cancelled: 0 },
+    regression: r,
+  });
+
+  it("is exit 1 when it regressed, its table printed after the thresholds", () => {
+    const o = experimentOutcome(experiment(regression("regressed", true)));
+    expect(o.code).toBe(EXIT.thresholdFailed);
+    expect(o.lines).toEqual([
+      "experiment e1 succeeded: 3 runs",
+      "regression check against baseline b-1 (worse by more than 10 % at p < 0.05): REGRESSED",
+      "  cpu-bound rps: 710 → 342 req/s, \u221251.8 % (ratio 0.482, 95 % CI 0.431–0.539, p 0.001) REGRESSED; rps 51.8 % lower than the baseline (p=0.001 < 0.05), beyond 10 %",
+    ]);
+  });
+
+  it("is exit 0 when it passed or cannot tell; a run's too", () => {
+    expect(experimentOutcome(experiment(regression("passed", false))).code).toBe(EXIT.passed);
+    expect(
+      experimentOutcome(experiment({ ...regression("cannot_tell", false), results: [], reason: "the baseline experiment b-1 was deleted" }))
+        .lines[1],
+    ).toBe(
+      "regression check against baseline b-1 (worse by more than 10 % at p < 0.05): cannot tell (the baseline experiment b-1 was deleted)",
+    );
+    const r = runOutcome({ ...run("succeeded", { rps: 1 }), regression: { ...regression("regressed", true), results: [] } });
+    expect(r.code).toBe(EXIT.thresholdFailed);
+    // A failed run stays exit 2 whatever its check says.
+    expect(runOutcome({ ...run("failed"), regression: regression("regressed", true) }).code).toBe(EXIT.failed);
+  });
+});
+
 describe("figure", () => {
   it.each([
     [0, "0"],

@@ -75,7 +75,70 @@ export function thresholdsAt(value: unknown): ThresholdsOutcome | null {
   return parsed.success ? parsed.data : null;
 }
 
-type RunLike = { id: string; status: string; error?: string | null; summary?: unknown };
+/** A regression check (the contract's `regression` of a run or an experiment), as far as the CLI reads it. */
+const ZRegressionResult = z.looseObject({
+  variant: z.string().nullable(),
+  metric: z.string(),
+  baselineFigure: z.number().nullable(),
+  figure: z.number().nullable(),
+  ratio: z.number().nullable(),
+  ciLow: z.number().nullable(),
+  ciHigh: z.number().nullable(),
+  pValue: z.number().nullable(),
+  regressed: z.boolean(),
+  reason: z.string().nullable(),
+});
+export const ZRegression = z.looseObject({
+  baselineId: z.string(),
+  verdict: z.enum(["passed", "regressed", "cannot_tell"]),
+  worseBy: z.number(),
+  p: z.number(),
+  reason: z.string().nullable(),
+  results: z.array(ZRegressionResult),
+});
+export type Regression = z.infer<typeof ZRegression>;
+
+const VERDICT = { passed: "passed", regressed: "REGRESSED", cannot_tell: "cannot tell" } as const;
+
+/**
+ * The regression check as a table: a head line with the verdict, then one line per variant and
+ * metric, e.g. `  cpu-bound rps: 1,002 → 498 req/s, −50.3 % (ratio 0.497, 95 % CI 0.47–0.52, p 0.000) REGRESSED`.
+ */
+export function regressionLines(r: Regression): string[] {
+  const head = `regression check against baseline ${r.baselineId} (worse by more than ${r.worseBy} % at p < ${r.p}): ${VERDICT[r.verdict]}${r.reason ? ` (${r.reason})` : ""}`;
+  return [
+    head,
+    ...r.results.map((x) => {
+      const who = `${x.variant !== null ? `${x.variant} ` : ""}${x.metric}`;
+      const from =
+        x.baselineFigure !== null && x.figure !== null
+          ? `${figure(x.baselineFigure)} → ${figure(x.figure)}${unit(x.metric)}`
+          : "no figures";
+      const change = x.ratio !== null ? `, ${x.ratio < 1 ? "\u2212" : "+"}${figure(Math.abs((x.ratio - 1) * 100))} %` : "";
+      const stats = [
+        x.ratio !== null ? `ratio ${figure(x.ratio)}` : null,
+        x.ciLow !== null && x.ciHigh !== null ? `95 % CI ${figure(x.ciLow)}–${figure(x.ciHigh)}` : null,
+        x.pValue !== null ? `p ${x.pValue.toFixed(3)}` : null,
+      ].filter(Boolean);
+      const verdict = x.regressed ? "REGRESSED" : "ok";
+      return `  ${who}: ${from}${change}${stats.length ? ` (${stats.join(", ")})` : ""} ${verdict}${x.reason ? `; ${x.reason}` : ""}`;
+    }),
+  ];
+}
+
+/** The regression check found in a run's or an experiment's view, or null when it has none. */
+export const regressionAt = (view: unknown): Regression | null =>
+  ZRegression.safeParse((view as { regression?: unknown } | null)?.regression).data ?? null;
+
+/** A succeeded outcome with the view's regression check added: its lines after the thresholds', exit 1 when it regressed. */
+function withRegression(outcome: Outcome, view: unknown): Outcome {
+  const r = regressionAt(view);
+  if (!r) return outcome;
+  const code = r.verdict === "regressed" && outcome.code === EXIT.passed ? EXIT.thresholdFailed : outcome.code;
+  return { code, lines: [...outcome.lines, ...regressionLines(r)] };
+}
+
+type RunLike = { id: string; status: string; error?: string | null; summary?: unknown; regression?: unknown };
 
 /** 0 passed, 1 a threshold failed, 2 failed, interrupted or cancelled; a run still going is 0 (it was not waited for). */
 export function runOutcome(run: RunLike): Outcome {
@@ -83,8 +146,11 @@ export function runOutcome(run: RunLike): Outcome {
   switch (run.status) {
     case "succeeded": {
       const t = thresholdsAt((run.summary as { thresholds?: unknown } | null | undefined)?.thresholds);
-      if (!t) return { code: EXIT.passed, lines: [`run ${id} succeeded`] };
-      return { code: t.passed ? EXIT.passed : EXIT.thresholdFailed, lines: [`run ${id} succeeded`, ...thresholdLines(t)] };
+      if (!t) return withRegression({ code: EXIT.passed, lines: [`run ${id} succeeded`] }, run);
+      return withRegression(
+        { code: t.passed ? EXIT.passed : EXIT.thresholdFailed, lines: [`run ${id} succeeded`, ...thresholdLines(t)] },
+        run,
+      );
     }
     case "cancelled":
       return { code: EXIT.failed, lines: [`run ${id} was cancelled`] };
@@ -118,8 +184,8 @@ export function experimentOutcome(view: ExperimentLike): Outcome {
     case "succeeded": {
       const t = experimentThresholds(view);
       const head = `experiment ${id} succeeded: ${p.succeeded} runs`;
-      if (!t) return { code: EXIT.passed, lines: [head] };
-      return { code: t.passed ? EXIT.passed : EXIT.thresholdFailed, lines: [head, ...thresholdLines(t)] };
+      if (!t) return withRegression({ code: EXIT.passed, lines: [head] }, view);
+      return withRegression({ code: t.passed ? EXIT.passed : EXIT.thresholdFailed, lines: [head, ...thresholdLines(t)] }, view);
     }
     case "cancelled":
       return { code: EXIT.failed, lines: [`experiment ${id} was cancelled (${p.succeeded} of ${p.planned} runs succeeded)`] };

@@ -14,6 +14,8 @@ import { ExperimentStatusBadge, isLive } from "./experiment-status";
 import { Comparisons, Findings, HeatTables, Reference, VariantStats } from "./experiment-tables";
 import { DeleteExperimentButton } from "./run-actions";
 import { ExperimentThresholds } from "./thresholds";
+import { BaselineButton, RegressionCard } from "./regression";
+import { historyHref } from "~/lib/history";
 import { CodeBlock } from "./scroll-region";
 
 function Progress({ view }: { view: TExperimentView }) {
@@ -144,6 +146,16 @@ export function ExperimentView({ id }: { id: string }) {
                 · baseline <strong>{view.baseline}</strong>
               </>
             )}
+            {" · "}
+            <Link href={historyHref("experiment", view.name)} data-testid="experiment-history">
+              history of its name
+            </Link>
+            {view.markedBaseline && (
+              <>
+                {" · "}
+                <strong data-testid="experiment-is-baseline">the baseline of its name</strong>
+              </>
+            )}
           </div>
         </div>
         <div className="actions">
@@ -152,6 +164,14 @@ export function ExperimentView({ id }: { id: string }) {
               {cancelling ? "Cancelling…" : "Cancel"}
             </button>
           )}
+          <BaselineButton
+            kind="experiment"
+            id={view.id}
+            name={view.name}
+            marked={view.markedBaseline}
+            canMark={view.status === "succeeded"}
+            why="Only an experiment whose runs all succeeded can be a baseline"
+          />
           <DeleteExperimentButton id={view.id} name={view.name} runs={view.progress.total} onDeleted={() => router.push("/runs")} />
           <Link className="btn" href={`/experiments/new?from=${encodeURIComponent(view.id)}`} data-testid="copy-experiment">
             Copy and change
@@ -182,6 +202,7 @@ export function ExperimentReport({ view }: { view: TExperimentView }) {
     <>
       <Progress view={view} />
       <ExperimentThresholds outcome={view.thresholds} />
+      {view.regression && <RegressionCard regression={view.regression} kind="experiment" name={view.name} />}
       <Reference view={view} />
       <VariantStats view={view} />
       <Comparisons view={view} />

@@ -22,6 +22,8 @@ import {
 } from "~/lib/live";
 import { FindingList } from "./finding-list";
 import { RunThresholds } from "./thresholds";
+import { BaselineButton, RegressionCard } from "./regression";
+import { historyHref } from "~/lib/history";
 import { runDiagram } from "~/lib/plan";
 import type { TRunSnapshot } from "~/server/runs/live";
 import type { TRunView } from "~/server/runs/types";
@@ -145,6 +147,8 @@ export function RunPage({ id, initial }: { id: string; initial?: TRunSnapshot | 
   const router = useRouter();
 
   const run = live.run ?? stored.data;
+  // The baseline mark and the check change after the run ended (marked, unmarked): from the query, which a mark refreshes.
+  const checked = stored.data ?? run;
   const active = run ? !isTerminal(run.status) : false;
   const now = useNow(active);
 
@@ -199,6 +203,20 @@ export function RunPage({ id, initial }: { id: string; initial?: TRunSnapshot | 
                 </Link>
               </>
             )}
+            {run.name && !run.experiment && (
+              <>
+                {" · "}
+                <Link href={historyHref("run", run.name)} data-testid="run-history">
+                  history of its name
+                </Link>
+                {checked?.markedBaseline && (
+                  <>
+                    {" · "}
+                    <strong data-testid="run-is-baseline">the baseline of its name</strong>
+                  </>
+                )}
+              </>
+            )}
           </div>
         </div>
         <div className="actions">
@@ -211,6 +229,16 @@ export function RunPage({ id, initial }: { id: string; initial?: TRunSnapshot | 
             >
               {cancel.isPending || cancel.isSuccess || run.cancelRequested ? "Cancelling…" : "Cancel run"}
             </button>
+          )}
+          {!run.experiment && (
+            <BaselineButton
+              kind="run"
+              id={run.id}
+              name={run.name}
+              marked={checked?.markedBaseline ?? false}
+              canMark={run.status === "succeeded" && !!run.name}
+              why={run.name ? "Only a run that succeeded can be a baseline" : "Only a named run can be the baseline of its name"}
+            />
           )}
           <RerunButton id={run.id} />
           <CopyRunLink id={run.id} />
@@ -302,6 +330,7 @@ export function RunPage({ id, initial }: { id: string; initial?: TRunSnapshot | 
       </div>
 
       {summary?.thresholds && <RunThresholds outcome={summary.thresholds} />}
+      {checked?.regression && <RegressionCard regression={checked.regression} kind="run" name={run.name ?? ""} />}
       <RunFindings findings={run.findings} />
 
       <div className="grid-2" style={{ marginBottom: 16 }}>

@@ -20,7 +20,10 @@ import { infoOf, rangeOf, SECTIONS, withHost, type FormPath, type HostBounds } f
  */
 
 /** The experiment's own settings: its fields that are a number or a text (the rest have their own sections). */
-export type ExperimentField = Exclude<keyof TExperimentCreateInput, "base" | "variants" | "sweep" | "baseline" | "thresholds">;
+export type ExperimentField = Exclude<
+  keyof TExperimentCreateInput,
+  "base" | "variants" | "sweep" | "baseline" | "thresholds" | "regression"
+>;
 
 export type ExperimentFieldSpec = {
   /** The field in ZExperimentCreate and in the form's values. */

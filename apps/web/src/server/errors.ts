@@ -5,9 +5,10 @@ export type { FieldIssue };
 
 /**
  * `quota`: work the lab will never take as it is (an experiment beyond its maximum: 422);
- * `queue_full`: work it takes once the queue has drained (429, with about when).
+ * `queue_full`: work it takes once the queue has drained (429, with about when);
+ * `unprocessable`: a valid request about something that cannot take it (a run without a name as a baseline: 422 naming the field).
  */
-export type AppErrorKind = "invalid_input" | "not_found" | "conflict" | "unavailable" | "quota" | "queue_full";
+export type AppErrorKind = "invalid_input" | "not_found" | "conflict" | "unavailable" | "quota" | "queue_full" | "unprocessable";
 
 /** An expected failure of a service function; tRPC and REST map `kind` to a status code. */
 export class AppError extends Error {

@@ -61,7 +61,9 @@ export function fakeDeps(opts: { fail?: string } = {}): { deps: Deps; calls: Cal
       deleteMany: async () => ({ count: 0 }),
       updateMany: async () => (failing(), { count: 0 }),
     },
-    experiment: { findUnique: async () => (failing(), null) },
+    experiment: { findUnique: async () => (failing(), null), findMany: async () => (failing(), []) },
+    // No baselines: a run records none, and none is marked.
+    baseline: { findUnique: async () => (failing(), null), findMany: async () => (failing(), []), count: async () => (failing(), 0) },
     runSample: { findMany: async () => (failing(), []) },
   };
   const deps = {

@@ -21,6 +21,7 @@ const CODE: Record<AppErrorKind, TRPC_ERROR_CODE_KEY> = {
   unavailable: "SERVICE_UNAVAILABLE",
   quota: "UNPROCESSABLE_CONTENT",
   queue_full: "TOO_MANY_REQUESTS",
+  unprocessable: "UNPROCESSABLE_CONTENT",
 };
 
 /** The codes whose errors carry field issues: invalid input, and a quota's refusal (naming the field to change). */

@@ -3,13 +3,14 @@ import { ZExperimentCreate } from "@scalelab/scenarios/experiments";
 import type { ExperimentBody, ExperimentRef, RunBody } from "../api-types";
 import type { Command, Threshold } from "../args";
 import { call } from "../client";
-import { EXIT, type ExitCode } from "../errors";
+import { EXIT, UsageError, type ExitCode } from "../errors";
 import { experimentLines, summaryLine } from "../format";
 import { experimentOutcome, runOutcome, type Outcome } from "../outcome";
 import { applyAssignments, type Assignment } from "../set";
 import { waitForExperiment, waitForRun } from "../wait";
 import { printJson, type Ctx } from "./context";
 import { readDefinition } from "./definition";
+import { markBaseline } from "./baselines";
 
 type Submit = Extract<Command, { name: "run" | "experiment" }>;
 
@@ -27,6 +28,17 @@ export function definitionOf(
 
 export const RUN_TARGET = { schema: ZRunCreate, what: "a run" };
 export const EXPERIMENT_TARGET = { schema: ZExperimentCreate, what: "an experiment", fields: { base: ZRunCreate } };
+
+/**
+ * --mark-baseline: once it passed (its thresholds and its regression check), it becomes the
+ * baseline of its name; a run or experiment that did not pass is not marked, and says so.
+ */
+async function markIfPassed(ctx: Ctx, kind: "run" | "experiment", id: string, outcome: Outcome): Promise<Outcome> {
+  if (outcome.code !== EXIT.passed) return { ...outcome, lines: [...outcome.lines, `not marked as the baseline: it did not pass`] };
+  const mark = await markBaseline(ctx, kind, id);
+  const replaced = mark.replaced ? ` (instead of ${mark.replaced})` : "";
+  return { ...outcome, lines: [...outcome.lines, `marked as the baseline of "${mark.name}"${replaced}`] };
+}
 
 /** Prints an outcome's lines: on stdout for a person, on stderr beside --json's result (and only when it did not pass). */
 function report(ctx: Ctx, outcome: Outcome, result: unknown, human: string[]): ExitCode {
@@ -48,6 +60,9 @@ function stoppedWaiting(ctx: Ctx, what: "run" | "experiment", id: string): ExitC
 
 export async function submitRun(ctx: Ctx, cmd: Extract<Submit, { name: "run" }>): Promise<ExitCode> {
   const body = definitionOf(await readDefinition(cmd.file, ctx.env.cwd), cmd, RUN_TARGET);
+  if (cmd.markBaseline && (typeof body.name !== "string" || body.name === "")) {
+    throw new UsageError("--mark-baseline needs a named run: a baseline is the baseline of a name (give one with --name or in the file)");
+  }
   const { lab } = ctx;
   const ref = await call(lab, () => lab.api.POST("/runs", { body: body as RunBody }));
   if (!cmd.wait) {
@@ -58,10 +73,11 @@ export async function submitRun(ctx: Ctx, cmd: Extract<Submit, { name: "run" }>)
   if (!ctx.json) ctx.err(`run ${ref.id} ${ref.status}: ${lab.url}/runs/${ref.id}\n`);
   const run = await waitForRun(lab, ref.id, ctx.progress, ctx.signal);
   if (!run) return stoppedWaiting(ctx, "run", ref.id);
-  return report(ctx, runOutcome(run), run, run.summary ? [`  ${summaryLine(run.summary)}`] : []);
+  const outcome = cmd.markBaseline ? await markIfPassed(ctx, "run", run.id, runOutcome(run)) : runOutcome(run);
+  return report(ctx, outcome, run, run.summary ? [`  ${summaryLine(run.summary)}`] : []);
 }
 
-async function followExperiment(ctx: Ctx, ref: ExperimentRef, wait: boolean): Promise<ExitCode> {
+async function followExperiment(ctx: Ctx, ref: ExperimentRef, wait: boolean, mark = false): Promise<ExitCode> {
   const { lab } = ctx;
   const queued = `experiment ${ref.id} ${ref.status}: ${ref.runs} runs, about ${Math.ceil(ref.estimatedSeconds / 60)} min: ${lab.url}/experiments/${ref.id}`;
   if (!wait) {
@@ -72,9 +88,10 @@ async function followExperiment(ctx: Ctx, ref: ExperimentRef, wait: boolean): Pr
   if (!ctx.json) ctx.err(`${queued}\n`);
   const view = await waitForExperiment(lab, ref.id, ctx.progress, ctx.signal);
   if (!view) return stoppedWaiting(ctx, "experiment", ref.id);
+  const outcome = mark ? await markIfPassed(ctx, "experiment", view.id, experimentOutcome(view)) : experimentOutcome(view);
   return report(
     ctx,
-    experimentOutcome(view),
+    outcome,
     view,
     experimentLines(view).map((l) => `  ${l}`),
   );
@@ -83,7 +100,7 @@ async function followExperiment(ctx: Ctx, ref: ExperimentRef, wait: boolean): Pr
 export async function submitExperiment(ctx: Ctx, cmd: Extract<Submit, { name: "experiment" }>): Promise<ExitCode> {
   const body = definitionOf(await readDefinition(cmd.file, ctx.env.cwd), cmd, EXPERIMENT_TARGET);
   const ref = await call(ctx.lab, () => ctx.lab.api.POST("/experiments", { body: body as ExperimentBody }));
-  return followExperiment(ctx, ref, cmd.wait);
+  return followExperiment(ctx, ref, cmd.wait, cmd.markBaseline);
 }
 
 export async function runPreset(ctx: Ctx, cmd: Extract<Command, { name: "preset-run" }>): Promise<ExitCode> {
@@ -91,5 +108,5 @@ export async function runPreset(ctx: Ctx, cmd: Extract<Command, { name: "preset-
   applyAssignments(patch, cmd.sets, RUN_TARGET);
   const body = { ...(cmd.sets.length > 0 && { patch }), ...(cmd.repetitions !== undefined && { repetitions: cmd.repetitions }) };
   const ref = await call(ctx.lab, () => ctx.lab.api.POST("/presets/{name}/run", { params: { path: { name: cmd.preset } }, body }));
-  return followExperiment(ctx, ref, cmd.wait);
+  return followExperiment(ctx, ref, cmd.wait, cmd.markBaseline);
 }

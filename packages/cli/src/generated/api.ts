@@ -174,6 +174,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/runs/{id}/baseline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Mark a succeeded, named, stand-alone run as the baseline of its name (replacing the one before): later runs of that name are checked against it (their regression) */
+        put: operations["runs-markBaseline"];
+        post?: never;
+        /** Unmark the run as the baseline of its name (runs created meanwhile keep their check against it) */
+        delete: operations["runs-unmarkBaseline"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/experiments": {
         parameters: {
             query?: never;
@@ -256,6 +274,24 @@ export interface paths {
         /** Cancel the runs an experiment has left */
         post: operations["experiments-cancel"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/experiments/{id}/baseline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Mark an experiment whose runs all succeeded as the baseline of its name (replacing the one before): later experiments of that name are checked against it, variant by variant (their regression) */
+        put: operations["experiments-markBaseline"];
+        post?: never;
+        /** Unmark the experiment as the baseline of its name (experiments created meanwhile keep their check against it) */
+        delete: operations["experiments-unmarkBaseline"];
         options?: never;
         head?: never;
         patch?: never;
@@ -352,6 +388,23 @@ export interface paths {
          *     ```
          */
         post: operations["images-upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The runs (kind=run, stand-alone ones) or experiments (kind=experiment) of a name over time, oldest first: req/s and p95 (per variant for experiments), the baseline marked, each one's regression verdict */
+        get: operations["history-get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -965,6 +1018,40 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                             }[];
+                            regression: {
+                                /** @description the run or experiment it is compared with, recorded when it was created */
+                                baselineId: string;
+                                /**
+                                 * @description regressed: some figure is worse than the baseline's beyond the tolerance; passed: none is; cannot_tell: nothing could be compared (baseline deleted, not finished, no figures)
+                                 * @enum {string}
+                                 */
+                                verdict: "passed" | "regressed" | "cannot_tell";
+                                /** @description percent */
+                                worseBy: number;
+                                p: number;
+                                matchedBy: ("name" | "position") | null;
+                                reason: string | null;
+                                results: {
+                                    variant: string | null;
+                                    baselineVariant: string | null;
+                                    /** @enum {string} */
+                                    metric: "rps" | "p95";
+                                    baselineFigure: number | null;
+                                    figure: number | null;
+                                    baselineRuns: number;
+                                    runs: number;
+                                    /** @description figure / baselineFigure (geometric means) */
+                                    ratio: number | null;
+                                    /** @description 95 % confidence interval of the ratio; null without 2 runs on each side */
+                                    ciLow: number | null;
+                                    ciHigh: number | null;
+                                    /** @description Welch's t-test on the logs; null without 2 runs on each side */
+                                    pValue: number | null;
+                                    regressed: boolean;
+                                    reason: string | null;
+                                }[];
+                            } | null;
+                            markedBaseline: boolean;
                             /** @description ISO 8601 */
                             createdAt: string;
                             /** @description ISO 8601 */
@@ -985,7 +1072,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1200,6 +1287,19 @@ export interface operations {
                         op: "<" | "<=" | ">" | ">=";
                         value: number;
                     }[];
+                    /**
+                     * @description The check against the baseline of the name (PUT /runs/{id}/baseline, /experiments/{id}/baseline): a regression when req/s is lower or p95 higher by more than worseBy % at p < p
+                     * @example {
+                     *       "worseBy": 10,
+                     *       "p": 0.05
+                     *     }
+                     */
+                    regression?: {
+                        /** @default 10 */
+                        worseBy?: number;
+                        /** @default 0.05 */
+                        p?: number;
+                    };
                 };
             };
         };
@@ -1224,7 +1324,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1243,7 +1343,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1262,7 +1362,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1281,7 +1381,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1302,7 +1402,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1321,7 +1421,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1724,6 +1824,40 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                         }[];
+                        regression: {
+                            /** @description the run or experiment it is compared with, recorded when it was created */
+                            baselineId: string;
+                            /**
+                             * @description regressed: some figure is worse than the baseline's beyond the tolerance; passed: none is; cannot_tell: nothing could be compared (baseline deleted, not finished, no figures)
+                             * @enum {string}
+                             */
+                            verdict: "passed" | "regressed" | "cannot_tell";
+                            /** @description percent */
+                            worseBy: number;
+                            p: number;
+                            matchedBy: ("name" | "position") | null;
+                            reason: string | null;
+                            results: {
+                                variant: string | null;
+                                baselineVariant: string | null;
+                                /** @enum {string} */
+                                metric: "rps" | "p95";
+                                baselineFigure: number | null;
+                                figure: number | null;
+                                baselineRuns: number;
+                                runs: number;
+                                /** @description figure / baselineFigure (geometric means) */
+                                ratio: number | null;
+                                /** @description 95 % confidence interval of the ratio; null without 2 runs on each side */
+                                ciLow: number | null;
+                                ciHigh: number | null;
+                                /** @description Welch's t-test on the logs; null without 2 runs on each side */
+                                pValue: number | null;
+                                regressed: boolean;
+                                reason: string | null;
+                            }[];
+                        } | null;
+                        markedBaseline: boolean;
                         /** @description ISO 8601 */
                         createdAt: string;
                         /** @description ISO 8601 */
@@ -1741,7 +1875,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1760,7 +1894,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1818,7 +1952,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1837,7 +1971,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1882,7 +2016,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1901,7 +2035,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1920,7 +2054,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1939,7 +2073,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1960,7 +2094,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -1979,7 +2113,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2054,7 +2188,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2073,7 +2207,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2121,7 +2255,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2140,7 +2274,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2194,7 +2328,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2213,7 +2347,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2261,7 +2395,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2280,7 +2414,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2325,7 +2459,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2344,7 +2478,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2389,7 +2523,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2408,7 +2542,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2427,7 +2561,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2838,6 +2972,40 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                             }[];
+                            regression: {
+                                /** @description the run or experiment it is compared with, recorded when it was created */
+                                baselineId: string;
+                                /**
+                                 * @description regressed: some figure is worse than the baseline's beyond the tolerance; passed: none is; cannot_tell: nothing could be compared (baseline deleted, not finished, no figures)
+                                 * @enum {string}
+                                 */
+                                verdict: "passed" | "regressed" | "cannot_tell";
+                                /** @description percent */
+                                worseBy: number;
+                                p: number;
+                                matchedBy: ("name" | "position") | null;
+                                reason: string | null;
+                                results: {
+                                    variant: string | null;
+                                    baselineVariant: string | null;
+                                    /** @enum {string} */
+                                    metric: "rps" | "p95";
+                                    baselineFigure: number | null;
+                                    figure: number | null;
+                                    baselineRuns: number;
+                                    runs: number;
+                                    /** @description figure / baselineFigure (geometric means) */
+                                    ratio: number | null;
+                                    /** @description 95 % confidence interval of the ratio; null without 2 runs on each side */
+                                    ciLow: number | null;
+                                    ciHigh: number | null;
+                                    /** @description Welch's t-test on the logs; null without 2 runs on each side */
+                                    pValue: number | null;
+                                    regressed: boolean;
+                                    reason: string | null;
+                                }[];
+                            } | null;
+                            markedBaseline: boolean;
                             /** @description ISO 8601 */
                             createdAt: string;
                             /** @description ISO 8601 */
@@ -2979,7 +3147,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -2998,7 +3166,181 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    "runs-markBaseline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "run" | "experiment";
+                        id: string;
+                        name: string;
+                        /** @description whether it is the baseline of its name now */
+                        baseline: boolean;
+                        replaced: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: the issues name each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The run has no name: a baseline is the baseline of a name (the issue names `name`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    "runs-unmarkBaseline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "run" | "experiment";
+                        id: string;
+                        name: string;
+                        /** @description whether it is the baseline of its name now */
+                        baseline: boolean;
+                        replaced: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: the issues name each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3072,7 +3414,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3132,6 +3474,19 @@ export interface operations {
                         /** @default 0.05 */
                         p?: number;
                     })[];
+                    /**
+                     * @description The check against the baseline of the name (PUT /runs/{id}/baseline, /experiments/{id}/baseline): a regression when req/s is lower or p95 higher by more than worseBy % at p < p
+                     * @example {
+                     *       "worseBy": 10,
+                     *       "p": 0.05
+                     *     }
+                     */
+                    regression?: {
+                        /** @default 10 */
+                        worseBy?: number;
+                        /** @default 0.05 */
+                        p?: number;
+                    };
                 };
             };
         };
@@ -3160,7 +3515,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3179,7 +3534,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3198,7 +3553,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3217,7 +3572,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3238,7 +3593,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3257,7 +3612,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3317,6 +3672,19 @@ export interface operations {
                         /** @default 0.05 */
                         p?: number;
                     })[];
+                    /**
+                     * @description The check against the baseline of the name (PUT /runs/{id}/baseline, /experiments/{id}/baseline): a regression when req/s is lower or p95 higher by more than worseBy % at p < p
+                     * @example {
+                     *       "worseBy": 10,
+                     *       "p": 0.05
+                     *     }
+                     */
+                    regression?: {
+                        /** @default 10 */
+                        worseBy?: number;
+                        /** @default 0.05 */
+                        p?: number;
+                    };
                 };
             };
         };
@@ -3360,7 +3728,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3379,7 +3747,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3398,7 +3766,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3417,7 +3785,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3512,6 +3880,19 @@ export interface operations {
                                 /** @default 0.05 */
                                 p: number;
                             })[];
+                            /**
+                             * @description The check against the baseline of the name (PUT /runs/{id}/baseline, /experiments/{id}/baseline): a regression when req/s is lower or p95 higher by more than worseBy % at p < p
+                             * @example {
+                             *       "worseBy": 10,
+                             *       "p": 0.05
+                             *     }
+                             */
+                            regression?: {
+                                /** @default 10 */
+                                worseBy: number;
+                                /** @default 0.05 */
+                                p: number;
+                            };
                         };
                         progress: {
                             planned: number;
@@ -3646,6 +4027,40 @@ export interface operations {
                                 reason?: string;
                             })[];
                         } | null;
+                        regression: {
+                            /** @description the run or experiment it is compared with, recorded when it was created */
+                            baselineId: string;
+                            /**
+                             * @description regressed: some figure is worse than the baseline's beyond the tolerance; passed: none is; cannot_tell: nothing could be compared (baseline deleted, not finished, no figures)
+                             * @enum {string}
+                             */
+                            verdict: "passed" | "regressed" | "cannot_tell";
+                            /** @description percent */
+                            worseBy: number;
+                            p: number;
+                            matchedBy: ("name" | "position") | null;
+                            reason: string | null;
+                            results: {
+                                variant: string | null;
+                                baselineVariant: string | null;
+                                /** @enum {string} */
+                                metric: "rps" | "p95";
+                                baselineFigure: number | null;
+                                figure: number | null;
+                                baselineRuns: number;
+                                runs: number;
+                                /** @description figure / baselineFigure (geometric means) */
+                                ratio: number | null;
+                                /** @description 95 % confidence interval of the ratio; null without 2 runs on each side */
+                                ciLow: number | null;
+                                ciHigh: number | null;
+                                /** @description Welch's t-test on the logs; null without 2 runs on each side */
+                                pValue: number | null;
+                                regressed: boolean;
+                                reason: string | null;
+                            }[];
+                        } | null;
+                        markedBaseline: boolean;
                         findings: {
                             code: string;
                             /** @enum {string} */
@@ -3675,7 +4090,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3694,7 +4109,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3752,7 +4167,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3771,7 +4186,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3817,7 +4232,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3836,7 +4251,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3885,7 +4300,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -3904,7 +4319,162 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    "experiments-markBaseline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "run" | "experiment";
+                        id: string;
+                        name: string;
+                        /** @description whether it is the baseline of its name now */
+                        baseline: boolean;
+                        replaced: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: the issues name each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    "experiments-unmarkBaseline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "run" | "experiment";
+                        id: string;
+                        name: string;
+                        /** @description whether it is the baseline of its name now */
+                        baseline: boolean;
+                        replaced: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: the issues name each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4006,6 +4576,19 @@ export interface operations {
                                 /** @default 0.05 */
                                 p: number;
                             })[];
+                            /**
+                             * @description The check against the baseline of the name (PUT /runs/{id}/baseline, /experiments/{id}/baseline): a regression when req/s is lower or p95 higher by more than worseBy % at p < p
+                             * @example {
+                             *       "worseBy": 10,
+                             *       "p": 0.05
+                             *     }
+                             */
+                            regression?: {
+                                /** @default 10 */
+                                worseBy: number;
+                                /** @default 0.05 */
+                                p: number;
+                            };
                         };
                         runs: number;
                         estimatedSeconds: number;
@@ -4019,7 +4602,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4038,7 +4621,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4057,7 +4640,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4135,7 +4718,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4154,7 +4737,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4173,7 +4756,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4192,7 +4775,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4211,7 +4794,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4232,7 +4815,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4251,7 +4834,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4466,6 +5049,19 @@ export interface operations {
                         op: "<" | "<=" | ">" | ">=";
                         value: number;
                     }[];
+                    /**
+                     * @description The check against the baseline of the name (PUT /runs/{id}/baseline, /experiments/{id}/baseline): a regression when req/s is lower or p95 higher by more than worseBy % at p < p
+                     * @example {
+                     *       "worseBy": 10,
+                     *       "p": 0.05
+                     *     }
+                     */
+                    regression?: {
+                        /** @default 10 */
+                        worseBy?: number;
+                        /** @default 0.05 */
+                        p?: number;
+                    };
                 };
             };
         };
@@ -4525,7 +5121,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4544,7 +5140,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4563,7 +5159,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4607,7 +5203,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4660,7 +5256,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4749,7 +5345,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4768,7 +5364,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4787,7 +5383,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4806,7 +5402,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4829,7 +5425,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */
@@ -4848,7 +5444,91 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    "history-get": {
+        parameters: {
+            query: {
+                /**
+                 * @description the name of the runs or experiments
+                 * @example 3 replicas
+                 */
+                name: string;
+                /** @example run */
+                kind?: "run" | "experiment";
+                /** @example 50 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @enum {string} */
+                        kind: "run" | "experiment";
+                        /** @description the baseline of the name now; null when it has none */
+                        baselineId: string | null;
+                        points: {
+                            id: string;
+                            /** @description ISO 8601 */
+                            createdAt: string;
+                            status: ("queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted") | ("queued" | "running" | "succeeded" | "failed" | "cancelled");
+                            /** @description it is the baseline of the name now */
+                            baseline: boolean;
+                            baselineId: string | null;
+                            /** @description its regression check's verdict; null without a baseline */
+                            verdict: ("passed" | "regressed" | "cannot_tell") | null;
+                            rps: number | null;
+                            p95: number | null;
+                            variants: {
+                                variant: string;
+                                runs: number;
+                                rps: number | null;
+                                p95: number | null;
+                                /** @description 95 % confidence interval of the mean; null below 2 runs */
+                                rpsCi: {
+                                    low: number;
+                                    high: number;
+                                } | null;
+                                /** @description 95 % confidence interval of the mean; null below 2 runs */
+                                p95Ci: {
+                                    low: number;
+                                    high: number;
+                                } | null;
+                            }[] | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
                         error: string;
                         message: string;
                         /** @description one per invalid field, naming the field and the allowed range */

@@ -11,3 +11,4 @@ export * from "./experiment-thresholds";
 export * from "./downsample";
 export * from "./host-noise";
 export * from "./evidence";
+export * from "./regression";

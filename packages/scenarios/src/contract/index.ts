@@ -2,6 +2,7 @@ export * from "./run";
 export * from "./fields";
 export * from "./faults";
 export * from "./thresholds";
+export * from "./regression";
 export * from "./latency";
 export * from "./backends";
 export * from "./host";

@@ -6,6 +6,7 @@ import { ZTopology } from "./topology";
 import { ZWorkload } from "./workload";
 import { thresholdIssues, ZThresholds } from "./thresholds";
 import { TRunDefinition } from "./definition";
+import { ZRegressionSettings } from "./regression";
 
 /**
  * The shared contract of Scalelab: the browser form, tRPC, REST and the worker all parse
@@ -22,6 +23,8 @@ export const ZRunCreate = strict("", {
   faults: ZFaults.default([]),
   /** Pass/fail checks of the whole-run figures (./thresholds.ts), evaluated when the run succeeds into summary.thresholds. */
   thresholds: ZThresholds.default([]),
+  /** The check against the baseline of its name (./regression.ts); the defaults without it. */
+  regression: ZRegressionSettings.optional(),
 }).superRefine((run, ctx) => {
   if (run.faults.length > 0) {
     for (const { path, message } of faultIssues(run.faults, faultableRoles(run), run.workload.durationSeconds)) {

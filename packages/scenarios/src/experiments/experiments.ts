@@ -3,6 +3,7 @@ import { z } from "zod";
 import { int, strict, text } from "../contract/fields";
 import { FieldIssue } from "../contract/host";
 import { ZRunCreate, TRunCreate } from "../contract/run";
+import { ZRegressionSettings } from "../contract/regression";
 import {
   isComparisonThreshold,
   THRESHOLD_LIMITS,
@@ -102,6 +103,8 @@ export const ZExperimentCreate = strict("", {
    * comparison thresholds ({metric, compare: "baseline", worseBy, p}), evaluated with the statistics.
    */
   thresholds: ZExperimentThresholds.default([]),
+  /** The check against the baseline experiment of its name (contract/regression.ts); the defaults without it. */
+  regression: ZRegressionSettings.optional(),
 }).superRefine((e, ctx) => {
   const names = new Set<string>();
   e.variants?.forEach((v, i) => {

@@ -125,6 +125,49 @@ describe("niceTicks", () => {
   });
 });
 
+describe("the report's regression check", () => {
+  it("shows the verdict in words and each variant's change with its ratio, CI and p, escaped", () => {
+    const html = experimentReportHtml(
+      {
+        ...input,
+        regression: {
+          baselineId: "b-1",
+          verdict: "regressed",
+          worseBy: 10,
+          p: 0.05,
+          matchedBy: "name",
+          reason: null,
+          results: [
+            {
+              variant: names[1]!,
+              baselineVariant: names[1]!,
+              metric: "rps",
+              baselineFigure: 710,
+              figure: 342,
+              baselineRuns: 3,
+              runs: 3,
+              ratio: 0.482,
+              ciLow: 0.431,
+              ciHigh: 0.539,
+              pValue: 0.001,
+              regressed: true,
+              reason: "rps 51.8 % lower than the baseline",
+            },
+          ],
+        },
+      },
+      { generatedAt: "x" },
+    );
+    expect(html).toContain('<h2>Regression check: <span class="fail">Regression: worse than the baseline beyond the tolerance</span></h2>');
+    expect(html).toContain("more than 10 % at p &lt; 0.05");
+    expect(html).toContain(
+      '<td class="num">710</td><td class="num">342</td><td>\u221251.8 % (ratio 0.482, 95 % CI 0.431–0.539, p=0.001)<div class="sub">rps 51.8 % lower than the baseline</div></td><td class="fail">regressed</td>',
+    );
+    expect(html).not.toContain("<script>alert");
+    expect(experimentReportHtml(input, { generatedAt: "x" })).not.toContain("Regression check");
+  });
+});
+
 describe("the report's thresholds", () => {
   it("show the verdict and each threshold with its actual figure, escaped", () => {
     const html = experimentReportHtml(

@@ -2,6 +2,7 @@ import { EXPERIMENT_METRICS, TExperimentComparison, TMetricKey, TUslResult, TVar
 import { evidenceLines } from "../analysis/evidence";
 import { TFinding } from "../analysis/findings";
 import { experimentThresholdActual, experimentThresholdText, TExperimentThresholdsOutcome } from "../analysis/experiment-thresholds";
+import { REGRESSION_VERDICT_TEXT, regressionChangeText, TRegression } from "../analysis/regression";
 
 /**
  * The self-contained HTML report of an experiment: one file, inline CSS and SVG charts, no script
@@ -31,6 +32,8 @@ export type TReportInput = {
   findings: TFinding[];
   /** The verdict of its thresholds; null (or absent) without any. */
   thresholds?: TExperimentThresholdsOutcome | null;
+  /** Its check against the baseline experiment of its name; null (or absent) without one. */
+  regression?: TRegression | null;
   reference: { source: string; expected: string; figures: { variant: string; metric: string; value: number; note?: string }[] } | null;
 };
 
@@ -222,6 +225,22 @@ ${metrics
         .join("\n")}</tbody></table>`
     : "";
 
+  const r = input.regression;
+  const regression = r
+    ? `<h2>Regression check: <span class="${r.verdict === "regressed" ? "fail" : r.verdict === "passed" ? "pass" : ""}">${e(REGRESSION_VERDICT_TEXT[r.verdict])}</span></h2>
+<p class="sub">Against the baseline experiment <code>${e(r.baselineId)}</code> of this name: a regression is req/s lower or p95 higher by more than ${fmt(r.worseBy, 0)} % at p &lt; ${r.p}.${r.reason ? ` ${e(r.reason)}.` : ""}</p>
+${
+  r.results.length
+    ? `<table><thead><tr><th>variant</th><th>metric</th><th class="num">baseline</th><th class="num">this</th><th>change</th><th>result</th></tr></thead><tbody>${r.results
+        .map(
+          (x) =>
+            `<tr><td>${e(x.variant ?? "")}${x.baselineVariant !== null && x.baselineVariant !== x.variant ? ` <span class="sub">(vs ${e(x.baselineVariant)})</span>` : ""}</td><td>${x.metric === "rps" ? "req/s" : "p95 (ms)"}</td><td class="num">${fmt(x.baselineFigure)}</td><td class="num">${fmt(x.figure)}</td><td>${e(regressionChangeText(x))}${x.reason ? `<div class="sub">${e(x.reason)}</div>` : ""}</td><td class="${x.regressed ? "fail" : "pass"}">${x.regressed ? "regressed" : "ok"}</td></tr>`,
+        )
+        .join("\n")}</tbody></table>`
+    : ""
+}`
+    : "";
+
   const runs = input.variants
     .flatMap((v) =>
       v.runs.map(
@@ -246,6 +265,7 @@ ${metrics
 <p>${input.variants.length} variant(s) × ${input.repetitions} repetition(s), interleaved, ${input.settleSeconds} s settle pause; ${input.progress.total} run(s): ${input.progress.succeeded} succeeded, ${input.progress.failed} failed, ${input.progress.retries} retried.</p>
 ${input.reference ? `<h2>What to expect (${e(input.reference.source)})</h2><p>${e(input.reference.expected)}</p>` : ""}
 ${thresholds}
+${regression}
 <h2>Findings</h2>
 ${findings}
 <h2>Variants</h2>

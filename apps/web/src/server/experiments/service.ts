@@ -21,6 +21,7 @@ import { ZHostFacts, ZRunSummary, type TRunStatus } from "@scalelab/scenarios/co
 import { AppError, invalidInput, quotaExceeded, type FieldIssue } from "../errors";
 import { experimentRefusal, experimentWarnings } from "@scalelab/scenarios/experiments";
 import { admitToQueue, quotasOf, TX_OPTIONS } from "../quotas/service";
+import { baselineOfName, experimentRegression, isBaseline } from "../baselines/service";
 import type { Deps } from "../runtime";
 import { cancelRun, json, readHostBounds, withTimeout } from "../runs/service";
 import { likeContains, likePrefix, pageOf, type TExperimentListInput } from "../runs/paging";
@@ -93,7 +94,12 @@ export async function createExperiment(deps: Deps, input: TExperimentCreate, opt
   await deps.db.$transaction(async (tx) => {
     await admitToQueue(tx, quotasOf(deps), { seconds: estimatedSeconds, what: "this experiment" });
     await tx.experiment.create({
-      data: { ...records.experiment, definition: json(records.experiment.definition), variants: json(records.experiment.variants) },
+      data: {
+        ...records.experiment,
+        definition: json(records.experiment.definition),
+        variants: json(records.experiment.variants),
+        baselineId: await baselineOfName(tx, "experiment", records.experiment.name),
+      },
     });
     await tx.run.createMany({
       data: runs.map((r) => ({
@@ -268,6 +274,8 @@ export async function getExperiment(deps: Deps, id: string): Promise<TExperiment
     usl: stats.usl,
     uslNote: stats.uslNote,
     thresholds: stats.thresholds,
+    regression: await experimentRegression(deps.db, e.id),
+    markedBaseline: await isBaseline(deps.db, "experiment", e.id),
     findings,
     reference: referenceOf(e.preset),
   };

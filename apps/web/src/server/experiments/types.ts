@@ -1,4 +1,10 @@
-import { ZExperimentComparison, ZExperimentThresholdsOutcome, ZUslResult, ZVariantStatistics } from "@scalelab/scenarios/analysis";
+import {
+  ZExperimentComparison,
+  ZExperimentThresholdsOutcome,
+  ZRegression,
+  ZUslResult,
+  ZVariantStatistics,
+} from "@scalelab/scenarios/analysis";
 import { ZExperimentProgress, ZExperimentStatus } from "@scalelab/scenarios/experiments";
 import { ZFinding } from "@scalelab/scenarios/analysis";
 import { ZExperimentCreate } from "@scalelab/scenarios/experiments";
@@ -67,6 +73,10 @@ export const ZExperimentView = z.object({
   uslNote: z.string().nullable(),
   /** The verdict of its thresholds: each variant's runs against the per-run ones, each variant against the baseline for the comparison ones; null without thresholds. */
   thresholds: ZExperimentThresholdsOutcome.nullable(),
+  /** Its check against the baseline experiment of its name recorded when it was created (PUT /experiments/{id}/baseline); null when the name had none. */
+  regression: ZRegression.nullable(),
+  /** It is the baseline of its name now. */
+  markedBaseline: z.boolean(),
   findings: z.array(ZFinding),
   /** For an experiment started from a preset: the write-up's figures beside its variants, and the shape expected. */
   reference: z

@@ -9,7 +9,7 @@ export const ZRestError = z.object({
   error: z
     .string()
     .describe(
-      "invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | …",
+      "invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | …",
     ),
   message: z.string(),
   issues: z
@@ -54,6 +54,9 @@ export function fromTrpcError(error: TRPCError): { status: number; body: TRestEr
     const body: TRestError = { error: "quota_exceeded", message: cause.message, ...(cause.issues.length > 0 && { issues: cause.issues }) };
     const retry = cause.retryAfterSeconds;
     return { status, body, ...(retry !== undefined && { headers: { "retry-after": String(Math.max(1, Math.ceil(retry))) } }) };
+  }
+  if (cause instanceof AppError && cause.kind === "unprocessable") {
+    return { status, body: { error: "unprocessable", message: cause.message, ...(cause.issues.length > 0 && { issues: cause.issues }) } };
   }
   const issues = error.code === "BAD_REQUEST" ? fieldIssuesOf(error.cause) : null;
   if (issues && issues.length > 0) return { status, body: invalidInputError(issues) };

@@ -49,6 +49,11 @@ const QUOTA_ERRORS: Record<string, ResponseObject> = {
   },
 };
 
+/** The 422s that are no quota's: `error: "unprocessable"`, the issue naming the field. */
+const OTHER_422: Record<string, string> = {
+  "runs-markBaseline": "The run has no name: a baseline is the baseline of a name (the issue names `name`)",
+};
+
 /** What any operation with parameters answers to one the input schema refuses (e.g. an id over 64 characters). */
 const INVALID_INPUT = "Invalid input: the issues name each field at fault";
 
@@ -173,6 +178,7 @@ export const OPERATION_EXAMPLES: Record<
     more: { asItIs: { summary: "The preset as it is", value: {} } },
     path: { name: "cpu-limit-replicas" },
   },
+  "history-get": { query: { name: "3 replicas", kind: "run", limit: 50 } },
   // Two runs' ids (from GET /runs); the baseline is the first.
   "runs-compare": { query: { ids: ["3f2b9c4e-8d1a-4c7e-9b6f-2a5d8e1c0b71", "7a6e1d20-5c3b-4f8e-a9d4-1b2c3d4e5f60"] } },
 };
@@ -268,9 +274,11 @@ export function openApiDocument(): OpenAPIObject {
         }
       }
       if ((op.parameters?.length ?? 0) > 0) responses["400"] ??= { description: INVALID_INPUT, content: { "application/json": {} } };
-      for (const [code, response] of Object.entries(QUOTA_ERRORS)) {
+      for (const [code, response] of Object.entries(OTHER_422[op.operationId ?? ""] ? {} : QUOTA_ERRORS)) {
         if (responses[code]) responses[code] = { ...response, content: { "application/json": {} } };
       }
+      const other = OTHER_422[op.operationId ?? ""];
+      if (other && responses["422"]) responses["422"] = { description: other, content: { "application/json": {} } };
       for (const [code, response] of Object.entries(responses)) {
         if (Number(code) >= 400 && response.content?.["application/json"]) {
           response.content["application/json"].schema = errorSchema;

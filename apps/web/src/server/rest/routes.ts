@@ -1,7 +1,7 @@
 import type { AnyProcedure, AnyRouter } from "@trpc/server";
 import type { Meta } from "../trpc";
 
-export const REST_METHODS = ["GET", "POST", "DELETE"] as const;
+export const REST_METHODS = ["GET", "POST", "PUT", "DELETE"] as const;
 export type RestMethod = (typeof REST_METHODS)[number];
 
 /** A REST endpoint: a procedure with an `openapi` meta (what trpc-to-openapi documents). */

@@ -1,4 +1,5 @@
 import { experimentsRouter } from "./experiments";
+import { historyRouter } from "./history";
 import { hostRouter } from "./host";
 import { imagesRouter } from "./images";
 import { presetsRouter } from "./presets";
@@ -13,6 +14,7 @@ export const appRouter = router({
   preview: previewRouter,
   host: hostRouter,
   images: imagesRouter,
+  history: historyRouter,
 });
 
 export type AppRouter = typeof appRouter;

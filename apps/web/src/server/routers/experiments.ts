@@ -13,6 +13,8 @@ import { ZDeleted, type TDeleted } from "../runs/types";
 import { exportExperiment, ZExperimentExportInput } from "../experiments/export";
 import { ZFile } from "../rest/file";
 import { procedure, router } from "../trpc";
+import { markExperimentBaseline, unmarkExperimentBaseline } from "../baselines/service";
+import { ZBaselineMark } from "../baselines/types";
 
 const tags = ["experiments"];
 
@@ -127,4 +129,35 @@ export const experimentsRouter = router({
     .input(ZExperimentId)
     .output(ZExperimentRef)
     .mutation(({ ctx, input }) => cancelExperiment(ctx.deps, input.id)),
+
+  markBaseline: procedure
+    .meta({
+      openapi: {
+        method: "PUT",
+        path: "/experiments/{id}/baseline",
+        tags,
+        protect: false,
+        summary:
+          "Mark an experiment whose runs all succeeded as the baseline of its name (replacing the one before): later experiments of that name are checked against it, variant by variant (their regression)",
+        errorResponses: [404, 409],
+      },
+    })
+    .input(ZExperimentId)
+    .output(ZBaselineMark)
+    .mutation(({ ctx, input }) => markExperimentBaseline(ctx.deps, input.id)),
+
+  unmarkBaseline: procedure
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/experiments/{id}/baseline",
+        tags,
+        protect: false,
+        summary: "Unmark the experiment as the baseline of its name (experiments created meanwhile keep their check against it)",
+        errorResponses: [404],
+      },
+    })
+    .input(ZExperimentId)
+    .output(ZBaselineMark)
+    .mutation(({ ctx, input }) => unmarkExperimentBaseline(ctx.deps, input.id)),
 });

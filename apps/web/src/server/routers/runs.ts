@@ -22,6 +22,8 @@ import { ZContainerSeconds, ZDeleted, ZRunId, ZRunPage, ZRunRef, ZRunView, ZSeri
 import { exportRun, ZRunExportInput } from "../experiments/export";
 import { ZFile } from "../rest/file";
 import { procedure, router } from "../trpc";
+import { markRunBaseline, unmarkRunBaseline } from "../baselines/service";
+import { ZBaselineMark } from "../baselines/types";
 
 const tags = ["runs"];
 
@@ -220,4 +222,35 @@ export const runsRouter = router({
     await assertRunExists(ctx.deps, input.id);
     return liveRun(ctx.deps, input.id, signal);
   }),
+
+  markBaseline: procedure
+    .meta({
+      openapi: {
+        method: "PUT",
+        path: "/runs/{id}/baseline",
+        tags,
+        protect: false,
+        summary:
+          "Mark a succeeded, named, stand-alone run as the baseline of its name (replacing the one before): later runs of that name are checked against it (their regression)",
+        errorResponses: [404, 409, 422],
+      },
+    })
+    .input(ZRunId)
+    .output(ZBaselineMark)
+    .mutation(({ ctx, input }) => markRunBaseline(ctx.deps, input.id)),
+
+  unmarkBaseline: procedure
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/runs/{id}/baseline",
+        tags,
+        protect: false,
+        summary: "Unmark the run as the baseline of its name (runs created meanwhile keep their check against it)",
+        errorResponses: [404],
+      },
+    })
+    .input(ZRunId)
+    .output(ZBaselineMark)
+    .mutation(({ ctx, input }) => unmarkRunBaseline(ctx.deps, input.id)),
 });

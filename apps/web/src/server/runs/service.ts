@@ -36,6 +36,8 @@ import type { Deps } from "../runtime";
 import { runSeconds } from "@scalelab/scenarios/experiments";
 import { admitToQueue, quotasOf, TX_OPTIONS } from "../quotas/service";
 import { likeContains, likePrefix, pageOf, type TRunListInput } from "./paging";
+import { baselineOfName, runRegressions } from "../baselines/service";
+import type { TRegression } from "@scalelab/scenarios/analysis";
 import { ZRunView, type TContainerSeconds, type TDeleted, type TRunEventView, type TRunPage, type TRunRef, type TRunView } from "./types";
 
 const ENQUEUE_TIMEOUT_MS = 5_000;
@@ -87,6 +89,8 @@ export async function createRun(deps: Deps, input: TRunCreate): Promise<TRunRef>
       data: {
         id,
         name: input.name ? input.name : null,
+        baselineId: input.name ? await baselineOfName(tx, "run", input.name) : null,
+        ...(input.regression && { regression: json(input.regression) }),
         status: "queued",
         step: "queued",
         // Stored with the balancer's defaults written out, so a run's view always names its algorithm.
@@ -112,7 +116,11 @@ export async function createRun(deps: Deps, input: TRunCreate): Promise<TRunRef>
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-export function toRunView(row: Run): TRunView {
+/** The run as the API shows it; its regression check and whether it is the baseline of its name come from runViews. */
+export function toRunView(
+  row: Run,
+  baseline: { regression: TRegression | null; marked: boolean } = { regression: null, marked: false },
+): TRunView {
   const summary = ZRunSummary.safeParse(row.summary);
   const host = ZHostFacts.safeParse(row.host);
   return ZRunView.parse({
@@ -138,6 +146,8 @@ export function toRunView(row: Run): TRunView {
           openModel: ZWorkload.safeParse(row.workload).data?.arrivalRate !== undefined,
         })
       : [],
+    regression: baseline.regression,
+    markedBaseline: baseline.marked,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     startedAt: iso(row.startedAt),
@@ -176,19 +186,27 @@ export async function listRuns(deps: Deps, input: TRunListInput): Promise<TRunPa
     input.order,
   );
   const rows = await deps.db.run.findMany({ where: { id: { in: page.rows.map((r) => r.id) } } });
-  const byId = new Map(rows.map((r) => [r.id, r]));
+  const views = await runViews(deps, rows);
   // A run deleted between the two reads is left out.
-  const items = page.rows.flatMap((k) => {
-    const row = byId.get(k.id);
-    return row ? [toRunView(row)] : [];
-  });
+  const items = page.rows.flatMap((k) => views.get(k.id) ?? []);
   return { items, nextCursor: page.nextCursor };
 }
 
 export async function getRun(deps: Deps, id: string): Promise<TRunView> {
   const row = await deps.db.run.findUnique({ where: { id } });
   if (!row) throw runNotFound(id);
-  return toRunView(row);
+  return (await runViews(deps, [row])).get(id)!;
+}
+
+/** The runs' views with their regression checks and baseline marks, read in two queries. */
+async function runViews(deps: Deps, rows: Run[]): Promise<Map<string, TRunView>> {
+  const regressions = await runRegressions(deps.db, rows);
+  const marks = await deps.db.baseline.findMany({
+    where: { kind: "run", targetId: { in: rows.map((r) => r.id) } },
+    select: { targetId: true },
+  });
+  const marked = new Set(marks.map((m) => m.targetId));
+  return new Map(rows.map((r) => [r.id, toRunView(r, { regression: regressions.get(r.id) ?? null, marked: marked.has(r.id) })]));
 }
 
 export async function assertRunExists(deps: Deps, id: string): Promise<void> {
@@ -430,20 +448,23 @@ export async function finishDelete(deps: Deps, id: string): Promise<TDeleted> {
 export async function rerun(deps: Deps, id: string): Promise<TRunRef> {
   const row = await deps.db.run.findUnique({
     where: { id },
-    select: { name: true, topology: true, workload: true, faults: true, thresholds: true },
+    select: { name: true, topology: true, workload: true, faults: true, thresholds: true, regression: true },
   });
   if (!row) throw runNotFound(id);
   return createRun(deps, definitionOf(row));
 }
 
 /** The definition a run was created with: its faults without what happened to them (`actual`). */
-export function definitionOf(row: Pick<Run, "name" | "topology" | "workload" | "faults" | "thresholds">): TRunCreate {
+export function definitionOf(
+  row: Pick<Run, "name" | "topology" | "workload" | "faults" | "thresholds"> & Partial<Pick<Run, "regression">>,
+): TRunCreate {
   const parsed = ZRunCreate.safeParse({
     ...(row.name ? { name: row.name } : {}),
     topology: row.topology,
     workload: row.workload,
     faults: (Array.isArray(row.faults) ? (row.faults as { actual?: unknown }[]) : []).map(({ actual: _, ...f }) => f),
     thresholds: row.thresholds,
+    ...(row.regression ? { regression: row.regression } : {}),
   });
   if (!parsed.success) {
     throw new AppError("conflict", "the run's stored definition is no longer valid and cannot be run again", [
@@ -460,7 +481,7 @@ export const COMPARE_POINTS = 600;
 export async function compare(deps: Deps, ids: string[], baseline?: string) {
   const unique = [...new Set(ids)];
   const rows = await deps.db.run.findMany({ where: { id: { in: unique } } });
-  const byId = new Map(rows.map((r) => [r.id, toRunView(r)]));
+  const byId = await runViews(deps, rows);
   const missing = unique.filter((id) => !byId.has(id));
   if (missing.length > 0) {
     // A 404, as for one unknown run: the request is well formed, what it names does not exist.

@@ -1,6 +1,6 @@
 import { RUN_STEPS, ZHostFacts, ZRunStatus, ZRunSummary, ZTopology, ZWorkload } from "@scalelab/scenarios/contract";
 import { ZFaultRecord, ZThreshold } from "@scalelab/scenarios/contract";
-import { DOWNSAMPLE_POINTS, ZFinding } from "@scalelab/scenarios/analysis";
+import { DOWNSAMPLE_POINTS, ZFinding, ZRegression } from "@scalelab/scenarios/analysis";
 import { ZContainerStat, type TContainerStat } from "@scalelab/scenarios/messages";
 import { z } from "zod";
 
@@ -30,6 +30,10 @@ export const ZRunView = z.object({
   summary: ZRunSummary.nullable(),
   /** What the run's figures say about why it came out so (scenarios findings.ts); empty until it has a summary. */
   findings: z.array(ZFinding),
+  /** Its check against the baseline of its name recorded when it was created (PUT /runs/{id}/baseline); null when the name had none. */
+  regression: ZRegression.nullable(),
+  /** It is the baseline of its name now. */
+  markedBaseline: z.boolean(),
   createdAt: timestamp,
   updatedAt: timestamp,
   startedAt: timestamp.nullable(),
