@@ -152,7 +152,14 @@ shared_lane() {
   # The web's services (no server, no worker) after the first lane's files, on its database: the
   # web lane, with Playwright and the fuzz, is the longest.
   [ "$1" != 1 ] || step "integration: web services" pnpm --filter @scalelab/web test:integration $(vitest_json integration-web)
+  # The Compose deployment after the second lane's files (the shorter of the two): its own
+  # project, ports 3124/55532/56479, .env and instance label; it takes itself down.
+  [ "$1" != 2 ] || step "compose: up, one run to success, down" compose_check
 }
+
+# compose_check: scripts/compose-check.sh (the app image is cached by content: only a changed
+# source rebuilds its web, about 2 min on this machine).
+compose_check() { bash "$ROOT/scripts/compose-check.sh"; }
 
 INSTANCES=("$SCALELAB_INSTANCE")
 for k in $(seq 1 "$SHARED_LANES"); do
