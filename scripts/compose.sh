@@ -19,6 +19,7 @@ shift
 
 case "$cmd" in
   up)
+    check_compose_settings
     ensure_docker; ensure_compose
     ensure_node; ensure_pnpm; ensure_go; ensure_tools; ensure_workspace
     build_lab_images

@@ -70,9 +70,9 @@ ensure_docker() {
 
 # Compose v2, as the Docker CLI plugin `docker compose`. Debian has only docker-compose 1.29 (the
 # Python v1), so where `docker compose version` is not v2 the plugin is compiled from its Go module
-# (about 150 s on 2 cores, once: the binary is cached by version in the lab's cache directory, ~/.cache/scalelab) and
-# copied to the CLI's plugin directory. v2.28.1: v2.35.1 and v2.40.x fail to `go install` (an
-# `exclude` directive in their go.mod).
+# (95 s on this 2-core machine on 2026-11-26, once: the binary is cached by version in the lab's
+# cache directory, ~/.cache/scalelab) and copied to the CLI's plugin directory. v2.28.1: v2.35.1 and
+# v2.40.x fail to `go install` (an `exclude` directive in their go.mod).
 COMPOSE_VERSION=v2.28.1
 ensure_compose() {
   if [[ "$(docker compose version --short 2>/dev/null)" =~ ^v?2\. ]]; then return; fi
@@ -80,7 +80,7 @@ ensure_compose() {
   local cache="${SCALELAB_CACHE_DIR:-$HOME/.cache/scalelab}/docker-compose/$COMPOSE_VERSION"
   local plugins="${DOCKER_CONFIG:-$HOME/.docker}/cli-plugins"
   if [ ! -x "$cache/docker-compose" ]; then
-    log "compiling the Compose v2 plugin $COMPOSE_VERSION (about 150 s, once; log: $STATE/logs/compose-install.log)"
+    log "compiling the Compose v2 plugin $COMPOSE_VERSION (a minute or two, once; log: $STATE/logs/compose-install.log)"
     local tmp="$cache.tmp-$$"
     rm -rf "$tmp"; mkdir -p "$tmp"
     CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath \
@@ -127,6 +127,13 @@ ensure_compose_env() {
     (umask 077 && : >"$f")
     log "created $f (mode 0600) for docker-compose.yml's secrets"
   fi
+  # A last line without its newline would swallow the first one appended.
+  [ ! -s "$f" ] || [ -z "$(tail -c1 "$f")" ] || echo >>"$f"
+  for name in "${COMPOSE_SECRETS[@]}"; do
+    grep -q "^$name=" "$f" || continue
+    [[ "$(compose_env_value "$name")" =~ ^[A-Za-z0-9._~-]{16,128}$ ]] \
+      || die "$name in $f must be 16–128 URL-safe characters (letters, digits, . _ ~ -): it goes into URLs unescaped"
+  done
   for name in "${COMPOSE_SECRETS[@]}"; do
     grep -q "^$name=" "$f" && continue
     value="$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')"
@@ -134,6 +141,24 @@ ensure_compose_env() {
     printf '%s=%s\n' "$name" "$value" >>"$f"
     log "generated $name into $f"
   done
+}
+
+# check_compose_settings: the settings docker-compose.yml reads from the environment or .env, each
+# checked with a sentence naming it and what it may be (Compose would pass a bad one on as it is).
+check_compose_settings() {
+  local name value
+  for name in SCALELAB_WEB_PORT SCALELAB_POSTGRES_PORT SCALELAB_REDIS_PORT; do
+    value="${!name:-$(compose_env_value "$name")}"
+    [ -z "$value" ] || { [[ "$value" =~ ^[1-9][0-9]{0,4}$ ]] && [ "$value" -le 65535 ]; } \
+      || die "$name must be a port number from 1 to 65535 (got '$value')"
+  done
+  value="${SCALELAB_INSTANCE:-$(compose_env_value SCALELAB_INSTANCE)}"
+  [ -z "$value" ] || [[ "$value" =~ ^[a-z0-9-]{1,64}$ ]] \
+    || die "SCALELAB_INSTANCE must be 1–64 lowercase letters, digits or hyphens (got '$value')"
+  value="${COMPOSE_PROJECT_NAME:-$(compose_env_value COMPOSE_PROJECT_NAME)}"
+  [ -z "$value" ] || [[ "$value" =~ ^[a-z0-9][a-z0-9_-]{0,62}$ ]] \
+    || die "COMPOSE_PROJECT_NAME must be 1–63 lowercase letters, digits, _ or -, starting with a letter or digit (got '$value')"
+  return 0
 }
 
 # ensure_compose_ca: the host's extra certificate authorities (a network that intercepts TLS) into
