@@ -73,6 +73,11 @@ rm -f "$COMPOSE_ENV_FILE"
 start=$SECONDS
 bash "$ROOT/scripts/compose.sh" up
 log "compose up (project $COMPOSE_PROJECT_NAME, $URL): $((SECONDS - start)) s"
+# The dashboard's page and one of its scripts, as a browser fetches them.
+curl -fsS -o "$WORK/index.html" "$URL/" || die "GET $URL/ failed"
+chunk="$(grep -o '/_next/static/[A-Za-z0-9/_.-]*\.js' "$WORK/index.html" | head -1)"
+[ -n "$chunk" ] || die "the dashboard's page at $URL/ names no script"
+curl -fsS -o /dev/null "$URL$chunk" || die "GET $URL$chunk failed"
 
 # The run's containers, as the worker creates them: each must carry the run's and the instance's labels.
 (
