@@ -161,7 +161,8 @@ shared_lane() {
 # source rebuilds its web, about 2 min on this machine).
 compose_check() { bash "$ROOT/scripts/compose-check.sh"; }
 
-INSTANCES=("$SCALELAB_INSTANCE")
+# The Compose check's worker labels its runs with its project's name (scripts/compose-check.sh).
+INSTANCES=("$SCALELAB_INSTANCE" scalelab-compose-test)
 for k in $(seq 1 "$SHARED_LANES"); do
   (unset DATABASE_URL REDIS_URL; control_plane "${TEST_DB}_$k" $((TEST_REDIS_DB + 10 + k)) --fresh) || FAILED+=("control plane for shared lane $k")
   INSTANCES+=("$SCALELAB_INSTANCE-$k")
