@@ -15,6 +15,7 @@ export SCALELAB_APP_IMAGE="scalelab/app:compose-test"
 export SCALELAB_COMPOSE_ENV_FILE="$STATE/compose-test.env"
 COMPOSE_ENV_FILE="$SCALELAB_COMPOSE_ENV_FILE"
 URL="http://127.0.0.1:$SCALELAB_WEB_PORT"
+cd "$ROOT"
 WORK="$(mktemp -d)"
 WATCH_PID=""
 

@@ -25,7 +25,9 @@ case "$cmd" in
     build_lab_images
     base="${SCALELAB_BASE_IMAGE:-$(compose_env_value SCALELAB_BASE_IMAGE)}"
     base="${base:-scalelab/base:bookworm}"
-    docker image inspect "$base" >/dev/null 2>&1 || die "the base image $base is not on the engine (SCALELAB_BASE_IMAGE)"
+    # The lab's own base cannot be pulled: it must be on the engine. Another (debian:bookworm-slim) Compose pulls.
+    [[ "$base" != scalelab/* ]] || docker image inspect "$base" >/dev/null 2>&1 \
+      || die "the base image $base is not on the engine (pnpm images --lab bootstraps scalelab/base:bookworm; or set SCALELAB_BASE_IMAGE)"
     ensure_compose_env
     ensure_compose_ca
     log "docker compose up -d --build --wait (the app image's first build takes minutes; log: $STATE/logs/compose-up.log)"
