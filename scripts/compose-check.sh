@@ -56,6 +56,9 @@ cleanup() {
     ours volumes | xargs -r docker volume rm -f >/dev/null 2>&1 || true
     rc=1
   fi
+  # The check's earlier builds, untagged by this one's (Compose labels what it builds with its
+  # project; the tagged images stay: they are the cache).
+  docker image prune -f --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME" >/dev/null || true
   rm -rf "$WORK" "$COMPOSE_ENV_FILE"
   exit "$rc"
 }
