@@ -68,6 +68,110 @@ ensure_docker() {
   die "dockerd did not answer within 60 s, see $STATE/logs/dockerd.log"
 }
 
+# Compose v2, as the Docker CLI plugin `docker compose`. Debian has only docker-compose 1.29 (the
+# Python v1), so where `docker compose version` is not v2 the plugin is compiled from its Go module
+# (95 s on this 2-core machine on 2026-11-26, once: the binary is cached by version in the lab's
+# cache directory, ~/.cache/scalelab) and copied to the CLI's plugin directory. v2.28.1: v2.35.1 and
+# v2.40.x fail to `go install` (an `exclude` directive in their go.mod).
+COMPOSE_VERSION=v2.28.1
+ensure_compose() {
+  if [[ "$(docker compose version --short 2>/dev/null)" =~ ^v?2\. ]]; then return; fi
+  ensure_go
+  local cache="${SCALELAB_CACHE_DIR:-$HOME/.cache/scalelab}/docker-compose/$COMPOSE_VERSION"
+  local plugins="${DOCKER_CONFIG:-$HOME/.docker}/cli-plugins"
+  if [ ! -x "$cache/docker-compose" ]; then
+    log "compiling the Compose v2 plugin $COMPOSE_VERSION (a minute or two, once; log: $STATE/logs/compose-install.log)"
+    local tmp="$cache.tmp-$$"
+    rm -rf "$tmp"; mkdir -p "$tmp"
+    CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath \
+      -ldflags "-s -w -X github.com/docker/compose/v2/internal.Version=$COMPOSE_VERSION" \
+      "github.com/docker/compose/v2/cmd@$COMPOSE_VERSION" >"$STATE/logs/compose-install.log" 2>&1 \
+      || { rm -rf "$tmp"; tail -20 "$STATE/logs/compose-install.log" >&2; die "compiling Compose $COMPOSE_VERSION failed, see $STATE/logs/compose-install.log"; }
+    mv "$tmp/cmd" "$tmp/docker-compose"
+    rm -rf "$cache"; mv "$tmp" "$cache"
+  fi
+  mkdir -p "$plugins"
+  install -m 0755 "$cache/docker-compose" "$plugins/docker-compose.tmp-$$"
+  mv "$plugins/docker-compose.tmp-$$" "$plugins/docker-compose"
+  [[ "$(docker compose version --short 2>/dev/null)" =~ ^v?2\. ]] \
+    || die "installed $plugins/docker-compose but \`docker compose version\` still does not answer v2"
+  log "Compose $(docker compose version --short) installed as $plugins/docker-compose"
+}
+
+# The Compose deployment (docker-compose.yml). Its variables come from COMPOSE_ENV_FILE (the
+# checkout's .env unless SCALELAB_COMPOSE_ENV_FILE names another: the test suite's is its own).
+COMPOSE_ENV_FILE="${SCALELAB_COMPOSE_ENV_FILE:-$ROOT/.env}"
+COMPOSE_SECRETS=(SCALELAB_PG_ADMIN_PASSWORD SCALELAB_DB_PASSWORD SCALELAB_REDIS_PASSWORD)
+
+# compose_cmd ARGS...: `docker compose` on the repository's file and COMPOSE_ENV_FILE.
+compose_cmd() {
+  docker compose --project-directory "$ROOT" -f "$ROOT/docker-compose.yml" --env-file "$COMPOSE_ENV_FILE" "$@"
+}
+
+# compose_env_value NAME: NAME's value in COMPOSE_ENV_FILE (empty when the file or the line is missing).
+compose_env_value() {
+  [ -f "$COMPOSE_ENV_FILE" ] || return 0
+  sed -n "s/^$1=//p" "$COMPOSE_ENV_FILE" | tail -1
+}
+
+# ensure_compose_env: COMPOSE_ENV_FILE holds every secret of docker-compose.yml, each 48 hex
+# digits (URL-safe: they go into URLs unescaped) from /dev/urandom. Creates the file (mode 0600)
+# or appends the missing ones; never prints a value, and refuses a file others can read.
+ensure_compose_env() {
+  local f="$COMPOSE_ENV_FILE" name value
+  if [ -e "$f" ]; then
+    [ -f "$f" ] || die "$f is not a file"
+    local mode; mode="$(stat -c %a "$f")"
+    [[ "$mode" =~ ^[0-7]00$ ]] || die "$f holds secrets and is readable by others (mode $mode): chmod 600 $f"
+  else
+    (umask 077 && : >"$f")
+    log "created $f (mode 0600) for docker-compose.yml's secrets"
+  fi
+  # A last line without its newline would swallow the first one appended.
+  [ ! -s "$f" ] || [ -z "$(tail -c1 "$f")" ] || echo >>"$f"
+  for name in "${COMPOSE_SECRETS[@]}"; do
+    grep -q "^$name=" "$f" || continue
+    [[ "$(compose_env_value "$name")" =~ ^[A-Za-z0-9._~-]{16,128}$ ]] \
+      || die "$name in $f must be 16–128 URL-safe characters (letters, digits, . _ ~ -): it goes into URLs unescaped"
+  done
+  for name in "${COMPOSE_SECRETS[@]}"; do
+    grep -q "^$name=" "$f" && continue
+    value="$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')"
+    [[ "$value" =~ ^[0-9a-f]{48}$ ]] || die "could not generate a secret for $name"
+    printf '%s=%s\n' "$name" "$value" >>"$f"
+    log "generated $name into $f"
+  done
+}
+
+# check_compose_settings: the settings docker-compose.yml reads from the environment or .env, each
+# checked with a sentence naming it and what it may be (Compose would pass a bad one on as it is).
+check_compose_settings() {
+  local name value
+  for name in SCALELAB_WEB_PORT SCALELAB_POSTGRES_PORT SCALELAB_REDIS_PORT; do
+    value="${!name:-$(compose_env_value "$name")}"
+    [ -z "$value" ] || { [[ "$value" =~ ^[1-9][0-9]{0,4}$ ]] && [ "$value" -le 65535 ]; } \
+      || die "$name must be a port number from 1 to 65535 (got '$value')"
+  done
+  value="${SCALELAB_INSTANCE:-$(compose_env_value SCALELAB_INSTANCE)}"
+  [ -z "$value" ] || [[ "$value" =~ ^[a-z0-9-]{1,64}$ ]] \
+    || die "SCALELAB_INSTANCE must be 1–64 lowercase letters, digits or hyphens (got '$value')"
+  value="${COMPOSE_PROJECT_NAME:-$(compose_env_value COMPOSE_PROJECT_NAME)}"
+  [ -z "$value" ] || [[ "$value" =~ ^[a-z0-9][a-z0-9_-]{0,62}$ ]] \
+    || die "COMPOSE_PROJECT_NAME must be 1–63 lowercase letters, digits, _ or -, starting with a letter or digit (got '$value')"
+  return 0
+}
+
+# ensure_compose_ca: the host's extra certificate authorities (a network that intercepts TLS) into
+# the app image's build context, where its Dockerfile installs them; stale ones are removed.
+ensure_compose_ca() {
+  local dir="$ROOT/packages/images/app/ca-certificates" crt
+  find "$dir" -maxdepth 1 -name '*.crt' -type f -delete
+  for crt in /usr/local/share/ca-certificates/*.crt; do
+    [ -f "$crt" ] && cp "$crt" "$dir/"
+  done
+  return 0
+}
+
 # Tools the scripts and the image bootstrap use. debootstrap builds the Debian base image
 # where no registry can be reached; as non-root the base is pulled instead.
 ensure_tools() {

@@ -152,9 +152,17 @@ shared_lane() {
   # The web's services (no server, no worker) after the first lane's files, on its database: the
   # web lane, with Playwright and the fuzz, is the longest.
   [ "$1" != 1 ] || step "integration: web services" pnpm --filter @scalelab/web test:integration $(vitest_json integration-web)
+  # The Compose deployment after the second lane's files (the shorter of the two): its own
+  # project, ports 3124/55532/56479, .env and instance label; it takes itself down.
+  [ "$1" != 2 ] || step "compose: up, one run to success, down" compose_check
 }
 
-INSTANCES=("$SCALELAB_INSTANCE")
+# compose_check: scripts/compose-check.sh (the app image is cached by content: only a changed
+# source rebuilds its web, about 2 min on this machine).
+compose_check() { bash "$ROOT/scripts/compose-check.sh"; }
+
+# The Compose check's worker labels its runs with its project's name (scripts/compose-check.sh).
+INSTANCES=("$SCALELAB_INSTANCE" scalelab-compose-test)
 for k in $(seq 1 "$SHARED_LANES"); do
   (unset DATABASE_URL REDIS_URL; control_plane "${TEST_DB}_$k" $((TEST_REDIS_DB + 10 + k)) --fresh) || FAILED+=("control plane for shared lane $k")
   INSTANCES+=("$SCALELAB_INSTANCE-$k")

@@ -1,6 +1,6 @@
 import { QUOTA_DEFAULT_HOURS, QUOTA_ENV } from "@scalelab/scenarios/experiments";
-import { describe, expect, it } from "vitest";
-import { parseEnv } from "./env";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { buildSkipsTypecheck, parseEnv } from "./env";
 
 const base = { DATABASE_URL: "postgresql://lab:lab@127.0.0.1:5432/lab", REDIS_URL: "redis://127.0.0.1:6379" };
 
@@ -22,5 +22,23 @@ describe("parseEnv: the quotas", () => {
       /SCALELAB_MAX_QUEUE_HOURS must be a number of hours above 0 and at most 8760/,
     );
     expect(() => parseEnv({ ...base, SCALELAB_MAX_EXPERIMENT_HOURS: value })).toThrow(/SCALELAB_MAX_EXPERIMENT_HOURS must be/);
+  });
+});
+
+describe("buildSkipsTypecheck: the app image's next build", () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it("checks the types unless SCALELAB_WEB_BUILD_TYPECHECK is off", () => {
+    vi.stubEnv("SCALELAB_WEB_BUILD_TYPECHECK", "");
+    expect(buildSkipsTypecheck()).toBe(false);
+    vi.stubEnv("SCALELAB_WEB_BUILD_TYPECHECK", "on");
+    expect(buildSkipsTypecheck()).toBe(false);
+    vi.stubEnv("SCALELAB_WEB_BUILD_TYPECHECK", "off");
+    expect(buildSkipsTypecheck()).toBe(true);
+  });
+
+  it("refuses another value, naming the variable and its values", () => {
+    vi.stubEnv("SCALELAB_WEB_BUILD_TYPECHECK", "no");
+    expect(() => buildSkipsTypecheck()).toThrow(/SCALELAB_WEB_BUILD_TYPECHECK must be on or off/);
   });
 });

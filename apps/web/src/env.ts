@@ -92,6 +92,20 @@ export function nextDistDir(): (typeof NEXT_DIST_DIRS)[number] {
   return r.data;
 }
 
+/**
+ * Whether `next build` skips its type check: SCALELAB_WEB_BUILD_TYPECHECK=off, which only the app
+ * image's build sets (packages/images/app/Dockerfile): there the check would repeat the test
+ * command's typecheck, at half a minute of the image's build. Read by next.config.ts.
+ */
+export function buildSkipsTypecheck(): boolean {
+  const r = z
+    .enum(["on", "off"], { error: "SCALELAB_WEB_BUILD_TYPECHECK must be on or off" })
+    .default("on")
+    .safeParse(process.env.SCALELAB_WEB_BUILD_TYPECHECK || undefined);
+  if (!r.success) throw new Error(`scalelab web: invalid environment\n  - ${r.error.issues[0]!.message}`);
+  return r.data === "off";
+}
+
 /** The runtime Next.js runs this code in: "nodejs" or "edge" (set by Next.js). */
 export function nextRuntime(): string | undefined {
   return process.env.NEXT_RUNTIME;
