@@ -21,3 +21,4 @@ export * from "../components/downstream/config";
 export * from "../components/broker/config";
 export * from "../components/storage/config";
 export * from "../components/cache/config";
+export * from "./tokens";
