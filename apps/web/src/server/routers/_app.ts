@@ -4,6 +4,7 @@ import { imagesRouter } from "./images";
 import { presetsRouter } from "./presets";
 import { previewRouter } from "./preview";
 import { runsRouter } from "./runs";
+import { tokensRouter } from "./tokens";
 import { router } from "../trpc";
 
 export const appRouter = router({
@@ -13,6 +14,7 @@ export const appRouter = router({
   preview: previewRouter,
   host: hostRouter,
   images: imagesRouter,
+  tokens: tokensRouter,
 });
 
 export type AppRouter = typeof appRouter;
