@@ -14,3 +14,4 @@ export type HostBounds = JsonOf<paths["/host"]["get"]["responses"][200]>;
 export type Sample = JsonOf<paths["/runs/{id}/samples"]["get"]["responses"][200]>[number];
 export type RunBody = paths["/runs"]["post"]["requestBody"]["content"]["application/json"];
 export type ExperimentBody = paths["/experiments"]["post"]["requestBody"]["content"]["application/json"];
+export type TokenView = JsonOf<paths["/tokens"]["get"]["responses"][200]>[number];

@@ -5,6 +5,8 @@ import { exportFile } from "./commands/export";
 import { pushImage } from "./commands/images";
 import { cancel, compare, listPresets, status } from "./commands/inspect";
 import { runPreset, submitExperiment, submitRun } from "./commands/submit";
+import { withConfig } from "./config";
+import { createToken, listTokens, revokeToken } from "./commands/tokens";
 import { DEFAULT_URL, type CliEnv } from "./env";
 import { CliError, EXIT, UsageError, type ExitCode } from "./errors";
 
@@ -20,6 +22,7 @@ Usage:
   ${USAGE.images}
   ${USAGE.status}
   ${USAGE.cancel}
+  scalelab token create <name> | token list | token revoke <id>
 
 Options:
   --set path=value     change the file's definition: a field's path (topology.service.replicas, faults.0.at),
@@ -34,7 +37,10 @@ Options:
 
 Environment:
   SCALELAB_URL         the lab's address
-  SCALELAB_TOKEN       an API token, sent as Authorization: Bearer <token>
+  SCALELAB_TOKEN       an API token, sent as Authorization: Bearer <token> (needed when the lab
+                       listens off loopback; scalelab token create <name> prints one)
+  Both may also be in $XDG_CONFIG_HOME/scalelab/config.json (else ~/.config/scalelab/config.json):
+  { "url": "http://…", "token": "slb_…" } (chmod 600); the environment wins over the file
 
 Exit codes:
   0  done: passed (every threshold passed, or there were none); without --wait: queued
@@ -75,6 +81,12 @@ function dispatch(ctx: Ctx, cmd: Exclude<Command, { name: "help" }>): Promise<Ex
       return status(ctx);
     case "cancel":
       return cancel(ctx, cmd);
+    case "token-create":
+      return createToken(ctx, cmd);
+    case "token-list":
+      return listTokens(ctx);
+    case "token-revoke":
+      return revokeToken(ctx, cmd);
   }
 }
 
@@ -88,10 +100,11 @@ export async function cli(argv: readonly string[], io: CliIo): Promise<ExitCode>
       io.out(HELP);
       return EXIT.passed;
     }
-    const lab = connect(labUrl(cmd.url, io.env), io.env.token);
+    const env = withConfig(io.env, io.err);
+    const lab = connect(labUrl(cmd.url, env), env.token);
     const ctx: Ctx = {
       lab,
-      env: io.env,
+      env,
       json,
       out: io.out,
       err: io.err,

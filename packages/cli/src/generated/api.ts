@@ -358,6 +358,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The API tokens, newest first, revoked ones too (never the tokens themselves) */
+        get: operations["tokens-list"];
+        put?: never;
+        /** Make an API token: the answer holds the token itself, shown this once (only its SHA-256 is stored) */
+        post: operations["tokens-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an API token: every call with it (and every dashboard session opened with it) is refused from now on */
+        delete: operations["tokens-revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -997,6 +1032,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
         };
     };
     "runs-create": {
@@ -1220,6 +1276,27 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1753,6 +1830,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -1830,6 +1928,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -1878,6 +1997,27 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2066,6 +2206,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -2117,6 +2278,27 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2206,6 +2388,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -2257,6 +2460,27 @@ export interface operations {
             /** @description Invalid input: the issues name each field at fault */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2337,6 +2561,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -2385,6 +2630,27 @@ export interface operations {
             /** @description Invalid input: the issues name each field at fault */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2991,6 +3257,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -3084,6 +3371,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
         };
     };
     "experiments-create": {
@@ -3156,6 +3464,27 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3356,6 +3685,27 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3687,6 +4037,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -3748,6 +4119,27 @@ export interface operations {
             /** @description Invalid input: the issues name each field at fault */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3829,6 +4221,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -3881,6 +4294,27 @@ export interface operations {
             /** @description Invalid input: the issues name each field at fault */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4031,6 +4465,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -4131,6 +4586,27 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4537,6 +5013,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description The request body is larger than 1048576 bytes */
             413: {
                 headers: {
@@ -4600,6 +5097,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Internal server error */
             500: {
                 headers: {
@@ -4651,6 +5169,27 @@ export interface operations {
                         /** @description built by the lab from an uploaded build context (POST /images) */
                         uploaded: boolean;
                     }[];
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
                 };
             };
             /** @description Service unavailable */
@@ -4761,6 +5300,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description The build context is larger than 200 MiB; the upload is stopped and nothing is built */
             413: {
                 headers: {
@@ -4843,6 +5403,325 @@ export interface operations {
             };
             /** @description The Docker engine does not answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    "tokens-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /** @description the token's first characters (slb_ and 6 more), to tell tokens apart */
+                        prefix: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description when it was last used, to the minute; null when never */
+                        lastUsedAt: string | null;
+                        /** @description when it was revoked; null while it is valid */
+                        revokedAt: string | null;
+                    }[];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    "tokens-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description what the token is for, 1–80 characters (e.g. ci) */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /** @description the token's first characters (slb_ and 6 more), to tell tokens apart */
+                        prefix: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description when it was last used, to the minute; null when never */
+                        lastUsedAt: string | null;
+                        /** @description when it was revoked; null while it is valid */
+                        revokedAt: string | null;
+                        /** @description the token itself (slb_…): shown this once, never again; only its hash is stored */
+                        token: string;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request body is larger than 1048576 bytes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    "tokens-revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /** @description the token's first characters (slb_ and 6 more), to tell tokens apart */
+                        prefix: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description when it was last used, to the minute; null when never */
+                        lastUsedAt: string | null;
+                        /** @description when it was revoked; null while it is valid */
+                        revokedAt: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: the issues name each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
