@@ -1,11 +1,7 @@
 "use client";
 
 import { useState } from "react";
-
-/** Where to go once logged in: a path of this lab (never `//host` or another site), else the home page. */
-export function safeNext(next: string | null | undefined): string {
-  return next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/";
-}
+import { safeNext } from "~/lib/login";
 
 /** `/login`: paste a token; /api/session checks it and sets the session cookie. */
 export function LoginForm({ next, session }: { next: string; session: { name: string } | null }) {

@@ -87,7 +87,7 @@ export function TokenList() {
                 <th>Created</th>
                 <th>Last used</th>
                 <th>Status</th>
-                <th aria-label="Actions" />
+                <th>Action</th>
               </tr>
             </thead>
             <tbody>

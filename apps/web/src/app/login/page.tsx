@@ -1,7 +1,8 @@
 import { verifyApiToken } from "@scalelab/db/tokens";
 import { isTokenText } from "@scalelab/scenarios/contract";
 import { cookies } from "next/headers";
-import { LoginForm, safeNext } from "~/components/login-form";
+import { LoginForm } from "~/components/login-form";
+import { safeNext } from "~/lib/login";
 import { SESSION_COOKIE } from "~/server/auth/auth";
 import { deps } from "~/server/runtime";
 

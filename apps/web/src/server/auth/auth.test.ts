@@ -1,7 +1,7 @@
 import { generateToken, hashToken } from "@scalelab/db/tokens";
 import { isTokenText } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";
-import { safeNext } from "~/components/login-form";
+import { safeNext } from "~/lib/login";
 import { authenticate, cookieValue, SESSION_COOKIE } from "./auth";
 import { isOpenPath, loginLocation } from "./pages";
 import { sessionCookie } from "./session";
