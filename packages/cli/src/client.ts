@@ -83,9 +83,8 @@ export function apiError(status: number, body: unknown): ApiError {
   const { error, message, issues = [], lastLines = [] } = parsed.data;
   if (status === 401) {
     return new ApiError(
-      `the lab needs a valid API token (${message})\n` +
-        'give one in SCALELAB_TOKEN or as "token" in ~/.config/scalelab/config.json; make one at the lab\'s /tokens page, ' +
-        "with `scalelab token create <name>` where you are allowed, or on the lab's host with `pnpm --filter @scalelab/lab lab token create <name>`",
+      `the lab needs a valid API token: ${message}\n` +
+        'give it in SCALELAB_TOKEN, or as "token" in $XDG_CONFIG_HOME/scalelab/config.json (else ~/.config/scalelab/config.json)',
       status,
       error,
     );

@@ -62,8 +62,12 @@ export function LoginForm({ next, session }: { next: string; session: { name: st
             onChange={(e) => setToken(e.target.value)}
           />
           <span id="login-token-hint" className={error ? "hint bad-text" : "hint"} data-testid="login-error">
-            {error ??
-              "Made at /tokens, with `scalelab token create <name>`, or on the lab's host with `pnpm --filter @scalelab/lab lab token create <name>`"}
+            {error ?? (
+              <>
+                Made at <a href="/tokens">/tokens</a>, with <code>scalelab token create &lt;name&gt;</code>, or on the lab&apos;s host with{" "}
+                <code>pnpm --filter @scalelab/lab lab token create &lt;name&gt;</code>
+              </>
+            )}
           </span>
         </div>
         <div className="form-actions">

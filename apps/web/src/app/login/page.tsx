@@ -3,7 +3,7 @@ import { isTokenText } from "@scalelab/scenarios/contract";
 import { cookies } from "next/headers";
 import { LoginForm } from "~/components/login-form";
 import { safeNext } from "~/lib/login";
-import { SESSION_COOKIE } from "~/server/auth/auth";
+import { envAuthPolicy, SESSION_COOKIE } from "~/server/auth/auth";
 import { deps } from "~/server/runtime";
 
 export const dynamic = "force-dynamic";
@@ -19,7 +19,9 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         <div>
           <h1>Log in</h1>
           <div className="sub">
-            This lab is reachable from other machines, so its pages and API need an API token. Paste one to open a session in this browser.
+            {envAuthPolicy().required
+              ? "This lab is reachable from other machines, so its pages and API need an API token. Paste one to open a session in this browser."
+              : "This lab listens on loopback only: tokens are optional here. A session opened with one is checked like a token."}
           </div>
         </div>
       </div>
