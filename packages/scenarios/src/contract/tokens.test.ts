@@ -40,7 +40,8 @@ describe("tokens", () => {
   });
 
   it("names the field and the range for a bad name", () => {
-    expect(ZTokenName.parse("  ci  ")).toBe("ci");
+    expect(ZTokenName.parse("ci runner ®")).toBe("ci runner ®");
+    expect(ZTokenName.safeParse("   ").error?.issues[0]?.message).toMatch(/not be only spaces/);
     expect(ZTokenName.safeParse("").error?.issues[0]?.message).toMatch(/name must be 1–80 characters/);
     expect(ZTokenName.safeParse("x".repeat(81)).error?.issues[0]?.message).toMatch(/at most 80/);
     expect(ZTokenName.safeParse("a\nb").error?.issues[0]?.message).toMatch(/control characters/);

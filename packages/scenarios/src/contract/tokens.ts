@@ -20,12 +20,17 @@ export const TOKEN_DISPLAY_CHARS = 10;
 
 export const TOKEN_NAME = { min: 1, max: 80 } as const;
 
+/**
+ * 1–80 characters, no control characters, not only spaces. Said as a pattern rather than a trim
+ * and a refinement, so that the OpenAPI document states the same rule the API applies.
+ */
 export const ZTokenName = z
   .string({ error: "name must be a string of 1–80 characters" })
-  .trim()
   .min(TOKEN_NAME.min, { error: `name must be 1–${TOKEN_NAME.max} characters (e.g. "ci")` })
   .max(TOKEN_NAME.max, { error: `name must be at most ${TOKEN_NAME.max} characters` })
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { error: "name must not contain control characters (newlines, tabs)" });
+  .regex(/^[^\u0000-\u001f\u007f]*[^ \u0000-\u001f\u007f][^\u0000-\u001f\u007f]*$/, {
+    error: "name must not be only spaces nor contain control characters (newlines, tabs)",
+  });
 
 /** A token's shown part: its first TOKEN_DISPLAY_CHARS characters. */
 export function tokenDisplayPrefix(token: string): string {

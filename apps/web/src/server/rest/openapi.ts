@@ -187,6 +187,7 @@ export const OPERATION_EXAMPLES: Record<
     more: { asItIs: { summary: "The preset as it is", value: {} } },
     path: { name: "cpu-limit-replicas" },
   },
+  "tokens-create": { summary: "A token for the CI job", body: { name: "ci" } },
   // Two runs' ids (from GET /runs); the baseline is the first.
   "runs-compare": { query: { ids: ["3f2b9c4e-8d1a-4c7e-9b6f-2a5d8e1c0b71", "7a6e1d20-5c3b-4f8e-a9d4-1b2c3d4e5f60"] } },
 };
