@@ -150,6 +150,21 @@ describe("API tokens on loopback", () => {
   });
 });
 
+describe("last used", () => {
+  it("is written at most once a minute", async () => {
+    const { token, id } = await createToken(deps, { name: `${prefix} last used` });
+    const t0 = new Date("2026-11-26T08:00:00.000Z");
+    const at = async (ms: number) => {
+      await verifyApiToken(deps.db, token, new Date(t0.getTime() + ms));
+      return (await deps.db.apiToken.findUniqueOrThrow({ where: { id } })).lastUsedAt?.getTime();
+    };
+    expect(await at(0)).toBe(t0.getTime());
+    expect(await at(30_000)).toBe(t0.getTime());
+    expect(await at(59_999)).toBe(t0.getTime());
+    expect(await at(60_001)).toBe(t0.getTime() + 60_001);
+  });
+});
+
 describe("/api/session: the dashboard's login", () => {
   it("sets an HttpOnly, SameSite=Strict cookie for a valid token, and refuses a revoked one or another site", async () => {
     const session = createSessionHandler((t) => verifyApiToken(deps.db, t));
