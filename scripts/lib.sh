@@ -311,10 +311,10 @@ build_web() {
 }
 
 # start_web NAME PORT DIST: the web built into apps/web/DIST on 127.0.0.1:PORT, as Next's own
-# binary (it execs node).
+# binary (it execs node). SCALELAB_LISTEN_HOST tells the web it is on loopback: API tokens optional.
 start_web() {
   start_bg "$1" "$STATE/logs/$1.log" "$ROOT/apps/web" \
-    env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" PORT="$2" SCALELAB_WEB_DIST_DIR="$3" \
+    env DATABASE_URL="$DATABASE_URL" REDIS_URL="$REDIS_URL" PORT="$2" SCALELAB_WEB_DIST_DIR="$3" SCALELAB_LISTEN_HOST=127.0.0.1 \
     node_modules/.bin/next start -p "$2" -H 127.0.0.1
 }
 

@@ -34,6 +34,17 @@ const ZEnv = z.object({
         }),
       ),
     ),
+  /**
+   * The address the web listens on (what its launcher passes to `next start -H`). Off loopback (or
+   * unset: `next start` alone listens on every interface) every API call and page needs a token
+   * (server/auth; @scalelab/scenarios/contract tokenRequired).
+   */
+  SCALELAB_LISTEN_HOST: z
+    .string()
+    .regex(/^[A-Za-z0-9.:[\]-]{1,253}$/, { error: "SCALELAB_LISTEN_HOST must be an address or host name (e.g. 127.0.0.1, 0.0.0.0, ::1)" })
+    .optional(),
+  /** `required`: tokens are needed on loopback too; `auto` (the default): only off loopback. */
+  SCALELAB_AUTH: z.enum(["auto", "required"], { error: "SCALELAB_AUTH must be auto or required" }).default("auto"),
   /** The Docker engine the lab builds users' images on and lists them from (the worker's: apps/worker/src/env.ts). */
   SCALELAB_DOCKER_SOCKET: z.string().min(1).default("/var/run/docker.sock"),
   /** The longest an experiment may be estimated to take; longer ones are refused (422). */
@@ -62,6 +73,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     DATABASE_URL: source.DATABASE_URL,
     REDIS_URL: source.REDIS_URL,
     SCALELAB_ALLOWED_HOSTS: source.SCALELAB_ALLOWED_HOSTS,
+    SCALELAB_LISTEN_HOST: source.SCALELAB_LISTEN_HOST || undefined,
+    SCALELAB_AUTH: source.SCALELAB_AUTH || undefined,
     SCALELAB_DOCKER_SOCKET: source.SCALELAB_DOCKER_SOCKET || undefined,
     SCALELAB_MAX_EXPERIMENT_HOURS: source.SCALELAB_MAX_EXPERIMENT_HOURS || undefined,
     SCALELAB_MAX_QUEUE_HOURS: source.SCALELAB_MAX_QUEUE_HOURS || undefined,

@@ -4,7 +4,8 @@ import { getEnv, nextRuntime } from "./env";
  * Runs once when the server starts: a missing or malformed variable stops it with a clear
  * message; then requests with a method Next.js cannot route (TRACE, QUERY, …) are handed on to the
  * API's handlers (server/methods.ts says why), and a request for a Host name the lab does not serve
- * is refused (server/hosts.ts).
+ * is refused (server/hosts.ts); when the lab needs tokens, a page without a valid session is sent to
+ * /login (server/auth/pages.ts).
  */
 export async function register() {
   try {
@@ -15,12 +16,25 @@ export async function register() {
     process.exit(1);
   }
   if (nextRuntime() === "nodejs") {
-    const [{ Server }, { handOnUnroutableMethods }, { refuseForeignHosts }] = await Promise.all([
+    const [
+      { Server },
+      { handOnUnroutableMethods },
+      { refuseForeignHosts },
+      { guardPages },
+      { envAuthPolicy },
+      { verifyApiToken },
+      { deps },
+    ] = await Promise.all([
       import("node:http"),
       import("./server/methods"),
       import("./server/hosts"),
+      import("./server/auth/pages"),
+      import("./server/auth/auth"),
+      import("@scalelab/db/tokens"),
+      import("./server/runtime"),
     ]);
     handOnUnroutableMethods(Server.prototype);
+    guardPages(Server.prototype, { policy: envAuthPolicy, verify: (token) => verifyApiToken(deps.db, token) });
     // Installed last, so it runs first: a foreign Host is refused before anything else.
     refuseForeignHosts(Server.prototype, getEnv().SCALELAB_ALLOWED_HOSTS);
   }

@@ -15,3 +15,4 @@ export type Sample = JsonOf<paths["/runs/{id}/samples"]["get"]["responses"][200]
 export type RunBody = paths["/runs"]["post"]["requestBody"]["content"]["application/json"];
 export type ExperimentBody = paths["/experiments"]["post"]["requestBody"]["content"]["application/json"];
 export type History = JsonOf<paths["/history"]["get"]["responses"][200]>;
+export type TokenView = JsonOf<paths["/tokens"]["get"]["responses"][200]>[number];

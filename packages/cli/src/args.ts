@@ -33,6 +33,9 @@ export type Command = { url?: string; json: boolean } & (
   | { name: "images-push"; dir: string; tag: string }
   | { name: "status" }
   | { name: "cancel"; id: string }
+  | { name: "token-create"; tokenName: string }
+  | { name: "token-list" }
+  | { name: "token-revoke"; id: string }
 );
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
@@ -92,6 +95,7 @@ export const USAGE = {
   images: "scalelab images push <dir> --tag <name:tag> [--json]",
   status: "scalelab status [--json]",
   cancel: "scalelab cancel <id> [--json]",
+  token: "scalelab token create <name> | token list | token revoke <id>  [--json]",
 } as const;
 
 /** The command a command line asks for; a usage error names what is wrong and how the command is written. */
@@ -228,6 +232,19 @@ export function parseCommand(argv: readonly string[]): Command {
       const tag = str(values.tag);
       if (!tag) throw new UsageError(`--tag <name:tag> is required\nusage: ${usage}`);
       return { name: "images-push", ...common(values), dir: dir!, tag };
+    }
+    case "token": {
+      const usage = USAGE.token;
+      const { values, positionals } = parse(rest, {}, usage);
+      const help = helpFor(values, name);
+      if (help) return help;
+      const [sub, ...args] = positionals;
+      if (sub === "create")
+        return { name: "token-create", ...common(values), tokenName: positional(args, 1, "the token's name", usage)[0]! };
+      if (sub === "list") return (positional(args, 0, "", usage), { name: "token-list", ...common(values) });
+      if (sub === "revoke")
+        return { name: "token-revoke", ...common(values), id: positional(args, 1, "the token's id (scalelab token list)", usage)[0]! };
+      throw new UsageError(`${sub === undefined ? "token needs" : `unknown: token ${sub}; use`} create, list or revoke\nusage: ${usage}`);
     }
     case "status":
     case "cancel": {

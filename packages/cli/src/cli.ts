@@ -6,6 +6,8 @@ import { pushImage } from "./commands/images";
 import { cancel, compare, listPresets, status } from "./commands/inspect";
 import { baseline, history } from "./commands/baselines";
 import { runPreset, submitExperiment, submitRun } from "./commands/submit";
+import { withConfig } from "./config";
+import { createToken, listTokens, revokeToken } from "./commands/tokens";
 import { DEFAULT_URL, type CliEnv } from "./env";
 import { CliError, EXIT, UsageError, type ExitCode } from "./errors";
 
@@ -23,6 +25,7 @@ Usage:
   ${USAGE.cancel}
   ${USAGE.baseline}
   ${USAGE.history}
+  scalelab token create <name> | token list | token revoke <id>
 
 Options:
   --set path=value     change the file's definition: a field's path (topology.service.replicas, faults.0.at),
@@ -40,7 +43,10 @@ Options:
 
 Environment:
   SCALELAB_URL         the lab's address
-  SCALELAB_TOKEN       an API token, sent as Authorization: Bearer <token>
+  SCALELAB_TOKEN       an API token, sent as Authorization: Bearer <token> (needed when the lab
+                       listens off loopback; scalelab token create <name> prints one)
+  Both may also be in $XDG_CONFIG_HOME/scalelab/config.json (else ~/.config/scalelab/config.json):
+  { "url": "http://…", "token": "slb_…" } (chmod 600); the environment wins over the file
 
 Exit codes:
   0  done: passed (every threshold passed, or there were none); without --wait: queued
@@ -86,6 +92,12 @@ function dispatch(ctx: Ctx, cmd: Exclude<Command, { name: "help" }>): Promise<Ex
       return baseline(ctx, cmd);
     case "history":
       return history(ctx, cmd);
+    case "token-create":
+      return createToken(ctx, cmd);
+    case "token-list":
+      return listTokens(ctx);
+    case "token-revoke":
+      return revokeToken(ctx, cmd);
   }
 }
 
@@ -99,10 +111,11 @@ export async function cli(argv: readonly string[], io: CliIo): Promise<ExitCode>
       io.out(HELP);
       return EXIT.passed;
     }
-    const lab = connect(labUrl(cmd.url, io.env), io.env.token);
+    const env = withConfig(io.env, io.err);
+    const lab = connect(labUrl(cmd.url, env), env.token);
     const ctx: Ctx = {
       lab,
-      env: io.env,
+      env,
       json,
       out: io.out,
       err: io.err,

@@ -81,6 +81,14 @@ export function apiError(status: number, body: unknown): ApiError {
       "unknown",
     );
   const { error, message, issues = [], lastLines = [] } = parsed.data;
+  if (status === 401) {
+    return new ApiError(
+      `the lab needs a valid API token: ${message}\n` +
+        'give it in SCALELAB_TOKEN, or as "token" in $XDG_CONFIG_HOME/scalelab/config.json (else ~/.config/scalelab/config.json)',
+      status,
+      error,
+    );
+  }
   const lines =
     issues.length > 0
       ? [

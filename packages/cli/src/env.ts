@@ -1,3 +1,4 @@
+import path from "node:path";
 import { z } from "zod";
 
 export const DEFAULT_URL = "http://127.0.0.1:3000";
@@ -10,12 +11,17 @@ const ZEnv = z.object({
   /** Set by pnpm/npm to the directory the command was typed in; read only through the root's `pnpm scalelab` script. */
   INIT_CWD: z.string().optional(),
   npm_lifecycle_event: z.string().optional(),
+  /** Where the config file is looked for: $XDG_CONFIG_HOME/scalelab/config.json, else ~/.config/scalelab/config.json. */
+  XDG_CONFIG_HOME: z.string().optional(),
+  HOME: z.string().optional(),
 });
 export type CliEnv = {
   url: string | undefined;
   token: string | undefined;
   /** Where relative paths (the definition file, -o) are read from. */
   cwd: string;
+  /** The config file (`{ "url": …, "token": … }`), read when it exists; SCALELAB_URL and SCALELAB_TOKEN win over it. */
+  configFile?: string;
 };
 
 /**
@@ -29,9 +35,17 @@ export function readEnv(): CliEnv {
     SCALELAB_TOKEN: process.env.SCALELAB_TOKEN || undefined,
     INIT_CWD: process.env.INIT_CWD || undefined,
     npm_lifecycle_event: process.env.npm_lifecycle_event || undefined,
+    XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME || undefined,
+    HOME: process.env.HOME || undefined,
   });
   const viaRootScript = env.npm_lifecycle_event === "scalelab" && env.INIT_CWD !== undefined;
-  return { url: env.SCALELAB_URL, token: env.SCALELAB_TOKEN, cwd: viaRootScript ? env.INIT_CWD! : process.cwd() };
+  const configDir = env.XDG_CONFIG_HOME ?? (env.HOME !== undefined ? path.join(env.HOME, ".config") : undefined);
+  return {
+    url: env.SCALELAB_URL,
+    token: env.SCALELAB_TOKEN,
+    cwd: viaRootScript ? env.INIT_CWD! : process.cwd(),
+    ...(configDir !== undefined && { configFile: path.join(configDir, "scalelab", "config.json") }),
+  };
 }
 
 /** The integration test's lab (scripts/test.sh's web lane sets it), required: the test fails without it. */
@@ -48,5 +62,7 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   delete env.npm_lifecycle_event;
   delete env.INIT_CWD;
   delete env.SCALELAB_TOKEN;
-  return env;
+  // No config file of the user running the tests: only what the test gives.
+  env.XDG_CONFIG_HOME = "/nonexistent/scalelab-test-config";
+  return { ...env, ...extra };
 }

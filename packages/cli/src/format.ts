@@ -1,4 +1,4 @@
-import type { CompareResult, History, HostBounds, PresetView, Sample } from "./api-types";
+import type { CompareResult, History, HostBounds, PresetView, Sample, TokenView } from "./api-types";
 import { figure } from "./outcome";
 
 /** Pure formatting of what the CLI prints; unit-tested in format.test.ts. */
@@ -121,6 +121,25 @@ export function presetRows(presets: readonly Pick<PresetView, "name" | "title" |
   return table([
     ["NAME", "RUNS", "ESTIMATE", "TITLE"],
     ...presets.map((p) => [p.name, String(p.runs), duration(p.estimatedSeconds), p.title]),
+  ]);
+}
+
+/** The lab's API tokens: never the tokens themselves (the lab keeps only their hashes), their first characters. */
+export function tokenRows(
+  tokens: readonly Pick<TokenView, "id" | "name" | "prefix" | "createdAt" | "lastUsedAt" | "revokedAt">[],
+): string[] {
+  if (tokens.length === 0) return ["no tokens yet: scalelab token create <name>"];
+  const day = (iso: string | null) => (iso ? iso.slice(0, 16).replace("T", " ") : "never");
+  return table([
+    ["ID", "NAME", "TOKEN", "CREATED", "LAST USED", "STATUS"],
+    ...tokens.map((t) => [
+      t.id,
+      t.name,
+      `${t.prefix}…`,
+      day(t.createdAt),
+      day(t.lastUsedAt),
+      t.revokedAt ? `revoked ${day(t.revokedAt)}` : "active",
+    ]),
   ]);
 }
 

@@ -2,14 +2,19 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import Docker from "dockerode";
+import { createDb } from "@scalelab/db";
 import { migrate } from "@scalelab/db/migrate";
+import { createApiToken } from "@scalelab/db/tokens";
+import { ZTokenName } from "@scalelab/scenarios/contract";
 import { DEFAULT_CONTROL_PLANE, controlPlaneDown, controlPlaneUp, writePrivateFile, type ControlPlaneConfig } from "./control-plane";
 import { env } from "./env";
+import { labDatabaseUrl } from "./tokens";
 
 const usage = `usage:
   lab control-plane up [--database NAME] [--redis-db N] [--fresh] [--write-env FILE]
   lab control-plane down
-  lab migrate            (DATABASE_URL from the environment)`;
+  lab migrate            (DATABASE_URL from the environment)
+  lab token create NAME  an API token, printed once (DATABASE_URL, else the lab's own from scripts/up.sh)`;
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -66,6 +71,20 @@ if (cmd === "control-plane up") {
   if (!url) throw new Error("DATABASE_URL is not set");
   const { applied } = await migrate(url);
   log(applied.length ? `applied ${applied.join(", ")}` : "schema up to date");
+} else if (positionals[0] === "token" && positionals[1] === "create" && positionals.length === 3) {
+  const name = ZTokenName.safeParse(positionals[2]);
+  if (!name.success) {
+    console.error(name.error.issues[0]!.message);
+    process.exit(2);
+  }
+  const db = createDb(labDatabaseUrl(env.DATABASE_URL, env.SCALELAB_STATE_DIR), { max: 1 });
+  try {
+    const { token, info } = await createApiToken(db, name.data);
+    log(`token "${info.name}" (${info.prefix}…, id ${info.id}): shown this once, only its hash is stored`);
+    process.stdout.write(`${token}\n`);
+  } finally {
+    await db.$disconnect();
+  }
 } else {
   console.error(usage);
   process.exit(2);

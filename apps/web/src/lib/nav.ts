@@ -6,6 +6,7 @@ export const NAV_ITEMS = [
   { key: "experiments", label: "Experiments", href: "/experiments" },
   { key: "presets", label: "Presets", href: "/presets" },
   { key: "api", label: "API", href: "/reference" },
+  { key: "tokens", label: "Tokens", href: "/tokens" },
 ] as const;
 
 /**

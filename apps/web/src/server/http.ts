@@ -1,4 +1,5 @@
 import type { AnyRouter } from "@trpc/server";
+import type { AuthResult } from "./auth/auth";
 import type { Context } from "./trpc";
 /**
  * What /api/v1 (REST) and /api/trpc agree on about request bodies: the size limit, which media
@@ -194,7 +195,7 @@ export function withBodyLimit(req: Request, limit: number, tooLarge: () => Error
  * Sec-Fetch-Site on every request (and Origin on every POST); curl and other programs send
  * neither, and then the request is not a cross-site one.
  */
-export function isCrossSiteBrowserRequest(req: Request): boolean {
+export function isCrossSiteBrowserRequest(req: Pick<Request, "headers" | "url">): boolean {
   const site = req.headers.get("sec-fetch-site");
   if (site !== null) return site !== "same-origin" && site !== "none";
   const origin = req.headers.get("origin");
@@ -227,4 +228,6 @@ export type ApiHandlerOptions = {
   maxJsonDepth?: number;
   /** Where unexpected errors go; clients only ever get a generic message. Default console.error. */
   log?: (message: string, error: unknown) => void;
+  /** Who is calling (server/auth): a refusal is answered before anything else. Default: anyone. */
+  authenticate?: (req: Request) => Promise<AuthResult>;
 };

@@ -12,6 +12,7 @@ import {
   withBodyLimit,
   type ApiHandlerOptions,
 } from "./http";
+import { WWW_AUTHENTICATE } from "./auth/auth";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
@@ -52,6 +53,11 @@ export function createTrpcHandler(opts: TrpcHandlerOptions): (req: Request) => P
 
   return async (req) => {
     const method = requestMethod(req);
+    const auth = await opts.authenticate?.(req);
+    if (auth && !auth.ok) {
+      const code = auth.status === 401 ? "UNAUTHORIZED" : "FORBIDDEN";
+      return trpcError(opts.router, new TRPCError({ code, message: auth.message }), auth.status === 401 ? WWW_AUTHENTICATE : undefined);
+    }
     if (method === "OPTIONS") return new Response(null, { status: 204, headers: { allow: TRPC_ALLOW } });
     if (!["GET", "HEAD", "POST"].includes(method)) {
       const message = `${method} is not allowed here; allowed: ${TRPC_ALLOW} (GET for queries, POST for mutations)`;

@@ -411,6 +411,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The API tokens, newest first, revoked ones too (never the tokens themselves) */
+        get: operations["tokens-list"];
+        put?: never;
+        /** Make an API token: the answer holds the token itself, shown this once (only its SHA-256 is stored) */
+        post: operations["tokens-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an API token: every call with it (and every dashboard session opened with it) is refused from now on */
+        delete: operations["tokens-revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1084,6 +1119,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
         };
     };
     "runs-create": {
@@ -1320,6 +1376,27 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1887,6 +1964,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -1964,6 +2062,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -2012,6 +2131,27 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2200,6 +2340,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -2251,6 +2412,27 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2340,6 +2522,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -2391,6 +2594,27 @@ export interface operations {
             /** @description Invalid input: the issues name each field at fault */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2471,6 +2695,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -2519,6 +2764,27 @@ export interface operations {
             /** @description Invalid input: the issues name each field at fault */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3159,6 +3425,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -3211,6 +3498,27 @@ export interface operations {
             /** @description Invalid input: the issues name each field at fault */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3333,6 +3641,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -3410,6 +3739,27 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3511,6 +3861,27 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3724,6 +4095,27 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4102,6 +4494,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -4179,6 +4592,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -4228,6 +4662,27 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4312,6 +4767,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -4364,6 +4840,27 @@ export interface operations {
             /** @description Invalid input: the issues name each field at fault */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4451,6 +4948,27 @@ export interface operations {
             /** @description Invalid input: the issues name each field at fault */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4614,6 +5132,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -4714,6 +5253,27 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5133,6 +5693,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description The request body is larger than 1048576 bytes */
             413: {
                 headers: {
@@ -5196,6 +5777,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Internal server error */
             500: {
                 headers: {
@@ -5247,6 +5849,27 @@ export interface operations {
                         /** @description built by the lab from an uploaded build context (POST /images) */
                         uploaded: boolean;
                     }[];
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
                 };
             };
             /** @description Service unavailable */
@@ -5341,6 +5964,27 @@ export interface operations {
             /** @description The tag is missing or invalid, in the lab's namespace, or names an image the lab uses (issues name the field tag) */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5523,6 +6167,346 @@ export interface operations {
             };
             /** @description Bad request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    "tokens-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /** @description the token's first characters (slb_ and 6 more), to tell tokens apart */
+                        prefix: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description when it was last used, to the minute; null when never */
+                        lastUsedAt: string | null;
+                        /** @description when it was revoked; null while it is valid */
+                        revokedAt: string | null;
+                    }[];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    "tokens-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description what the token is for, 1–80 characters (e.g. ci) */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /** @description the token's first characters (slb_ and 6 more), to tell tokens apart */
+                        prefix: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description when it was last used, to the minute; null when never */
+                        lastUsedAt: string | null;
+                        /** @description when it was revoked; null while it is valid */
+                        revokedAt: string | null;
+                        /** @description the token itself (slb_…): shown this once, never again; only its hash is stored */
+                        token: string;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request body is larger than 1048576 bytes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    "tokens-revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /** @description the token's first characters (slb_ and 6 more), to tell tokens apart */
+                        prefix: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description when it was last used, to the minute; null when never */
+                        lastUsedAt: string | null;
+                        /** @description when it was revoked; null while it is valid */
+                        revokedAt: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: the issues name each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

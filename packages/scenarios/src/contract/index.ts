@@ -22,3 +22,4 @@ export * from "../components/downstream/config";
 export * from "../components/broker/config";
 export * from "../components/storage/config";
 export * from "../components/cache/config";
+export * from "./tokens";

@@ -20,6 +20,8 @@ import { fromTrpcError, invalidInputError, restError, type TRestError } from "./
 import { fileResponse, ZFile } from "./file";
 import { matchRoute, normalizePath, routesOf, type RawRoute, type Route, type RouteMatch } from "./routes";
 import { createImageUpload } from "../images/upload";
+import { WWW_AUTHENTICATE } from "../auth/auth";
+import { authenticateRequest } from "../auth/request";
 
 export const REST_BASE = "/api/v1";
 
@@ -166,6 +168,10 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
     const method = requestMethod(req);
     let label = `REST ${method} ${req.url}`;
     try {
+      const auth = await opts.authenticate?.(req);
+      if (auth && !auth.ok) {
+        return restError(auth.status, { error: auth.error, message: auth.message }, auth.status === 401 ? WWW_AUTHENTICATE : undefined);
+      }
       const url = new URL(req.url);
       const path = url.pathname === base ? "/" : url.pathname.startsWith(`${base}/`) ? url.pathname.slice(base.length) : null;
       const raws = path === null ? [] : (opts.raw ?? []).filter((r) => normalizePath(r.path) === normalizePath(path));
@@ -213,5 +219,6 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
 export const handleRest = createRestHandler({
   router: appRouter,
   createContext: () => ({ deps }),
+  authenticate: authenticateRequest,
   raw: [{ method: "POST", path: "/images", handle: createImageUpload({ docker: () => deps.docker }) }],
 });

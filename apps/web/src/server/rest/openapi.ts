@@ -54,6 +54,20 @@ const OTHER_422: Record<string, string> = {
   "runs-markBaseline": "The run has no name: a baseline is the baseline of a name (the issue names `name`)",
 };
 
+/** API tokens (server/auth): when the lab needs one. */
+const BEARER_AUTH = {
+  type: "http",
+  scheme: "bearer",
+  description:
+    "An API token (slb_…), made at /tokens, with `scalelab token create <name>`, or on the lab's host with `pnpm --filter @scalelab/lab lab token create <name>`. " +
+    "Required when the web listens on anything but loopback (or SCALELAB_AUTH=required); optional on loopback, but a token sent is checked there too (a revoked or unknown one is a 401).",
+} as const;
+
+const UNAUTHORIZED: ResponseObject = {
+  description: "No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized)",
+  headers: { "WWW-Authenticate": { description: 'Bearer realm="scalelab"', required: true, schema: { type: "string" } } },
+};
+
 /** What any operation with parameters answers to one the input schema refuses (e.g. an id over 64 characters). */
 const INVALID_INPUT = "Invalid input: the issues name each field at fault";
 
@@ -179,6 +193,7 @@ export const OPERATION_EXAMPLES: Record<
     path: { name: "cpu-limit-replicas" },
   },
   "history-get": { query: { name: "3 replicas", kind: "run", limit: 50 } },
+  "tokens-create": { summary: "A token for the CI job", body: { name: "ci" } },
   // Two runs' ids (from GET /runs); the baseline is the first.
   "runs-compare": { query: { ids: ["3f2b9c4e-8d1a-4c7e-9b6f-2a5d8e1c0b71", "7a6e1d20-5c3b-4f8e-a9d4-1b2c3d4e5f60"] } },
 };
@@ -288,6 +303,14 @@ export function openApiDocument(): OpenAPIObject {
   }
   const images = (doc.paths ??= {})["/images"] ?? {};
   doc.paths["/images"] = { ...images, post: imageUploadOperation(errorSchema) };
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item as Record<string, Operation>)) {
+      (op.responses ??= {})["401"] = { ...UNAUTHORIZED, content: { "application/json": { schema: errorSchema } } };
+    }
+  }
+  doc.components = { ...doc.components, securitySchemes: { bearerAuth: BEARER_AUTH } };
+  // Either a token or none: optional on a loopback lab, required otherwise (the scheme's description says when).
+  doc.security = [{ bearerAuth: [] }, {}];
   cached = doc;
   return doc;
 }

@@ -5,6 +5,7 @@ import { imagesRouter } from "./images";
 import { presetsRouter } from "./presets";
 import { previewRouter } from "./preview";
 import { runsRouter } from "./runs";
+import { tokensRouter } from "./tokens";
 import { router } from "../trpc";
 
 export const appRouter = router({
@@ -15,6 +16,7 @@ export const appRouter = router({
   host: hostRouter,
   images: imagesRouter,
   history: historyRouter,
+  tokens: tokensRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,10 +1,15 @@
+import { WWW_AUTHENTICATE } from "~/server/auth/auth";
+import { authenticateRequest } from "~/server/auth/request";
 import { requestMethod } from "~/server/http";
 import { restError } from "~/server/rest/errors";
 import { openApiDocument } from "~/server/rest/openapi";
 
 export const dynamic = "force-dynamic";
 
-export function GET() {
+export async function GET(req: Request) {
+  const auth = await authenticateRequest(req);
+  if (!auth.ok)
+    return restError(auth.status, { error: auth.error, message: auth.message }, auth.status === 401 ? WWW_AUTHENTICATE : undefined);
   return Response.json(openApiDocument());
 }
 
