@@ -1,0 +1,67 @@
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { childEnv, integrationWebUrl } from "./env";
+
+/**
+ * docs/CI.md's job, as it is written there: examples/ci/check.sh with examples/ci/experiment.json
+ * against a real lab (SCALELAB_WEB_URL), shortened with the CLI's own --set (5 s loads, 2
+ * repetitions). The first marks the baseline of its name and passes; the second runs the service at
+ * half its CPU and must fail the job with exit 1 on the regression, each keeping its HTML report.
+ */
+const WEB = integrationWebUrl();
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const CHECK = path.join(ROOT, "examples/ci/check.sh");
+const EXPERIMENT = path.join(ROOT, "examples/ci/experiment.json");
+const NAME = `ci example ${randomUUID().slice(0, 8)}`;
+const SHORT = ["--name", NAME, "--set", "base.workload.durationSeconds=5", "--set", "repetitions=2", "--set", "settleSeconds=1"];
+
+type Result = { code: number | null; stdout: string; stderr: string };
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "scalelab-ci-example-"));
+});
+afterAll(() => (dir ? rm(dir, { recursive: true, force: true }) : undefined));
+
+function check(report: string, args: string[]): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", [CHECK, EXPERIMENT, ...SHORT, ...args], {
+      cwd: dir,
+      env: childEnv({ SCALELAB_URL: WEB, SCALELAB_REPORT: report, SCALELAB_RESULT: `${report}.json` }),
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+const explain = (r: Result) => `exit ${r.code}\nstdout: ${r.stdout.slice(0, 2000)}\nstderr: ${r.stderr.slice(0, 3000)}`;
+
+describe("docs/CI.md's job (examples/ci/check.sh)", () => {
+  it("passes and marks the baseline, then fails with exit 1 when the service has half the CPU", async () => {
+    const first = await check("baseline.html", ["--mark-baseline"]);
+    expect(first.code, explain(first)).toBe(0);
+    const baseline = JSON.parse(await readFile(path.join(dir, "baseline.html.json"), "utf8")) as { id: string; name: string };
+    expect(baseline.name).toBe(NAME);
+    const baselineReport = await readFile(path.join(dir, "baseline.html"), "utf8");
+    expect(baselineReport).toMatch(/^<!doctype html>/i);
+    expect(baselineReport).toContain(NAME);
+
+    const second = await check("report.html", ["--set", "base.topology.service.cpus=0.25"]);
+    expect(second.code, explain(second)).toBe(1);
+    expect(second.stderr).toMatch(/regress/i);
+    const result = JSON.parse(await readFile(path.join(dir, "report.html.json"), "utf8")) as {
+      regression: { baselineId: string; verdict: string } | null;
+    };
+    expect(result.regression?.baselineId).toBe(baseline.id);
+    expect(result.regression?.verdict).toBe("regressed");
+    expect(await readFile(path.join(dir, "report.html"), "utf8")).toMatch(/regress/i);
+  });
+});
