@@ -18,7 +18,14 @@ shift
 home=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 report=${SCALELAB_REPORT:-scalelab-report.html}
 result=${SCALELAB_RESULT:-scalelab-result.json}
-scalelab() { pnpm --silent --dir "$home" scalelab "$@"; }
+# The CLI itself, with Node.js (which the lab needs anyway): no pnpm on PATH needed, and relative
+# paths are read from where this script was called.
+scalelab() { node "$home/packages/cli/bin/scalelab.js" "$@"; }
+# Only the CLI's codes leave this script; anything else (a shell's 126/127, a signal) is a 3.
+finish() {
+  case "$1" in 0 | 1 | 2 | 3 | 130) exit "$1" ;; *) echo "unexpected exit $1: counted as 3" >&2; exit 3 ;; esac
+}
+: >"$result" || { echo "cannot write $result (SCALELAB_RESULT)" >&2; exit 3; }
 
 # The finished experiment goes to $result; why it did not pass goes to stderr (the job's log).
 scalelab experiment "$file" "$@" --wait --json >"$result"
@@ -29,7 +36,8 @@ id=$(node -e '
 ' "$result")
 if [ -z "$id" ]; then
   echo "no experiment came back (exit $code): see the lines above" >&2
-  exit "$code"
+  [ "$code" = 0 ] && code=3
+  finish "$code"
 fi
 if scalelab export "$id" --format html -o "$report"; then
   echo "experiment $id: exit $code, report $report" >&2
@@ -37,4 +45,4 @@ else
   echo "experiment $id: exit $code, but its report could not be written" >&2
   [ "$code" -eq 0 ] && code=3
 fi
-exit "$code"
+finish "$code"
