@@ -28,12 +28,21 @@ describe("the integration lanes", () => {
         "src/pipeline.integration.test.ts",
       ],
       2,
+      [0, 0],
     );
     // balancers (123 s) alone; the two unknown files (30 s each) and pipeline (13 s) in the other.
     expect(shared).toEqual([
       ["src/balancers.integration.test.ts"],
       ["src/a.integration.test.ts", "src/b.integration.test.ts", "src/pipeline.integration.test.ts"],
     ]);
+  });
+
+  it("start each lane with what it runs besides its files", () => {
+    const quiet = QUIET.map((q) => `src/${q}.integration.test.ts`);
+    const two = [...quiet, "src/a.integration.test.ts", "src/b.integration.test.ts"];
+    // Lane 2 starts 100 s behind: both 30 s files go to lane 1.
+    expect(splitLanes(two, 2, [0, 100]).shared).toEqual([["src/a.integration.test.ts", "src/b.integration.test.ts"], []]);
+    expect(splitLanes(two, 2, [0, 0]).shared).toEqual([["src/a.integration.test.ts"], ["src/b.integration.test.ts"]]);
   });
 
   it("refuse a quiet name with no file, naming it", () => {

@@ -48,6 +48,14 @@ export const SECONDS: Record<string, number> = {
 };
 export const DEFAULT_SECONDS = 30;
 
+/**
+ * Seconds each shared lane spends besides its files (scripts/test.sh's shared_lane): lane 1 then
+ * runs the web's services' integration tests (27 s), lane 2 the Compose check (34–46 s with the
+ * app image cached, about 160 s when a source change rebuilds its web; 2026-11-26). The split
+ * starts each lane with them.
+ */
+export const LANE_HEAD_START: readonly number[] = [27, 160];
+
 const SUFFIX = ".integration.test.ts";
 export const fileName = (path: string) => basename(path, SUFFIX);
 
@@ -56,7 +64,11 @@ export const fileName = (path: string) => basename(path, SUFFIX);
  * to the lane with the fewest seconds so far). Every file is in exactly one list; a quiet name
  * with no file is an error, so a renamed file cannot leave the quiet lane unnoticed.
  */
-export function splitLanes(files: readonly string[], shared: number): { quiet: string[]; shared: string[][] } {
+export function splitLanes(
+  files: readonly string[],
+  shared: number,
+  headStart: readonly number[] = LANE_HEAD_START,
+): { quiet: string[]; shared: string[][] } {
   if (!Number.isInteger(shared) || shared < 1) throw new Error(`shared lanes must be a whole number ≥ 1, got ${shared}`);
   const names = new Set(files.map(fileName));
   const missing = QUIET.filter((q) => !names.has(q));
@@ -66,7 +78,7 @@ export function splitLanes(files: readonly string[], shared: number): { quiet: s
   const quiet = files.filter((f) => quietNames.has(fileName(f)));
   const weight = (f: string) => SECONDS[fileName(f)] ?? DEFAULT_SECONDS;
   const others = files.filter((f) => !quietNames.has(fileName(f))).sort((a, b) => weight(b) - weight(a) || a.localeCompare(b));
-  const lanes = Array.from({ length: shared }, () => ({ files: [] as string[], seconds: 0 }));
+  const lanes = Array.from({ length: shared }, (_, i) => ({ files: [] as string[], seconds: headStart[i] ?? 0 }));
   for (const f of others) {
     const lane = lanes.reduce((min, l) => (l.seconds < min.seconds ? l : min));
     lane.files.push(f);
