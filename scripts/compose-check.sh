@@ -9,8 +9,10 @@ export SCALELAB_WEB_PORT="${SCALELAB_COMPOSE_TEST_WEB_PORT:-3124}"
 export SCALELAB_POSTGRES_PORT="${SCALELAB_COMPOSE_TEST_POSTGRES_PORT:-55532}"
 export SCALELAB_REDIS_PORT="${SCALELAB_COMPOSE_TEST_REDIS_PORT:-56479}"
 export SCALELAB_INSTANCE="$COMPOSE_PROJECT_NAME"
-# Its own tag, so a deployment of another checkout keeps its image (the layers are shared all the same).
+# Its own tags, so a deployment of another checkout keeps its images (the layers are shared all the same).
 export SCALELAB_APP_IMAGE="scalelab/app:compose-test"
+export SCALELAB_POSTGRES_IMAGE="scalelab/compose-postgres:compose-test"
+export SCALELAB_REDIS_IMAGE="scalelab/compose-redis:compose-test"
 . "$(dirname "$0")/lib.sh"
 export SCALELAB_COMPOSE_ENV_FILE="$STATE/compose-test.env"
 COMPOSE_ENV_FILE="$SCALELAB_COMPOSE_ENV_FILE"

@@ -7,7 +7,7 @@ const RUN_TIMEOUT = 6 * 60_000;
 /*
  * A baseline through the dashboard: a named run marked as the baseline of its name with its
  * button; the next run of the name, at a quarter of the first's arrival rate (the open model, so
- * its req/s is known), shows the regression against it; the history page charts both with the
+ * its req/s is known), waits for its end and then shows the regression against it; the history page charts both with the
  * baseline marked and lists each verdict.
  */
 test("a run marked as the baseline: the next run of its name shows the regression, and the history page marks the baseline", async ({
@@ -16,7 +16,7 @@ test("a run marked as the baseline: the next run of its name shows the regressio
 }) => {
   test.setTimeout(2 * RUN_TIMEOUT);
   const name = uniqueName("e2e baseline");
-  const start = async (arrivalRate: number) => {
+  const create = async (arrivalRate: number) => {
     const res = await request.post("/api/v1/runs", {
       data: {
         name,
@@ -25,10 +25,13 @@ test("a run marked as the baseline: the next run of its name shows the regressio
       },
     });
     expect(res.status(), await res.text()).toBe(201);
-    const { id } = (await res.json()) as { id: string };
+    return ((await res.json()) as { id: string }).id;
+  };
+  const finish = async (id: string) => {
     expect((await waitForRunEnd(request, id, RUN_TIMEOUT)).status).toBe("succeeded");
     return id;
   };
+  const start = async (arrivalRate: number) => finish(await create(arrivalRate));
 
   const base = await start(40);
   await page.goto(`/runs/${base}`);
@@ -38,9 +41,20 @@ test("a run marked as the baseline: the next run of its name shows the regressio
   // A run created before any baseline has no check.
   await expect(page.getByTestId("regression")).toHaveCount(0);
 
-  const slower = await start(10);
+  // While the next one is in progress its check waits for its end, and the disabled button says
+  // why beside it (the run takes provisioning plus 5 s of load: long enough for the page to load).
+  const slower = await create(10);
   await page.goto(`/runs/${slower}`);
   const card = page.getByTestId("regression");
+  await expect(card).toHaveAttribute("data-ended", "false");
+  await expect(page.getByTestId("regression-verdict")).toContainText("Waiting for the run to end");
+  await expect(page.getByTestId("mark-baseline")).toBeDisabled();
+  await expect(page.getByTestId("mark-baseline-why")).toHaveText("Only a run that succeeded can be a baseline");
+  await expect(page.getByTestId("mark-baseline")).toHaveAccessibleDescription("Only a run that succeeded can be a baseline");
+  await finish(slower);
+  await page.reload();
+  await expect(card.getByRole("heading", { level: 2 })).toContainText(`Compared with the baseline of \u201c${name}\u201d`);
+  await expect(page.getByTestId("mark-baseline-why")).toHaveCount(0);
   await expect(card).toHaveAttribute("data-verdict", "regressed");
   await expect(page.getByTestId("regression-verdict")).toContainText("Regression: worse than the baseline");
   await expect(page.getByTestId("regression-baseline")).toHaveAttribute("href", `/runs/${base}`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EXIT } from "./errors";
-import { experimentOutcome, figure, resultLine, runOutcome } from "./outcome";
+import { experimentOutcome, figure, markRefusal, resultLine, runOutcome } from "./outcome";
 
 const thresholds = (passed: boolean[]) => ({
   passed: passed.every(Boolean),
@@ -164,6 +164,45 @@ describe("the regression check", () => {
     expect(r.code).toBe(EXIT.thresholdFailed);
     // A failed run stays exit 2 whatever its check says.
     expect(runOutcome({ ...run("failed"), regression: regression("regressed", true) }).code).toBe(EXIT.failed);
+  });
+});
+
+describe("markRefusal (--mark-baseline)", () => {
+  const check = (verdict: string, results: { variant: string | null; metric: string; figure: number | null }[]) => ({
+    regression: {
+      baselineId: "b-1",
+      verdict,
+      worseBy: 10,
+      p: 0.05,
+      reason: verdict === "cannot_tell" ? "no figure could be compared with the baseline" : null,
+      results: results.map((r) => ({
+        ...r,
+        baselineFigure: 100,
+        ratio: null,
+        ciLow: null,
+        ciHigh: null,
+        pValue: null,
+        regressed: false,
+        reason: "no figure to compare",
+      })),
+    },
+  });
+
+  it("refuses one whose check cannot tell because its own figures are missing", () => {
+    expect(
+      markRefusal(
+        check("cannot_tell", [
+          { variant: null, metric: "rps", figure: null },
+          { variant: null, metric: "p95", figure: null },
+        ]),
+      ),
+    ).toBe("its regression check cannot tell: it has no figure for rps, p95");
+  });
+
+  it("allows one without a check, with a check that passed, or that cannot tell only because of the old baseline", () => {
+    expect(markRefusal({ regression: null })).toBeNull();
+    expect(markRefusal(check("passed", [{ variant: "a", metric: "rps", figure: 90 }]))).toBeNull();
+    expect(markRefusal({ regression: { ...check("cannot_tell", []).regression, reason: "the baseline run b-1 was deleted" } })).toBeNull();
   });
 });
 

@@ -130,6 +130,20 @@ export function regressionLines(r: Regression): string[] {
 export const regressionAt = (view: unknown): Regression | null =>
   ZRegression.safeParse((view as { regression?: unknown } | null)?.regression).data ?? null;
 
+/**
+ * Why --mark-baseline must not mark it although it passed: its regression check cannot tell because
+ * its own figures are missing (a baseline without them would pass every later check); null when
+ * it may be marked (no check, or the check could not tell only because of the old baseline).
+ */
+export function markRefusal(view: unknown): string | null {
+  const r = regressionAt(view);
+  if (!r || r.verdict !== "cannot_tell") return null;
+  const missing = r.results.filter((x) => x.figure === null);
+  if (missing.length === 0) return null;
+  const which = [...new Set(missing.map((x) => `${x.variant !== null ? `${x.variant} ` : ""}${x.metric}`))].join(", ");
+  return `its regression check cannot tell: it has no figure for ${which}`;
+}
+
 /** A succeeded outcome with the view's regression check added: its lines after the thresholds', exit 1 when it regressed. */
 function withRegression(outcome: Outcome, view: unknown): Outcome {
   const r = regressionAt(view);

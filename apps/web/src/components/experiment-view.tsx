@@ -202,7 +202,7 @@ export function ExperimentReport({ view }: { view: TExperimentView }) {
     <>
       <Progress view={view} />
       <ExperimentThresholds outcome={view.thresholds} />
-      {view.regression && <RegressionCard regression={view.regression} kind="experiment" name={view.name} />}
+      {view.regression && <RegressionCard regression={view.regression} kind="experiment" name={view.name} ended={!isLive(view.status)} />}
       <Reference view={view} />
       <VariantStats view={view} />
       <Comparisons view={view} />

@@ -1,30 +1,42 @@
 "use client";
 
-import { REGRESSION_VERDICT_TEXT, regressionChangeText, type TRegression } from "@scalelab/scenarios/analysis";
+import { regressionChangeText, type TRegression } from "@scalelab/scenarios/analysis";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { useId } from "react";
 import { historyHref } from "~/lib/history";
+import { regressionHeading, regressionWords } from "~/lib/regression-text";
 import { formatMs, formatRps } from "~/lib/format";
 import { useTRPC } from "~/trpc/client";
 import { TableScroll } from "./scroll-region";
 
-const BADGE = { passed: "badge-succeeded", regressed: "badge-failed", cannot_tell: "badge-cancelled" } as const;
-const SHORT = { passed: "no regression", regressed: "regression", cannot_tell: "cannot tell" } as const;
-
 /**
  * The check against the baseline of the name: its verdict in words, the baseline linked, and per
  * metric (and variant) the baseline's figure, this one's, the change with its ratio, CI and p.
+ * While it is in progress it says it waits for its end.
  */
-export function RegressionCard({ regression, kind, name }: { regression: TRegression; kind: "run" | "experiment"; name: string }) {
+export function RegressionCard({
+  regression,
+  kind,
+  name,
+  ended,
+}: {
+  regression: TRegression;
+  kind: "run" | "experiment";
+  name: string;
+  ended: boolean;
+}) {
   const r = regression;
   const experiment = kind === "experiment";
+  const words = regressionWords(r.verdict, kind, ended);
+  const heading = regressionHeading(name);
   return (
-    <section className="panel" data-testid="regression" data-verdict={r.verdict}>
+    <section className="panel" data-testid="regression" data-verdict={r.verdict} data-ended={ended}>
       <h2>
-        Against the baseline {kind} of its name <span className={`badge ${BADGE[r.verdict]}`}>{SHORT[r.verdict]}</span>
+        {heading} <span className={`badge ${words.badge}`}>{words.short}</span>
       </h2>
       <p data-testid="regression-verdict">
-        <strong>{REGRESSION_VERDICT_TEXT[r.verdict]}.</strong>{" "}
+        <strong>{words.sentence}.</strong>{" "}
         <span className="muted">
           Compared with the {kind}{" "}
           <Link href={`/${kind}s/${encodeURIComponent(r.baselineId)}`} data-testid="regression-baseline">
@@ -32,11 +44,11 @@ export function RegressionCard({ regression, kind, name }: { regression: TRegres
           </Link>{" "}
           that was the baseline of “{name}” when this one was created: a regression is req/s lower or p95 higher by more than {r.worseBy} %
           {experiment ? `, with the difference significant at p < ${r.p} when both sides have 2 or more runs` : ""}.
-          {r.reason ? ` ${r.reason}.` : ""} <Link href={historyHref(kind, name)}>History of “{name}”</Link>
+          {r.reason && ended ? ` ${r.reason}.` : ""} <Link href={historyHref(kind, name)}>History of “{name}”</Link>
         </span>
       </p>
       {r.results.length > 0 && (
-        <TableScroll label={`Against the baseline ${kind} of its name`}>
+        <TableScroll label={heading}>
           <table className="data">
             <thead>
               <tr>
@@ -84,7 +96,8 @@ export function RegressionCard({ regression, kind, name }: { regression: TRegres
 
 /**
  * Marks the run or experiment as the baseline of its name, or unmarks it. Only a named, succeeded
- * stand-alone run or an experiment whose runs all succeeded can be one; the button says why not.
+ * stand-alone run or an experiment whose runs all succeeded can be one; a disabled button has
+ * the reason as visible text beside it (and as its accessible description).
  */
 export function BaselineButton({
   kind,
@@ -115,6 +128,7 @@ export function BaselineButton({
   const [doMark, doUnmark] = kind === "run" ? [mark, unmark] : [markExperiment, unmarkExperiment];
   const pending = doMark.isPending || doUnmark.isPending;
   const error = doMark.error ?? doUnmark.error;
+  const whyId = useId();
   return (
     <>
       {marked ? (
@@ -129,16 +143,24 @@ export function BaselineButton({
           {pending ? "Unmarking…" : "Unmark baseline"}
         </button>
       ) : (
-        <button
-          type="button"
-          className="btn"
-          data-testid="mark-baseline"
-          disabled={pending || !canMark}
-          title={canMark ? `Later ${kind}s named “${name}” will be checked against this one` : why}
-          onClick={() => doMark.mutate({ id })}
-        >
-          {pending ? "Marking…" : "Mark as baseline"}
-        </button>
+        <>
+          <button
+            type="button"
+            className="btn"
+            data-testid="mark-baseline"
+            disabled={pending || !canMark}
+            aria-describedby={canMark ? undefined : whyId}
+            title={canMark ? `Later ${kind}s named “${name}” will be checked against this one` : undefined}
+            onClick={() => doMark.mutate({ id })}
+          >
+            {pending ? "Marking…" : "Mark as baseline"}
+          </button>
+          {!canMark && (
+            <span className="muted" id={whyId} data-testid="mark-baseline-why">
+              {why}
+            </span>
+          )}
+        </>
       )}
       {error && (
         <span className="error-text" role="alert">

@@ -330,7 +330,7 @@ export function RunPage({ id, initial }: { id: string; initial?: TRunSnapshot | 
       </div>
 
       {summary?.thresholds && <RunThresholds outcome={summary.thresholds} />}
-      {checked?.regression && <RegressionCard regression={checked.regression} kind="run" name={run.name ?? ""} />}
+      {checked?.regression && <RegressionCard regression={checked.regression} kind="run" name={run.name ?? ""} ended={!active} />}
       <RunFindings findings={run.findings} />
 
       <div className="grid-2" style={{ marginBottom: 16 }}>

@@ -5,7 +5,7 @@ import type { Command, Threshold } from "../args";
 import { call } from "../client";
 import { EXIT, UsageError, type ExitCode } from "../errors";
 import { experimentLines, summaryLine } from "../format";
-import { experimentOutcome, runOutcome, type Outcome } from "../outcome";
+import { experimentOutcome, markRefusal, runOutcome, type Outcome } from "../outcome";
 import { applyAssignments, type Assignment } from "../set";
 import { waitForExperiment, waitForRun } from "../wait";
 import { printJson, type Ctx } from "./context";
@@ -33,8 +33,10 @@ export const EXPERIMENT_TARGET = { schema: ZExperimentCreate, what: "an experime
  * --mark-baseline: once it passed (its thresholds and its regression check), it becomes the
  * baseline of its name; a run or experiment that did not pass is not marked, and says so.
  */
-async function markIfPassed(ctx: Ctx, kind: "run" | "experiment", id: string, outcome: Outcome): Promise<Outcome> {
+async function markIfPassed(ctx: Ctx, kind: "run" | "experiment", id: string, outcome: Outcome, view: unknown): Promise<Outcome> {
   if (outcome.code !== EXIT.passed) return { ...outcome, lines: [...outcome.lines, `not marked as the baseline: it did not pass`] };
+  const refusal = markRefusal(view);
+  if (refusal !== null) return { ...outcome, lines: [...outcome.lines, `not marked as the baseline: ${refusal}`] };
   const mark = await markBaseline(ctx, kind, id);
   const replaced = mark.replaced ? ` (instead of ${mark.replaced})` : "";
   return { ...outcome, lines: [...outcome.lines, `marked as the baseline of "${mark.name}"${replaced}`] };
@@ -73,7 +75,7 @@ export async function submitRun(ctx: Ctx, cmd: Extract<Submit, { name: "run" }>)
   if (!ctx.json) ctx.err(`run ${ref.id} ${ref.status}: ${lab.url}/runs/${ref.id}\n`);
   const run = await waitForRun(lab, ref.id, ctx.progress, ctx.signal);
   if (!run) return stoppedWaiting(ctx, "run", ref.id);
-  const outcome = cmd.markBaseline ? await markIfPassed(ctx, "run", run.id, runOutcome(run)) : runOutcome(run);
+  const outcome = cmd.markBaseline ? await markIfPassed(ctx, "run", run.id, runOutcome(run), run) : runOutcome(run);
   return report(ctx, outcome, run, run.summary ? [`  ${summaryLine(run.summary)}`] : []);
 }
 
@@ -88,7 +90,7 @@ async function followExperiment(ctx: Ctx, ref: ExperimentRef, wait: boolean, mar
   if (!ctx.json) ctx.err(`${queued}\n`);
   const view = await waitForExperiment(lab, ref.id, ctx.progress, ctx.signal);
   if (!view) return stoppedWaiting(ctx, "experiment", ref.id);
-  const outcome = mark ? await markIfPassed(ctx, "experiment", view.id, experimentOutcome(view)) : experimentOutcome(view);
+  const outcome = mark ? await markIfPassed(ctx, "experiment", view.id, experimentOutcome(view), view) : experimentOutcome(view);
   return report(
     ctx,
     outcome,

@@ -181,6 +181,97 @@ describe("regressionCheck cannot tell", () => {
   });
 });
 
+describe("regressionCheck of a dead service", () => {
+  const dead = (p95: number | null): TRunSummary => ({
+    requests: 0,
+    rps: 0,
+    errors: 0,
+    errorRate: 0,
+    latencyMs: { avg: p95, p50: p95, p90: p95, p95, p99: p95, max: p95 } as TRunSummary["latencyMs"],
+  });
+  const one = (rps: number, p95: number) => side({ run: [[rps, p95]] });
+
+  it("a run at 0 req/s with no p95 regressed (ratio 0), it is not cannot_tell", () => {
+    const out = check(one(1000, 20), { ended: true, succeeded: true, variants: [{ name: "run", summaries: [dead(null)] }] }, "run");
+    expect(out.verdict).toBe("regressed");
+    const [rps, p95] = out.results;
+    expect(rps).toMatchObject({ metric: "rps", regressed: true, ratio: 0, figure: 0, baselineFigure: 1000 });
+    expect(rps!.reason).toBe("regressed: 1 of 1 run(s) at 0 req/s where the baseline had rps 1000 req/s: the service did not answer");
+    expect(p95).toMatchObject({ metric: "p95", regressed: true, ratio: null, figure: null });
+    expect(p95!.reason).toMatch(/^regressed: 1 of 1 run\(s\) without a p95 \(no request completed\) where the baseline had p95 20 ms/);
+  });
+
+  it("one run of three at 0 req/s in an experiment regressed", () => {
+    const current: RegressionSide = {
+      ended: true,
+      succeeded: true,
+      variants: [{ name: "a", summaries: [summary(1000, 20), dead(20), summary(1005, 20)] }],
+    };
+    const out = check(base, current);
+    expect(out.verdict).toBe("regressed");
+    expect(out.results[0]).toMatchObject({ metric: "rps", ratio: 0, regressed: true });
+    expect(out.results[0]!.reason).toMatch(/^regressed: 1 of 3 run\(s\) at 0 req\/s/);
+  });
+
+  it("failed runs where the baseline had figures regressed; a cancelled run still cannot tell", () => {
+    const failedRun = check(one(1000, 20), { ended: true, succeeded: false, variants: [{ name: "run", summaries: [], failed: 1 }] }, "run");
+    expect(failedRun.verdict).toBe("regressed");
+    expect(failedRun.results[0]).toMatchObject({ ratio: 0, regressed: true });
+    expect(failedRun.results[0]!.reason).toMatch(/^regressed: 1 run\(s\) failed where the baseline had rps 1000 req\/s/);
+    const someFailed = check(
+      base,
+      side(
+        {
+          a: [
+            [1000, 20],
+            [1001, 20],
+          ],
+        },
+        { succeeded: false },
+      ),
+    );
+    expect(someFailed.verdict).toBe("passed");
+    const withFailed = check(base, {
+      ended: true,
+      succeeded: false,
+      variants: [{ name: "a", summaries: [summary(1000, 20), summary(1001, 20)], failed: 1 }],
+    });
+    expect(withFailed.verdict).toBe("regressed");
+    expect(withFailed.results.map((r) => r.regressed)).toEqual([true, true]);
+    const cancelled = check(one(1000, 20), { ended: true, succeeded: false, variants: [{ name: "run", summaries: [] }] }, "run");
+    expect(cancelled.verdict).toBe("cannot_tell");
+  });
+
+  it("a baseline without the figure cannot make a dead run a regression", () => {
+    const out = check(
+      { ended: true, succeeded: true, variants: [{ name: "run", summaries: [dead(null)] }] },
+      { ended: true, succeeded: true, variants: [{ name: "run", summaries: [dead(null)] }] },
+      "run",
+    );
+    expect(out.verdict).toBe("cannot_tell");
+  });
+});
+
+describe("the interval", () => {
+  it("is the 95 % one it is labelled as whatever p is; p decides significance", () => {
+    const current = side({
+      a: [
+        [900, 22],
+        [905, 23],
+        [880, 21],
+      ],
+    });
+    const strict = regressionCheck({ kind: "experiment", baselineId: "b1", settings: { worseBy: 5, p: 0.01 }, baseline: base, current });
+    const ci95 = compareSamples([1000, 1010, 990], [900, 905, 880], { alpha: 0.05 });
+    const ci99 = compareSamples([1000, 1010, 990], [900, 905, 880], { alpha: 0.01 });
+    expect(ci99.ciLow).not.toBe(ci95.ciLow);
+    const rps = strict.results[0]!;
+    expect(rps.ciLow).toBe(ci95.ciLow);
+    expect(rps.ciHigh).toBe(ci95.ciHigh);
+    expect(rps.regressed).toBe(rps.pValue! < 0.01);
+  });
+});
+
 describe("ZRegressionSettings", () => {
   it("fills the defaults and names the field and its range", () => {
     expect(ZRegressionSettings.parse({})).toEqual({ worseBy: 10, p: 0.05 });

@@ -11,6 +11,9 @@ import { metricOf } from "./experiment-report";
  * its 95 % CI: experiment-stats.ts): a regression is a change worse than `worseBy` % at p < `p`.
  * With one run on a side only the ratio is known: worse than `worseBy` % is a regression, and the
  * reason says that one run cannot tell noise from a change.
+ * A dead service is a regression, not something that cannot be told: when the baseline has the
+ * figure and the current side has a run at 0 req/s (ratio 0), a run without a p95 (no request
+ * completed), or runs that failed, it regressed, and the reason says which.
  */
 
 export const REGRESSION_METRICS = ["rps", "p95"] as const;
@@ -65,7 +68,8 @@ export type RegressionSide = {
   ended: boolean;
   /** False when its status is not one that can serve as a baseline (a failed run, an experiment with missing runs). */
   succeeded: boolean;
-  variants: readonly { name: string; summaries: readonly TRunSummary[] }[];
+  /** `failed`: its runs (repetitions) that failed or were interrupted with no succeeded run in their place. */
+  variants: readonly { name: string; summaries: readonly TRunSummary[]; failed?: number }[];
 };
 
 export type RegressionInput = {
@@ -86,17 +90,73 @@ const geometricMean = (values: readonly number[]): number | null =>
 
 const pct = (ratio: number) => Math.abs((ratio - 1) * 100).toFixed(1);
 
+/** The interval shown is a 95 % one whatever `p` (the significance test's level) is. */
+const CI_ALPHA = 0.05;
+
+/**
+ * Why the current side is dead where the baseline had the figure: runs at 0 req/s, runs with no
+ * p95, runs that failed; null when none of that applies.
+ */
+function deadReason(
+  metric: TRegressionMetric,
+  b: readonly number[],
+  c: readonly number[],
+  current: readonly TRunSummary[],
+  failed: number,
+): string | null {
+  const baseFigure = geometricMean(b);
+  if (baseFigure === null || !(baseFigure > 0)) return null;
+  const parts: string[] = [];
+  const zero = c.filter((v) => v <= 0).length;
+  if (metric === "rps" && zero > 0) parts.push(`${zero} of ${current.length} run(s) at 0 req/s`);
+  // k6 reports a p95 of 0 when no request completed: as missing as none.
+  const missing = current.length - c.filter((v) => v > 0).length;
+  if (metric === "p95" && missing > 0) parts.push(`${missing} of ${current.length} run(s) without a p95 (no request completed)`);
+  if (failed > 0) parts.push(`${failed} run(s) failed`);
+  if (parts.length === 0) return null;
+  return `${parts.join(", ")} where the baseline had ${metric} ${Number(baseFigure.toPrecision(4))} ${METRIC_WORDS[metric].unit}: the service did not answer`;
+}
+
 function compareMetric(
   metric: TRegressionMetric,
   settings: TRegressionSettings,
   base: readonly TRunSummary[],
   current: readonly TRunSummary[],
   names: { variant: string | null; baselineVariant: string | null },
+  failed = 0,
 ): TRegressionResult {
   const values = (side: readonly TRunSummary[]) =>
     side.map((s) => metricOf(s, METRIC_KEY[metric])).filter((v): v is number => v !== null && Number.isFinite(v));
   const [b, c] = [values(base), values(current)];
-  const cmp = compareSamples(b, c, { alpha: settings.p });
+  const dead = deadReason(metric, b, c, current, failed);
+  if (dead !== null) {
+    // Req/s: a run at 0 (or only failed runs) makes the figure 0, so the ratio is 0; a p95 that is missing has none.
+    const baselineFigure = geometricMean(b)!;
+    const figure =
+      metric === "rps"
+        ? c.length === 0 || c.some((v) => v <= 0)
+          ? 0
+          : geometricMean(c)
+        : c.length === 0 || c.length < current.length || c.some((v) => v <= 0)
+          ? null
+          : geometricMean(c);
+    return {
+      ...names,
+      metric,
+      baselineFigure,
+      figure,
+      baselineRuns: b.length,
+      runs: c.length,
+      ratio: figure === null ? null : figure / baselineFigure,
+      ciLow: null,
+      ciHigh: null,
+      pValue: null,
+      regressed: true,
+      reason: `regressed: ${dead}`,
+    };
+  }
+  // The interval is the 95 % one it is labelled as; the significance test below keeps settings.p.
+  const cmp = compareSamples(b, c, { alpha: CI_ALPHA });
   const words = METRIC_WORDS[metric];
   const beyond = cmp.ratio !== null && (metric === "rps" ? cmp.ratio < 1 - settings.worseBy / 100 : cmp.ratio > 1 + settings.worseBy / 100);
   const worse = cmp.ratio !== null && (metric === "rps" ? cmp.ratio < 1 : cmp.ratio > 1);
@@ -167,7 +227,9 @@ export function regressionCheck(input: RegressionInput): TRegression {
     const base = input.baseline.variants[bi];
     if (!cur || !base) continue;
     const names = isExperiment ? { variant: cur.name, baselineVariant: base.name } : { variant: null, baselineVariant: null };
-    for (const metric of REGRESSION_METRICS) results.push(compareMetric(metric, settings, base.summaries, cur.summaries, names));
+    for (const metric of REGRESSION_METRICS) {
+      results.push(compareMetric(metric, settings, base.summaries, cur.summaries, names, cur.failed ?? 0));
+    }
   }
   const verdict: TRegressionVerdict = results.some((r) => r.regressed)
     ? "regressed"

@@ -6,6 +6,7 @@ import type { Deps } from "../runtime";
 import { createRun, deleteRun, getRun } from "../runs/service";
 import { createExperiment, getExperiment } from "../experiments/service";
 import { openServiceDeps } from "../testing-services";
+import { markExperimentBaseline, markRunBaseline } from "./service";
 import { createTrpcHandler } from "../trpc-http";
 import { createRestHandler } from "../rest/handler";
 
@@ -140,6 +141,106 @@ describe("a run's baseline", () => {
     expect(await bad.json()).toMatchObject({ issues: [{ path: "kind", message: "kind must be one of: run, experiment" }] });
     const noName = await send("GET", `/history?kind=run`);
     expect(await noName.json()).toMatchObject({ issues: [{ path: "name" }] });
+  });
+});
+
+describe("a dead service against the baseline", () => {
+  it("a run at 0 req/s (k6 says p95 0 then), or one that failed, regressed (it does not pass as cannot_tell)", async () => {
+    const name = `${prefix} dead`;
+    const base = await createRun(deps, runOf(name));
+    await succeed(base.id, 1000, 20);
+    expect((await send("PUT", `/runs/${base.id}/baseline`)).status).toBe(200);
+    const silent = await createRun(deps, runOf(name));
+    await deps.db.run.update({
+      where: { id: silent.id },
+      data: {
+        status: "succeeded",
+        step: "done",
+        finishedAt: new Date(),
+        summary: { requests: 0, rps: 0, errors: 0, errorRate: 0, latencyMs: { avg: 0, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 } },
+      },
+    });
+    const view = await getRun(deps, silent.id);
+    expect(view.regression).toMatchObject({ baselineId: base.id, verdict: "regressed" });
+    expect(view.regression!.results.map((r) => [r.metric, r.ratio, r.regressed])).toEqual([
+      ["rps", 0, true],
+      ["p95", null, true],
+    ]);
+    const failed = await createRun(deps, runOf(name));
+    await deps.db.run.update({ where: { id: failed.id }, data: { status: "failed", step: "done", finishedAt: new Date() } });
+    const f = await getRun(deps, failed.id);
+    expect(f.regression).toMatchObject({ verdict: "regressed" });
+    expect(f.regression!.results[0]!.reason).toMatch(/^regressed: 1 run\(s\) failed where the baseline had rps 1000 req\/s/);
+  });
+});
+
+describe("marking while it is deleted", () => {
+  /**
+   * The delete is made in a transaction left open while the mark goes on, then committed: the
+   * mark's checks before its transaction still see the row; inside, its FOR UPDATE waits for the
+   * delete and then finds nothing (404). Without the lock the mark went through and left a
+   * baseline row pointing at the deleted id.
+   */
+  const deleteDuring = async (
+    remove: (tx: Parameters<Parameters<Deps["db"]["$transaction"]>[0]>[0]) => Promise<unknown>,
+    markIt: () => Promise<unknown>,
+  ) => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let removed!: () => void;
+    const done = new Promise<void>((r) => (removed = r));
+    const deleting = deps.db.$transaction(
+      async (tx) => {
+        await remove(tx);
+        removed();
+        await gate;
+      },
+      { timeout: 15_000 },
+    );
+    await done;
+    const marking = markIt().then(
+      () => "marked",
+      (err: unknown) => err,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    release();
+    await deleting;
+    return marking;
+  };
+
+  it("a run: 404, and no baseline row left for the deleted id", async () => {
+    const name = `${prefix} race run`;
+    const run = await createRun(deps, runOf(name));
+    await succeed(run.id, 1000, 20);
+    const outcome = await deleteDuring(
+      (tx) => tx.run.delete({ where: { id: run.id } }),
+      () => markRunBaseline(deps, run.id),
+    );
+    expect(await deps.db.baseline.count({ where: { targetId: run.id } })).toBe(0);
+    expect(outcome).toMatchObject({ kind: "not_found" });
+  });
+
+  it("an experiment: 404, and no baseline row left for the deleted id", async () => {
+    const { ZExperimentCreate } = await import("@scalelab/scenarios/experiments");
+    const e = await createExperiment(
+      deps,
+      ZExperimentCreate.parse({
+        name: `${prefix} race experiment`,
+        base: { topology: { service: { replicas: 1, memoryMb: 64 } }, workload: { endpoint: "hostname", vus: 1, durationSeconds: 5 } },
+        variants: [{ name: "a", patch: {} }],
+        repetitions: 1,
+        settleSeconds: 0,
+      }),
+    );
+    const [r] = await deps.db.run.findMany({ where: { experimentId: e.id } });
+    await succeed(r!.id, 1000, 20);
+    await deps.db.run.update({ where: { id: r!.id }, data: { startedAt: new Date() } });
+    const outcome = await deleteDuring(
+      (tx) => tx.experiment.delete({ where: { id: e.id } }),
+      () => markExperimentBaseline(deps, e.id),
+    );
+    expect(await deps.db.baseline.count({ where: { targetId: e.id } })).toBe(0);
+    expect(outcome).toMatchObject({ kind: "not_found" });
   });
 });
 

@@ -8,9 +8,10 @@ import {
   type TRunStatus,
   type TRunSummary,
 } from "@scalelab/scenarios/contract";
-import { experimentProgress, ZExperimentCreate, type TExperimentStatus } from "@scalelab/scenarios/experiments";
+import { ZExperimentCreate, type TExperimentStatus } from "@scalelab/scenarios/experiments";
 import { AppError, runNotFound } from "../errors";
 import type { Deps } from "../runtime";
+import { progressOf } from "../experiments/progress";
 import type { TBaselineKind, TBaselineMark, THistory, THistoryInput, THistoryPoint } from "./types";
 
 /**
@@ -30,12 +31,21 @@ export async function baselineOfName(tx: Db, kind: TBaselineKind, name: string):
 
 const summaryOf = (summary: unknown): TRunSummary | null => ZRunSummary.safeParse(summary).data ?? null;
 
+/** The statuses of a run that failed (a cancelled one did not: it was stopped). */
+const FAILED = new Set<string>(["failed", "interrupted"]);
+
 function runSide(row: Pick<Run, "status" | "summary">): RegressionSide {
   const summary = summaryOf(row.summary);
   return {
     ended: isTerminal(row.status as TRunStatus),
     succeeded: row.status === "succeeded",
-    variants: [{ name: "run", summaries: row.status === "succeeded" && summary ? [summary] : [] }],
+    variants: [
+      {
+        name: "run",
+        summaries: row.status === "succeeded" && summary ? [summary] : [],
+        failed: FAILED.has(row.status) ? 1 : 0,
+      },
+    ],
   };
 }
 
@@ -77,10 +87,13 @@ type ExperimentData = {
   variants: { name: string; summaries: TRunSummary[] }[];
 };
 
-const loadSeconds = (workload: unknown) => {
-  const d = (workload as { durationSeconds?: unknown } | null)?.durationSeconds;
-  return typeof d === "number" ? d : 30;
-};
+/** A variant's repetitions whose runs failed with no succeeded run in their place (after the retry). */
+function failedRepetitions(runs: readonly { variant: number | null; repetition: number | null; status: string }[], variant: number) {
+  const own = runs.filter((r) => (r.variant ?? 0) === variant);
+  const reps = new Set(own.filter((r) => FAILED.has(r.status)).map((r) => r.repetition ?? 0));
+  for (const r of own) if (r.status === "succeeded") reps.delete(r.repetition ?? 0);
+  return reps.size;
+}
 
 /** Experiments with their status (from their runs) and each variant's succeeded runs' summaries. */
 async function loadExperiments(db: Db, where: Prisma.ExperimentWhereInput, opts: { take?: number } = {}): Promise<ExperimentData[]> {
@@ -110,25 +123,7 @@ async function loadExperiments(db: Db, where: Prisma.ExperimentWhereInput, opts:
     const names = Array.isArray(e.variants)
       ? (e.variants as { name?: unknown }[]).map((v, i) => (typeof v.name === "string" ? v.name : `#${i + 1}`))
       : [];
-    const { status } = experimentProgress(
-      own.map((r) => ({
-        variant: r.variant ?? 0,
-        repetition: r.repetition ?? 0,
-        attempt: r.attempt,
-        status: r.status as TRunStatus,
-        startedAt: r.startedAt?.getTime() ?? null,
-        finishedAt: r.finishedAt?.getTime() ?? null,
-        loadSeconds: loadSeconds(r.workload),
-      })),
-      {
-        planned: e.plannedRuns,
-        variants: names.length,
-        repetitions: e.repetitions,
-        cancelRequested: e.cancelRequested,
-        settleSeconds: e.settleSeconds,
-        now: Date.now(),
-      },
-    );
+    const { status } = progressOf(e, own, names.length);
     const definition = ZExperimentCreate.safeParse(e.definition).data;
     return {
       id: e.id,
@@ -143,6 +138,7 @@ async function loadExperiments(db: Db, where: Prisma.ExperimentWhereInput, opts:
           const s = (r.variant ?? 0) === index && r.status === "succeeded" ? summaryOf(r.summary) : null;
           return s ? [s] : [];
         }),
+        failed: failedRepetitions(own, index),
       })),
     };
   });
@@ -185,9 +181,30 @@ export async function experimentRegression(db: Db, id: string): Promise<TRegress
 
 export const experimentNotFound = (id: string) => new AppError("not_found", `experiment ${id} not found`);
 
-/** Makes the target the baseline of its name (replacing the one before), in one statement. */
+/**
+ * Makes the target the baseline of its name (replacing the one before). The checks done before
+ * are done again inside the transaction with the target's row locked (FOR UPDATE): a delete that
+ * came in between is either seen here (404), or waits for this commit and its trigger then unmarks
+ * it; no baseline row is left pointing at a deleted run or experiment.
+ */
 async function mark(deps: Deps, kind: TBaselineKind, id: string, name: string): Promise<TBaselineMark> {
   return deps.db.$transaction(async (tx) => {
+    if (kind === "run") {
+      const [row] = await tx.$queryRaw<{ status: string; delete_requested: boolean }[]>`
+        SELECT "status", "delete_requested" FROM "runs" WHERE "id" = ${id} FOR UPDATE`;
+      if (!row || row.delete_requested) throw runNotFound(id);
+      if (row.status !== "succeeded") {
+        throw new AppError("conflict", `run ${id} is ${row.status}: only a run that succeeded can be a baseline`);
+      }
+    } else {
+      const locked = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "experiments" WHERE "id" = ${id} FOR UPDATE`;
+      if (locked.length === 0) throw experimentNotFound(id);
+      // Deleting an experiment marks its runs first: one marked is an experiment being deleted.
+      if ((await tx.run.count({ where: { experimentId: id, deleteRequested: true } })) > 0) throw experimentNotFound(id);
+      const [e] = await loadExperiments(tx, { id });
+      if (!e) throw experimentNotFound(id);
+      if (e.status !== "succeeded") throw notSucceeded(id, e.status);
+    }
     const before = await tx.baseline.findUnique({ where: { kind_name: { kind, name } }, select: { targetId: true } });
     await tx.baseline.upsert({
       where: { kind_name: { kind, name } },
@@ -197,6 +214,14 @@ async function mark(deps: Deps, kind: TBaselineKind, id: string, name: string): 
     return { kind, id, name, baseline: true, replaced: before && before.targetId !== id ? before.targetId : null };
   });
 }
+
+const notSucceeded = (id: string, status: TExperimentStatus) => {
+  const why = status === "failed" ? "failed (some variant × repetition has no succeeded run)" : status;
+  return new AppError(
+    "conflict",
+    `experiment ${id} is ${why}: only an experiment that finished with every run succeeded can be a baseline`,
+  );
+};
 
 export async function markRunBaseline(deps: Deps, id: string): Promise<TBaselineMark> {
   const row = await deps.db.run.findUnique({
@@ -225,13 +250,7 @@ export async function markRunBaseline(deps: Deps, id: string): Promise<TBaseline
 export async function markExperimentBaseline(deps: Deps, id: string): Promise<TBaselineMark> {
   const [e] = await loadExperiments(deps.db, { id });
   if (!e) throw experimentNotFound(id);
-  if (e.status !== "succeeded") {
-    const why = e.status === "failed" ? "failed (some variant × repetition has no succeeded run)" : e.status;
-    throw new AppError(
-      "conflict",
-      `experiment ${id} is ${why}: only an experiment that finished with every run succeeded can be a baseline`,
-    );
-  }
+  if (e.status !== "succeeded") throw notSucceeded(id, e.status);
   return mark(deps, "experiment", id, e.name);
 }
 

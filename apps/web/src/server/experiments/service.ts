@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Prisma, type Experiment, type Run } from "@scalelab/db";
 import { runJob } from "@scalelab/scenarios/messages";
-import { experimentProgress } from "@scalelab/scenarios/experiments";
 import { experimentStatistics } from "@scalelab/scenarios/analysis";
 import {
   comparisonThresholdsOf,
@@ -22,6 +21,7 @@ import { AppError, invalidInput, quotaExceeded, type FieldIssue } from "../error
 import { experimentRefusal, experimentWarnings } from "@scalelab/scenarios/experiments";
 import { admitToQueue, quotasOf, TX_OPTIONS } from "../quotas/service";
 import { baselineOfName, experimentRegression, isBaseline } from "../baselines/service";
+import { loadSecondsOf, progressOf } from "./progress";
 import type { Deps } from "../runtime";
 import { cancelRun, json, readHostBounds, withTimeout } from "../runs/service";
 import { likeContains, likePrefix, pageOf, type TExperimentListInput } from "../runs/paging";
@@ -148,33 +148,6 @@ const RUN_FIELDS = {
   finishedAt: true,
 } as const;
 type RunRow = Pick<Run, keyof typeof RUN_FIELDS>;
-
-const loadSecondsOf = (workload: unknown): number => {
-  const d = (workload as { durationSeconds?: unknown } | null)?.durationSeconds;
-  return typeof d === "number" ? d : 30;
-};
-
-function progressOf(e: Experiment, runs: RunRow[], variantCount: number) {
-  return experimentProgress(
-    runs.map((r) => ({
-      variant: r.variant ?? 0,
-      repetition: r.repetition ?? 0,
-      attempt: r.attempt,
-      status: r.status as TRunStatus,
-      startedAt: r.startedAt?.getTime() ?? null,
-      finishedAt: r.finishedAt?.getTime() ?? null,
-      loadSeconds: loadSecondsOf(r.workload),
-    })),
-    {
-      planned: e.plannedRuns,
-      variants: variantCount,
-      repetitions: e.repetitions,
-      cancelRequested: e.cancelRequested,
-      settleSeconds: e.settleSeconds,
-      now: Date.now(),
-    },
-  );
-}
 
 const isOpenModel = (workload: unknown): boolean => typeof (workload as { arrivalRate?: unknown } | null)?.arrivalRate === "number";
 
