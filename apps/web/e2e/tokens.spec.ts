@@ -82,3 +82,13 @@ test("/login opens a session with a token (an HttpOnly, SameSite=Lax cookie) and
   await expect(page.getByTestId("login-session")).toHaveCount(0);
   expect((await context.cookies()).find((c) => c.name === "scalelab_session")).toBeUndefined();
 });
+
+test("/login returns only to a page of the lab: /login?next=/%09/evil.com lands on the home page", async ({ page, request, baseURL }) => {
+  const created = await request.post("/api/v1/tokens", { data: { name: `e2e next ${randomUUID().slice(0, 8)}` } });
+  expect(created.status()).toBe(201);
+  const { token } = (await created.json()) as { token: string };
+  await page.goto("/login?next=/%09/evil.com");
+  await page.getByTestId("login-token").fill(token);
+  await page.getByTestId("login-submit").click();
+  await expect(page).toHaveURL(new URL("/", baseURL).href);
+});
