@@ -104,7 +104,10 @@ cat >"$WORK/run.json" <<'JSON'
 JSON
 t=$SECONDS
 rc=0
-SCALELAB_URL="$URL" pnpm --silent scalelab run "$WORK/run.json" --wait --json >"$WORK/run.out" 2>"$WORK/run.err" || rc=$?
+# No token of the developer's (SCALELAB_TOKEN, a config file) reaches the check's lab: an empty config directory.
+mkdir "$WORK/config"
+env -u SCALELAB_TOKEN XDG_CONFIG_HOME="$WORK/config" SCALELAB_URL="$URL" \
+  pnpm --silent scalelab run "$WORK/run.json" --wait --json >"$WORK/run.out" 2>"$WORK/run.err" || rc=$?
 kill "$WATCH_PID" 2>/dev/null || true; wait "$WATCH_PID" 2>/dev/null || true; WATCH_PID=""
 if [ "$rc" != 0 ]; then
   cat "$WORK/run.err" "$WORK/run.out" >&2

@@ -158,6 +158,16 @@ check_compose_settings() {
   value="${COMPOSE_PROJECT_NAME:-$(compose_env_value COMPOSE_PROJECT_NAME)}"
   [ -z "$value" ] || [[ "$value" =~ ^[a-z0-9][a-z0-9_-]{0,62}$ ]] \
     || die "COMPOSE_PROJECT_NAME must be 1–63 lowercase letters, digits, _ or -, starting with a letter or digit (got '$value')"
+  # Where the host publishes the dashboard: an IPv4 address (Compose puts it in a port mapping as it is).
+  local octet='(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])'
+  value="${SCALELAB_WEB_BIND:-$(compose_env_value SCALELAB_WEB_BIND)}"
+  [ -z "$value" ] || [[ "$value" =~ ^$octet\.$octet\.$octet\.$octet$ ]] \
+    || die "SCALELAB_WEB_BIND must be an IPv4 address, e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface) (got '$value')"
+  value="${SCALELAB_AUTH:-$(compose_env_value SCALELAB_AUTH)}"
+  [ -z "$value" ] || [[ "$value" =~ ^(auto|required)$ ]] || die "SCALELAB_AUTH must be auto or required (got '$value')"
+  value="${SCALELAB_ALLOWED_HOSTS:-$(compose_env_value SCALELAB_ALLOWED_HOSTS)}"
+  [ -z "$value" ] || [[ "$value" =~ ^[A-Za-z0-9.:-]+(,[A-Za-z0-9.:-]+)*$ ]] \
+    || die "SCALELAB_ALLOWED_HOSTS must be host names or IP addresses, comma-separated, no spaces, ports or schemes (got '$value')"
   return 0
 }
 

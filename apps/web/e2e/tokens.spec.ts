@@ -57,7 +57,7 @@ test("a token made on /tokens is shown once, works, and is refused once revoked"
   expect(await refused.json()).toMatchObject({ error: "unauthorized" });
 });
 
-test("/login opens a session with a token (an HttpOnly, SameSite=Strict cookie) and logs out", async ({ page, request, context }) => {
+test("/login opens a session with a token (an HttpOnly, SameSite=Lax cookie) and logs out", async ({ page, request, context }) => {
   const created = await request.post("/api/v1/tokens", { data: { name: `e2e login ${randomUUID().slice(0, 8)}` } });
   expect(created.status()).toBe(201);
   const { token, name } = (await created.json()) as { token: string; name: string };
@@ -74,11 +74,21 @@ test("/login opens a session with a token (an HttpOnly, SameSite=Strict cookie) 
   await page.getByTestId("login-submit").click();
   await expect(page).toHaveURL(/\/tokens$/);
   const cookie = (await context.cookies()).find((c) => c.name === "scalelab_session");
-  expect(cookie).toMatchObject({ value: token, httpOnly: true, sameSite: "Strict", secure: false });
+  expect(cookie).toMatchObject({ value: token, httpOnly: true, sameSite: "Lax", secure: false });
 
   await page.goto("/login");
   await expect(page.getByTestId("login-session")).toContainText(`“${name}”`);
   await page.getByTestId("logout").click();
   await expect(page.getByTestId("login-session")).toHaveCount(0);
   expect((await context.cookies()).find((c) => c.name === "scalelab_session")).toBeUndefined();
+});
+
+test("/login returns only to a page of the lab: /login?next=/%09/evil.com lands on the home page", async ({ page, request, baseURL }) => {
+  const created = await request.post("/api/v1/tokens", { data: { name: `e2e next ${randomUUID().slice(0, 8)}` } });
+  expect(created.status()).toBe(201);
+  const { token } = (await created.json()) as { token: string };
+  await page.goto("/login?next=/%09/evil.com");
+  await page.getByTestId("login-token").fill(token);
+  await page.getByTestId("login-submit").click();
+  await expect(page).toHaveURL(new URL("/", baseURL).href);
 });

@@ -46,7 +46,8 @@ Environment:
   SCALELAB_TOKEN       an API token, sent as Authorization: Bearer <token> (needed when the lab
                        listens off loopback; scalelab token create <name> prints one)
   Both may also be in $XDG_CONFIG_HOME/scalelab/config.json (else ~/.config/scalelab/config.json):
-  { "url": "http://…", "token": "slb_…" } (chmod 600); the environment wins over the file
+  { "url": "http://…", "token": "slb_…" } (chmod 600); the environment wins over the file, and the
+  file's token is sent only to the file's url (not to another --url or SCALELAB_URL)
 
 Exit codes:
   0  done: passed (every threshold passed, or there were none); without --wait: queued
@@ -111,7 +112,7 @@ export async function cli(argv: readonly string[], io: CliIo): Promise<ExitCode>
       io.out(HELP);
       return EXIT.passed;
     }
-    const env = withConfig(io.env, io.err);
+    const env = withConfig(io.env, cmd.url, io.err);
     const lab = connect(labUrl(cmd.url, env), env.token);
     const ctx: Ctx = {
       lab,

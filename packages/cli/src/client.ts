@@ -84,7 +84,8 @@ export function apiError(status: number, body: unknown): ApiError {
   if (status === 401) {
     return new ApiError(
       `the lab needs a valid API token: ${message}\n` +
-        'give it in SCALELAB_TOKEN, or as "token" in $XDG_CONFIG_HOME/scalelab/config.json (else ~/.config/scalelab/config.json)',
+        'give it in SCALELAB_TOKEN, or as "token" in $XDG_CONFIG_HOME/scalelab/config.json (else ~/.config/scalelab/config.json), ' +
+        'which sends it only to the lab of its "url"',
       status,
       error,
     );

@@ -23,8 +23,11 @@ describe("the config file", () => {
   it("gives the url and token when the environment does not, and the environment wins", () => {
     const file = configFile(JSON.stringify({ url: "http://lab:3000", token: TOKEN }));
     const warnings: string[] = [];
-    expect(withConfig({ ...base, configFile: file }, (w) => warnings.push(w))).toMatchObject({ url: "http://lab:3000", token: TOKEN });
-    expect(withConfig({ ...base, token: "from-env", configFile: file }, (w) => warnings.push(w))).toMatchObject({
+    expect(withConfig({ ...base, configFile: file }, undefined, (w) => warnings.push(w))).toMatchObject({
+      url: "http://lab:3000",
+      token: TOKEN,
+    });
+    expect(withConfig({ ...base, token: "from-env", configFile: file }, undefined, (w) => warnings.push(w))).toMatchObject({
       url: "http://lab:3000",
       token: "from-env",
     });
@@ -32,18 +35,47 @@ describe("the config file", () => {
   });
 
   it("warns when others may read the token", () => {
-    const file = configFile(JSON.stringify({ token: TOKEN }), 0o644);
+    const file = configFile(JSON.stringify({ url: "http://lab:3000", token: TOKEN }), 0o644);
     const warnings: string[] = [];
-    expect(withConfig({ ...base, configFile: file }, (w) => warnings.push(w)).token).toBe(TOKEN);
+    expect(withConfig({ ...base, configFile: file }, undefined, (w) => warnings.push(w)).token).toBe(TOKEN);
     expect(warnings.join("")).toMatch(/other users may read it: chmod 600/);
   });
 
+  it("sends the file's token only to the file's url", () => {
+    const file = configFile(JSON.stringify({ url: "http://lab:3000/", token: TOKEN }));
+    const quiet = () => {};
+    // --url or SCALELAB_URL naming another lab: no token from the file.
+    expect(withConfig({ ...base, configFile: file }, "http://evil.test:3000", quiet).token).toBeUndefined();
+    expect(withConfig({ ...base, url: "http://127.0.0.1:3000", configFile: file }, undefined, quiet).token).toBeUndefined();
+    expect(withConfig({ ...base, configFile: file }, "http://lab:3000.evil.test", quiet).token).toBeUndefined();
+    expect(withConfig({ ...base, configFile: file }, "https://lab:3000", quiet).token).toBeUndefined();
+    // The file's own lab, however written.
+    expect(withConfig({ ...base, configFile: file }, "http://LAB:3000", quiet).token).toBe(TOKEN);
+    expect(withConfig({ ...base, url: "http://lab:3000", configFile: file }, undefined, quiet).token).toBe(TOKEN);
+    expect(withConfig({ ...base, configFile: file }, undefined, quiet)).toMatchObject({ url: "http://lab:3000/", token: TOKEN });
+    // The environment's token goes wherever the environment says.
+    expect(withConfig({ ...base, token: "from-env", configFile: file }, "http://other:3000", quiet).token).toBe("from-env");
+  });
+
+  it("gives no token from a file without a url, and says why", () => {
+    const file = configFile(JSON.stringify({ token: TOKEN }));
+    const warnings: string[] = [];
+    expect(withConfig({ ...base, configFile: file }, undefined, (w) => warnings.push(w)).token).toBeUndefined();
+    expect(warnings.join("")).toMatch(/has a token but no url: its token is sent only to its url/);
+    const badUrl = configFile(JSON.stringify({ url: "ftp://lab", token: TOKEN }));
+    expect(() => withConfig({ ...base, configFile: badUrl }, undefined, () => {})).toThrow(
+      /url ftp:\/\/lab must be an http:\/\/ or https:\/\/ URL/,
+    );
+  });
+
   it("is optional, and refuses a file that is not the config's JSON, naming it", () => {
-    expect(withConfig({ ...base, configFile: "/nonexistent/scalelab/config.json" }, () => {})).toMatchObject({ token: undefined });
+    expect(withConfig({ ...base, configFile: "/nonexistent/scalelab/config.json" }, undefined, () => {})).toMatchObject({
+      token: undefined,
+    });
     const bad = configFile("{ nope");
-    expect(() => withConfig({ ...base, configFile: bad }, () => {})).toThrow(new RegExp(`${bad} is not JSON`));
+    expect(() => withConfig({ ...base, configFile: bad }, undefined, () => {})).toThrow(new RegExp(`${bad} is not JSON`));
     const extra = configFile(JSON.stringify({ tokn: TOKEN }));
-    expect(() => withConfig({ ...base, configFile: extra }, () => {})).toThrow(/allowed: \{ "url", "token" \}/);
+    expect(() => withConfig({ ...base, configFile: extra }, undefined, () => {})).toThrow(/allowed: \{ "url", "token" \}/);
   });
 });
 

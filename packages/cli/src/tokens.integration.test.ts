@@ -90,6 +90,11 @@ describe("scalelab token", () => {
     const fromFile = await scalelab(["token", "list"], env);
     expect(fromFile.code, explain(fromFile)).toBe(3);
     expect(fromFile.stderr).toMatch(/needs a valid API token/);
+    // The file's token goes only to the file's url: to another address (here the same lab as localhost) it is not sent.
+    const other = WEB.replace("127.0.0.1", "localhost");
+    expect(other).not.toBe(WEB);
+    const elsewhere = await scalelab(["token", "list", "--url", other], env);
+    expect(elsewhere.code, explain(elsewhere)).toBe(0);
     const b = await scalelab(["token", "create", `cli env ${TAG}`]);
     expect((await scalelab(["token", "list"], { ...env, SCALELAB_TOKEN: b.stdout.trim() })).code).toBe(0);
   });

@@ -3,13 +3,11 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useId, useRef, useState } from "react";
+import { useState } from "react";
 import { useTRPC } from "~/trpc/client";
+import { ConfirmDialog } from "./confirm-dialog";
 
-/**
- * A delete behind a confirmation dialog (a native modal <dialog>: focus moves into it, Escape
- * closes it). `what` names the thing in the question; `detail` says what goes with it.
- */
+/** A Delete button that asks first (ConfirmDialog). `what` names the thing in the question; `detail` says what goes with it. */
 function ConfirmDelete({
   what,
   detail,
@@ -33,50 +31,23 @@ function ConfirmDelete({
       <button type="button" className={`btn btn-danger${small ? " btn-small" : ""}`} data-testid={testId} onClick={() => setOpen(true)}>
         Delete
       </button>
-      {/* Only while asked: a list of thousands of rows holds no dialog of its own per row. */}
       {open && (
-        <ConfirmDialog what={what} detail={detail} pending={pending} error={error} onConfirm={onConfirm} onClose={() => setOpen(false)} />
+        <ConfirmDialog
+          title={`Delete ${what}?`}
+          confirmLabel="Delete"
+          pendingLabel="Deleting…"
+          errorPrefix="Could not delete"
+          testId="confirm-delete"
+          pending={pending}
+          error={error}
+          onConfirm={onConfirm}
+          onClose={() => setOpen(false)}
+        >
+          <p>{detail}</p>
+          <p className="muted">This cannot be undone.</p>
+        </ConfirmDialog>
       )}
     </>
-  );
-}
-
-function ConfirmDialog({
-  what,
-  detail,
-  pending,
-  error,
-  onConfirm,
-  onClose,
-}: {
-  what: string;
-  detail: string;
-  pending: boolean;
-  error: string | null;
-  onConfirm: () => void;
-  onClose: () => void;
-}) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-  }, []);
-  return (
-    <dialog ref={ref} className="confirm-dialog" aria-labelledby={titleId} data-testid="confirm-delete-dialog" onClose={onClose}>
-      <h2 id={titleId}>Delete {what}?</h2>
-      <p>{detail}</p>
-      <p className="muted">This cannot be undone.</p>
-      {error && <div className="error-box">Could not delete: {error}</div>}
-      <div className="actions">
-        <button type="button" className="btn" data-testid="confirm-delete-keep" onClick={onClose}>
-          Keep it
-        </button>
-        <button type="button" className="btn btn-danger" data-testid="confirm-delete" disabled={pending} onClick={onConfirm}>
-          {pending ? "Deleting…" : "Delete"}
-        </button>
-      </div>
-    </dialog>
   );
 }
 

@@ -1,9 +1,10 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useId, useRef, useState } from "react";
+import { useState } from "react";
 import { formatTimestamp } from "~/lib/format";
 import { useTRPC } from "~/trpc/client";
+import { ConfirmDialog } from "./confirm-dialog";
 
 /** `/tokens`: the API tokens, a form that makes one (shown once), and revoke behind a confirmation. */
 export function TokenList() {
@@ -173,39 +174,21 @@ function RevokeButton({ id, name }: { id: string; name: string }) {
         Revoke
       </button>
       {open && (
-        <RevokeDialog
-          name={name}
+        <ConfirmDialog
+          title={<>Revoke token &ldquo;{name}&rdquo;?</>}
+          confirmLabel="Revoke"
+          pendingLabel="Revoking…"
+          errorPrefix="Could not revoke"
+          testId="confirm-revoke"
           pending={revoke.isPending}
           error={revoke.error?.message ?? null}
           onConfirm={() => revoke.mutate({ id })}
           onClose={() => setOpen(false)}
-        />
+        >
+          <p>Scripts and CI jobs using it are refused from now on, and dashboard sessions opened with it end.</p>
+          <p className="muted">This cannot be undone; make a new token to replace it.</p>
+        </ConfirmDialog>
       )}
     </>
-  );
-}
-
-function RevokeDialog(props: { name: string; pending: boolean; error: string | null; onConfirm: () => void; onClose: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-  }, []);
-  return (
-    <dialog ref={ref} className="confirm-dialog" aria-labelledby={titleId} data-testid="confirm-revoke-dialog" onClose={props.onClose}>
-      <h2 id={titleId}>Revoke token &ldquo;{props.name}&rdquo;?</h2>
-      <p>Scripts and CI jobs using it are refused from now on, and dashboard sessions opened with it end.</p>
-      <p className="muted">This cannot be undone; make a new token to replace it.</p>
-      {props.error && <div className="error-box">Could not revoke: {props.error}</div>}
-      <div className="actions">
-        <button type="button" className="btn" onClick={props.onClose}>
-          Keep it
-        </button>
-        <button type="button" className="btn btn-danger" data-testid="confirm-revoke" disabled={props.pending} onClick={props.onConfirm}>
-          {props.pending ? "Revoking…" : "Revoke"}
-        </button>
-      </div>
-    </dialog>
   );
 }

@@ -16,7 +16,44 @@ import { WWW_AUTHENTICATE } from "./auth/auth";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
-export type TrpcHandlerOptions = ApiHandlerOptions & { endpoint?: string };
+export type TrpcHandlerOptions = ApiHandlerOptions & {
+  endpoint?: string;
+  /** How often a live stream opened with a token checks the caller again (default STREAM_RECHECK_MS). */
+  streamRecheckMs?: number;
+};
+
+/** A live stream (a subscription's server-sent events) opened with a token ends within this long of the token's revocation. */
+export const STREAM_RECHECK_MS = 30_000;
+
+/**
+ * A server-sent events answer that ends once `allowed` says no (checked every `everyMs`): cancelling
+ * tRPC's body aborts the subscription. A failed check (the database away) leaves it open.
+ */
+function endWhenRefused(res: Response, allowed: () => Promise<boolean>, everyMs: number): Response {
+  if (!res.body || !res.headers.get("content-type")?.startsWith("text/event-stream")) return res;
+  const reader = res.body.getReader();
+  const timer = setInterval(() => {
+    allowed().then(
+      (ok) => {
+        if (!ok) void reader.cancel("the caller's token is no longer valid");
+      },
+      () => {},
+    );
+  }, everyMs);
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const chunk = await reader.read();
+      if (!chunk.done) return controller.enqueue(chunk.value);
+      clearInterval(timer);
+      controller.close();
+    },
+    cancel(reason) {
+      clearInterval(timer);
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: res.status, headers: res.headers });
+}
 
 /** An error answered before tRPC runs, in the shape tRPC's own errors have (what the client reads). */
 function trpcError(router: AnyRouter, error: TRPCError, headers?: HeadersInit): Response {
@@ -43,6 +80,8 @@ const TRPC_ALLOW = "GET, HEAD, OPTIONS, POST";
  *   tRPC's error shape; OPTIONS answers that Allow.
  * - JSON, in a body or in a GET's `input`, nests at most `maxJsonDepth` levels (BAD_REQUEST
  *   naming the limit), counted before tRPC parses it, as /api/v1 does.
+ * - A subscription opened with a token (bearer or session) checks it again every
+ *   `streamRecheckMs` and ends once the caller would be refused (the token revoked).
  */
 export function createTrpcHandler(opts: TrpcHandlerOptions): (req: Request) => Promise<Response> {
   const limit = opts.maxBodyBytes ?? MAX_BODY_BYTES;
@@ -82,7 +121,7 @@ export function createTrpcHandler(opts: TrpcHandlerOptions): (req: Request) => P
       await req.body?.cancel().catch(() => {});
       return trpcError(opts.router, tooLarge());
     }
-    return fetchRequestHandler({
+    const res = await fetchRequestHandler({
       endpoint: opts.endpoint ?? TRPC_ENDPOINT,
       req: withBodyLimit(req, limit, tooLarge, { limit: depth, error: tooDeep }),
       router: opts.router,
@@ -91,5 +130,8 @@ export function createTrpcHandler(opts: TrpcHandlerOptions): (req: Request) => P
         if (error.code === "INTERNAL_SERVER_ERROR") log(`tRPC ${path ?? "?"}:`, error.cause ?? error);
       },
     });
+    const authenticate = opts.authenticate;
+    if (!authenticate || !auth?.ok || auth.token === null) return res;
+    return endWhenRefused(res, async () => (await authenticate(req)).ok, opts.streamRecheckMs ?? STREAM_RECHECK_MS);
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bearerOf, isLoopbackAddress, isTokenText, tokenDisplayPrefix, tokenRequired, ZTokenName } from "./tokens";
+import { bearerOf, isLoopbackAddress, isTokenText, requestNeedsToken, tokenDisplayPrefix, tokenRequired, ZTokenName } from "./tokens";
 
 const TOKEN = `slb_${"A".repeat(20)}-_${"z9".repeat(10)}x`;
 
@@ -37,6 +37,23 @@ describe("tokens", () => {
     expect(tokenRequired("0.0.0.0", "auto")).toBe(true);
     expect(tokenRequired(undefined, "auto")).toBe(true);
     expect(tokenRequired("127.0.0.1", "required")).toBe(true);
+  });
+
+  it("requires tokens on loopback when the allowed hosts name another host (a reverse proxy in front)", () => {
+    expect(tokenRequired("127.0.0.1", "auto", ["lab.example.org"])).toBe(true);
+    expect(tokenRequired("127.0.0.1", "auto", ["localhost", "127.0.0.2", "::1"])).toBe(false);
+    expect(tokenRequired("127.0.0.1", "auto", [])).toBe(false);
+  });
+
+  it("requires a token for a request addressed to a host that is not loopback, even on a loopback lab", () => {
+    expect(requestNeedsToken(false, "127.0.0.1")).toBe(false);
+    expect(requestNeedsToken(false, "localhost", ["127.0.0.1"])).toBe(false);
+    expect(requestNeedsToken(false, "::1")).toBe(false);
+    expect(requestNeedsToken(false, "lab.example.org")).toBe(true);
+    expect(requestNeedsToken(false, "192.168.1.4")).toBe(true);
+    expect(requestNeedsToken(false, "127.0.0.1", ["lab.example.org"])).toBe(true);
+    expect(requestNeedsToken(false, undefined)).toBe(true);
+    expect(requestNeedsToken(true, "127.0.0.1")).toBe(true);
   });
 
   it("names the field and the range for a bad name", () => {

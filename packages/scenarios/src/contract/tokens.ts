@@ -70,10 +70,24 @@ export const AUTH_MODES = ["auto", "required"] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
 
 /**
- * Whether every API call and page needs a token: always with SCALELAB_AUTH=required, else when
- * the web listens on anything but loopback. An unknown listen address counts as not loopback
- * (`next start` without -H listens on every interface).
+ * Whether every API call and page needs a token, whatever a request's Host: always with
+ * SCALELAB_AUTH=required; else when the web listens on anything but loopback (an unknown listen
+ * address counts as not loopback: `next start` without -H listens on every interface); else when
+ * SCALELAB_ALLOWED_HOSTS (`allowedHosts`) names a host that is not loopback: the lab is then meant
+ * to be reached under that name, through a reverse proxy in front of a web bound to 127.0.0.1.
  */
-export function tokenRequired(listenHost: string | undefined, mode: AuthMode): boolean {
-  return mode === "required" || listenHost === undefined || !isLoopbackAddress(listenHost);
+export function tokenRequired(listenHost: string | undefined, mode: AuthMode, allowedHosts: readonly string[] = []): boolean {
+  return (
+    mode === "required" || listenHost === undefined || !isLoopbackAddress(listenHost) || allowedHosts.some((h) => !isLoopbackAddress(h))
+  );
+}
+
+/**
+ * Whether one request needs a token: when the lab always does (`labWide`, tokenRequired), or when
+ * it was addressed to a host that is not loopback (its Host, or a proxy's X-Forwarded-Host): it
+ * came from another machine or through a proxy. `hosts` are host names without ports; a request
+ * without a Host (undefined) counts as not loopback.
+ */
+export function requestNeedsToken(labWide: boolean, host: string | undefined, forwardedHosts: readonly string[] = []): boolean {
+  return labWide || host === undefined || !isLoopbackAddress(host) || forwardedHosts.some((h) => !isLoopbackAddress(h));
 }

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { verifyApiToken } from "@scalelab/db/tokens";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +7,7 @@ import { parseEnv } from "~/env";
 import { appRouter } from "../routers/_app";
 import type { Deps } from "../runtime";
 import { createRestHandler } from "../rest/handler";
+import { JSON_TYPE, post, runBody } from "../testing";
 import { openServiceDeps } from "../testing-services";
 import { createToken, revokeToken } from "../tokens/service";
 import { createTrpcHandler } from "../trpc-http";
@@ -33,11 +34,11 @@ let close: () => Promise<void>;
 let pages: Server;
 let pagesUrl: string;
 
-const handlers = (policy: AuthPolicy) => {
+const handlers = (policy: AuthPolicy, streamRecheckMs?: number) => {
   const auth = (req: Request) => authenticate(req, policy, (t) => verifyApiToken(deps.db, t));
   return {
     rest: createRestHandler({ router: appRouter, createContext: () => ({ deps }), authenticate: auth }),
-    trpc: createTrpcHandler({ router: appRouter, createContext: () => ({ deps }), authenticate: auth }),
+    trpc: createTrpcHandler({ router: appRouter, createContext: () => ({ deps }), authenticate: auth, streamRecheckMs }),
   };
 };
 
@@ -45,6 +46,17 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const getRest = (h: ReturnType<typeof handlers>, headers: Record<string, string> = {}) => h.rest(new Request(`${API}/tokens`, { headers }));
 const getTrpc = (h: ReturnType<typeof handlers>, headers: Record<string, string> = {}) =>
   h.trpc(new Request(`${TRPC}/tokens.list?input=${encodeURIComponent("{}")}`, { headers }));
+/** A GET with the Host header given (fetch sends the URL's). */
+function rawGet(port: number, path: string, host: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; location: string | undefined }>((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, headers: { ...headers, host } }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, location: res.headers.location });
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
 const getPage = (path: string, headers: Record<string, string> = {}) => fetch(`${pagesUrl}${path}`, { headers, redirect: "manual" });
 
 beforeAll(async () => {
@@ -60,14 +72,15 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await deps.db.apiToken.deleteMany({ where: { name: { startsWith: prefix } } });
+  await deps.db.run.deleteMany({ where: { name: { startsWith: prefix } } });
   await new Promise((resolve) => pages.close(resolve));
   await close();
 });
 
 describe("API tokens when the web listens off loopback", () => {
   it("is required there and optional on loopback", () => {
-    expect(offLoopback.required).toBe(true);
-    expect(onLoopback.required).toBe(false);
+    expect(offLoopback.always).toBe(true);
+    expect(onLoopback.always).toBe(false);
   });
 
   it("refuses a call without a token (401 on REST and tRPC, a redirect for pages), takes a token, refuses it once revoked", async () => {
@@ -136,17 +149,94 @@ describe("API tokens when the web listens off loopback", () => {
 });
 
 describe("API tokens on loopback", () => {
+  const lo = { host: "127.0.0.1:3125" };
+
   it("needs none, but checks one that is sent", async () => {
     const h = handlers(onLoopback);
-    expect((await getRest(h)).status).toBe(200);
-    expect((await getTrpc(h)).status).toBe(200);
+    expect((await getRest(h, lo)).status).toBe(200);
+    expect((await getTrpc(h, lo)).status).toBe(200);
     const { token, id } = await createToken(deps, { name: `${prefix} loopback` });
-    expect((await getRest(h, bearer(token))).status).toBe(200);
+    expect((await getRest(h, { ...lo, ...bearer(token) })).status).toBe(200);
     await revokeToken(deps, id);
-    expect((await getRest(h, bearer(token))).status).toBe(401);
-    expect((await getTrpc(h, bearer(token))).status).toBe(401);
+    expect((await getRest(h, { ...lo, ...bearer(token) })).status).toBe(401);
+    expect((await getTrpc(h, { ...lo, ...bearer(token) })).status).toBe(401);
     // A stale session cookie is ignored on loopback rather than locking the dashboard.
-    expect((await getRest(h, { cookie: `${SESSION_COOKIE}=${token}` })).status).toBe(200);
+    expect((await getRest(h, { ...lo, cookie: `${SESSION_COOKIE}=${token}` })).status).toBe(200);
+  });
+
+  it("needs one for a request addressed to another host: the lab behind a reverse proxy", async () => {
+    const h = handlers(onLoopback);
+    const proxied: Record<string, string>[] = [
+      { host: "lab.example.org" },
+      { host: "127.0.0.1:3125", "x-forwarded-host": "lab.example.org" },
+    ];
+    for (const headers of proxied) {
+      const rest = await getRest(h, headers);
+      expect(rest.status, JSON.stringify(headers)).toBe(401);
+      expect(await rest.json()).toMatchObject({ error: "unauthorized", message: expect.stringMatching(/needs an API token/) });
+      expect((await getTrpc(h, headers)).status, JSON.stringify(headers)).toBe(401);
+    }
+    const { token } = await createToken(deps, { name: `${prefix} proxied` });
+    expect((await getRest(h, { host: "lab.example.org", ...bearer(token) })).status).toBe(200);
+
+    // The pages too: a web on loopback, reached through a proxy under another name, sends a stranger to /login.
+    const server = createServer((_req, res) => res.end("the page"));
+    guardPages(server, { policy: () => onLoopback, verify: (t) => verifyApiToken(deps.db, t) });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      expect((await rawGet(port, "/runs", "127.0.0.1")).status).toBe(200);
+      const proxied = await rawGet(port, "/runs", "lab.example.org");
+      expect(proxied.status).toBe(303);
+      expect(proxied.location).toBe("/login?next=%2Fruns");
+      expect((await rawGet(port, "/runs", "lab.example.org", { cookie: `${SESSION_COOKIE}=${token}` })).status).toBe(200);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("needs one everywhere when SCALELAB_ALLOWED_HOSTS names another host, whatever the Host header says", async () => {
+    const proxied = authPolicyOf(
+      parseEnv({
+        DATABASE_URL: "postgresql://x@h/db",
+        REDIS_URL: "redis://h:6379",
+        SCALELAB_LISTEN_HOST: "127.0.0.1",
+        SCALELAB_ALLOWED_HOSTS: "lab.example.org",
+      }),
+    );
+    expect(proxied.always).toBe(true);
+    expect((await getRest(handlers(proxied), lo)).status).toBe(401);
+  });
+});
+
+describe("a live stream (tRPC subscription, server-sent events)", () => {
+  it("ends once the token it was opened with is revoked", async () => {
+    const h = handlers(offLoopback, 200);
+    const { token, id } = await createToken(deps, { name: `${prefix} live` });
+    const created = await h.rest(post(`${API}/runs`, JSON.stringify(runBody(1, `${prefix} live`)), { ...JSON_TYPE, ...bearer(token) }));
+    expect(created.status).toBe(201);
+    const run = (await created.json()) as { id: string };
+    const live = await h.trpc(
+      new Request(`${TRPC}/runs.live?input=${encodeURIComponent(JSON.stringify({ id: run.id }))}`, { headers: bearer(token) }),
+    );
+    expect(live.status).toBe(200);
+    expect(live.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const reader = live.body!.getReader();
+    const text: string[] = [];
+    const ended = (async () => {
+      for (;;) {
+        const chunk = await reader.read();
+        if (chunk.done) return "ended";
+        text.push(new TextDecoder().decode(chunk.value));
+      }
+    })();
+    const after = (ms: number) => new Promise<string>((resolve) => setTimeout(() => resolve("open"), ms));
+
+    // Several checks pass while the token is valid: the stream stays open and carries the run.
+    expect(await Promise.race([ended, after(1_000)])).toBe("open");
+    expect(text.join("")).toContain(run.id);
+    await revokeToken(deps, id);
+    expect(await Promise.race([ended, after(3_000)])).toBe("ended");
   });
 });
 
@@ -166,7 +256,7 @@ describe("last used", () => {
 });
 
 describe("/api/session: the dashboard's login", () => {
-  it("sets an HttpOnly, SameSite=Strict cookie for a valid token, and refuses a revoked one or another site", async () => {
+  it("sets an HttpOnly, SameSite=Lax cookie for a valid token, and refuses a revoked one or another site", async () => {
     const session = createSessionHandler((t) => verifyApiToken(deps.db, t));
     const { token, id } = await createToken(deps, { name: `${prefix} login` });
     const login = (body: unknown, headers: Record<string, string> = {}) =>
@@ -182,7 +272,7 @@ describe("/api/session: the dashboard's login", () => {
     const cookie = ok.headers.get("set-cookie")!;
     expect(cookie).toContain(`${SESSION_COOKIE}=${token}`);
     expect(cookie).toMatch(/HttpOnly/);
-    expect(cookie).toMatch(/SameSite=Strict/);
+    expect(cookie).toMatch(/SameSite=Lax/);
     expect(cookie).not.toMatch(/Secure/);
     expect((await login({ token }, { "x-forwarded-proto": "https" })).headers.get("set-cookie")).toMatch(/; Secure/);
     expect((await login({ token }, { origin: "http://evil.test" })).status).toBe(403);

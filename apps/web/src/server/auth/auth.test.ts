@@ -2,7 +2,7 @@ import { generateToken, hashToken } from "@scalelab/db/tokens";
 import { isTokenText } from "@scalelab/scenarios/contract";
 import { describe, expect, it } from "vitest";
 import { safeNext } from "~/lib/login";
-import { authenticate, cookieValue, SESSION_COOKIE } from "./auth";
+import { authenticate, authPolicyOf, cookieValue, SESSION_COOKIE, tokenNeeded } from "./auth";
 import { isOpenPath, loginLocation } from "./pages";
 import { sessionCookie } from "./session";
 
@@ -29,26 +29,55 @@ describe("authenticate", () => {
 
   it("does not look up what is not shaped like a token", async () => {
     let looked = 0;
-    const r = await authenticate(req({ authorization: "Bearer nope" }), { required: false }, async () => (looked++, info));
+    const r = await authenticate(req({ authorization: "Bearer nope" }), { always: false }, async () => (looked++, info));
     expect(r).toMatchObject({ ok: false, status: 401 });
     expect(looked).toBe(0);
   });
 
   it("takes the bearer token over the cookie", async () => {
-    const r = await authenticate(req({ authorization: `Bearer ${known}`, cookie: `${SESSION_COOKIE}=junk` }), { required: true }, verify);
+    const r = await authenticate(req({ authorization: `Bearer ${known}`, cookie: `${SESSION_COOKIE}=junk` }), { always: true }, verify);
     expect(r).toMatchObject({ ok: true, via: "bearer" });
+  });
+
+  it("needs a token on a loopback lab for a request addressed to another host (a reverse proxy in front)", async () => {
+    const loopback = { always: false };
+    const at = (host: string, extra: Record<string, string> = {}) => ({
+      headers: new Headers({ host, ...extra }),
+      method: "GET",
+      url: `http://${host}/api/v1/runs`,
+    });
+    expect(await authenticate(at("127.0.0.1:3125"), loopback, verify)).toMatchObject({ ok: true, via: null });
+    expect(await authenticate(at("localhost:3125"), loopback, verify)).toMatchObject({ ok: true, via: null });
+    expect(await authenticate(at("[::1]:3125"), loopback, verify)).toMatchObject({ ok: true, via: null });
+    expect(await authenticate(at("lab.example.org"), loopback, verify)).toMatchObject({ ok: false, status: 401 });
+    expect(await authenticate(at("192.168.1.4:3000"), loopback, verify)).toMatchObject({ ok: false, status: 401 });
+    expect(await authenticate(at("127.0.0.1:3125", { "x-forwarded-host": "lab.example.org" }), loopback, verify)).toMatchObject({
+      ok: false,
+      status: 401,
+    });
+    expect(await authenticate(at("lab.example.org", { authorization: `Bearer ${known}` }), loopback, verify)).toMatchObject({ ok: true });
+    // Without a Host header, the URL's host decides.
+    expect(await authenticate(req({}), loopback, verify)).toMatchObject({ ok: false, status: 401 });
+  });
+
+  it("needs a token everywhere when the allowed hosts name a host that is not loopback", () => {
+    const env = { SCALELAB_LISTEN_HOST: "127.0.0.1", SCALELAB_AUTH: "auto" as const };
+    expect(authPolicyOf({ ...env, SCALELAB_ALLOWED_HOSTS: [] })).toEqual({ always: false });
+    expect(authPolicyOf({ ...env, SCALELAB_ALLOWED_HOSTS: ["lab.example.org"] })).toEqual({ always: true });
+    expect(tokenNeeded({ always: false }, "127.0.0.1:3000", null)).toBe(false);
+    expect(tokenNeeded({ always: false }, "127.0.0.1:3000", ["127.0.0.1", "lab.example.org, 127.0.0.1"])).toBe(true);
   });
 
   it("refuses a cookie's mutation from another site but not a same-origin one", async () => {
     const cookie = `a=b; ${SESSION_COOKIE}=${known}`;
-    expect(await authenticate(req({ cookie, "sec-fetch-site": "cross-site" }, "POST"), { required: true }, verify)).toMatchObject({
+    expect(await authenticate(req({ cookie, "sec-fetch-site": "cross-site" }, "POST"), { always: true }, verify)).toMatchObject({
       status: 403,
     });
-    expect(await authenticate(req({ cookie, "sec-fetch-site": "same-origin" }, "POST"), { required: true }, verify)).toMatchObject({
+    expect(await authenticate(req({ cookie, "sec-fetch-site": "same-origin" }, "POST"), { always: true }, verify)).toMatchObject({
       ok: true,
       via: "cookie",
     });
-    expect(await authenticate(req({ cookie, "sec-fetch-site": "cross-site" }), { required: true }, verify)).toMatchObject({ ok: true });
+    expect(await authenticate(req({ cookie, "sec-fetch-site": "cross-site" }), { always: true }, verify)).toMatchObject({ ok: true });
   });
 });
 
@@ -59,8 +88,8 @@ describe("the session cookie and the login redirect", () => {
     expect(cookieValue(undefined, SESSION_COOKIE)).toBeNull();
   });
 
-  it("is HttpOnly and SameSite=Strict, Secure over https, and removed with Max-Age=0", () => {
-    expect(sessionCookie("slb_x", false)).toBe("scalelab_session=slb_x; Max-Age=2592000; Path=/; HttpOnly; SameSite=Strict");
+  it("is HttpOnly and SameSite=Lax (a link from CI logs arrives logged in), Secure over https, and removed with Max-Age=0", () => {
+    expect(sessionCookie("slb_x", false)).toBe("scalelab_session=slb_x; Max-Age=2592000; Path=/; HttpOnly; SameSite=Lax");
     expect(sessionCookie("slb_x", true)).toMatch(/; Secure$/);
     expect(sessionCookie(null, false)).toMatch(/^scalelab_session=; Max-Age=0;/);
   });

@@ -1,6 +1,7 @@
 import type { ApiTokenInfo } from "@scalelab/db/tokens";
-import { bearerOf, isTokenText, tokenRequired } from "@scalelab/scenarios/contract";
+import { bearerOf, isTokenText, requestNeedsToken, tokenRequired } from "@scalelab/scenarios/contract";
 import { getEnv, type Env } from "~/env";
+import { hostName } from "../hosts";
 import { isCrossSiteBrowserRequest } from "../http";
 
 /**
@@ -8,19 +9,42 @@ import { isCrossSiteBrowserRequest } from "../http";
  * session cookie (set by /api/session when one pastes a token at /login). The cookie holds the
  * token itself, not a session id: revoking the token ends every session opened with it, and there
  * is no second secret (a sessions table) to keep, expire and revoke. It is HttpOnly, so no script
- * of the page can read it, and SameSite=Strict, so no other site's page sends it.
+ * of the page can read it, and SameSite=Lax, so no other site's page sends it with a request that
+ * changes something (a link from CI logs or a chat still arrives logged in).
  */
 
 export const SESSION_COOKIE = "scalelab_session";
 
-/** Whether every call needs a token: off loopback, or SCALELAB_AUTH=required (the web's environment). */
-export type AuthPolicy = { required: boolean };
+/**
+ * `always`: every call needs a token, whatever its Host (off loopback, SCALELAB_AUTH=required, or
+ * SCALELAB_ALLOWED_HOSTS naming another host: the web's environment). Else a request needs one when
+ * it is addressed to a host that is not loopback (tokenNeeded).
+ */
+export type AuthPolicy = { always: boolean };
 
-export function authPolicyOf(env: Pick<Env, "SCALELAB_LISTEN_HOST" | "SCALELAB_AUTH">): AuthPolicy {
-  return { required: tokenRequired(env.SCALELAB_LISTEN_HOST, env.SCALELAB_AUTH) };
+export function authPolicyOf(env: Pick<Env, "SCALELAB_LISTEN_HOST" | "SCALELAB_AUTH" | "SCALELAB_ALLOWED_HOSTS">): AuthPolicy {
+  return { always: tokenRequired(env.SCALELAB_LISTEN_HOST, env.SCALELAB_AUTH, env.SCALELAB_ALLOWED_HOSTS) };
 }
 
 export const envAuthPolicy = (): AuthPolicy => authPolicyOf(getEnv());
+
+/**
+ * Whether a request with these Host and X-Forwarded-Host headers needs a token: a web bound to
+ * 127.0.0.1 behind a reverse proxy sees the proxy's connections from loopback, but the names they
+ * were addressed to are not loopback.
+ */
+export function tokenNeeded(
+  policy: AuthPolicy,
+  host: string | null | undefined,
+  forwardedHost: string | string[] | null | undefined,
+): boolean {
+  const forwarded = [forwardedHost ?? []].flat().flatMap((h) => h.split(","));
+  return requestNeedsToken(
+    policy.always,
+    hostName(host ?? undefined),
+    forwarded.map((h) => hostName(h) ?? "").filter((h) => h !== ""),
+  );
+}
 
 /** Looks a token up: its row when it exists and is not revoked (@scalelab/db/tokens verifyApiToken). */
 export type VerifyToken = (token: string) => Promise<ApiTokenInfo | null>;
@@ -58,9 +82,10 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  * - Else the session cookie: valid, it authenticates; stale (its token revoked) it is a 401 when
  *   tokens are required and is ignored otherwise (the page gate clears it).
  * - A cookie-authenticated request that changes something must come from the lab's own pages:
- *   a browser's cross-site request (Sec-Fetch-Site, else Origin) is a 403. SameSite=Strict
- *   already keeps the cookie off such requests; this is the second lock.
- * - Nothing sent: fine on loopback, a 401 otherwise.
+ *   a browser's cross-site request (Sec-Fetch-Site, else Origin) is a 403. SameSite=Lax
+ *   already keeps the cookie off such requests (but for a top-level GET); this is the second lock.
+ * - Nothing sent: fine when the request needs no token (tokenNeeded: the lab on loopback,
+ *   addressed as loopback), a 401 otherwise. A request without a Host header is judged by its URL's.
  */
 export async function authenticate(
   req: { headers: Headers; method: string; url: string },
@@ -82,7 +107,8 @@ export async function authenticate(
     }
     return { ok: true, token, via: "cookie" };
   }
-  if (!policy.required) return { ok: true, token: null, via: null };
+  const host = req.headers.get("host") ?? new URL(req.url).host;
+  if (!tokenNeeded(policy, host, req.headers.get("x-forwarded-host"))) return { ok: true, token: null, via: null };
   return unauthorized(
     session
       ? "Your session's token has been revoked: log in again at /login"

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { cookieValue, SESSION_COOKIE, type AuthPolicy, type VerifyToken } from "./auth";
+import { cookieValue, SESSION_COOKIE, tokenNeeded, type AuthPolicy, type VerifyToken } from "./auth";
 import { isTokenText } from "@scalelab/scenarios/contract";
+import { safeNext } from "~/lib/login";
 
 /**
  * The dashboard's pages when the lab needs a token: a request without a valid session cookie is
@@ -24,7 +25,7 @@ export function isOpenPath(pathname: string): boolean {
 
 /** Where a refused page request is sent: /login, with the page (a path of this lab, never another site) to return to. */
 export function loginLocation(url: string): string {
-  const path = url.startsWith("/") && !url.startsWith("//") ? url : "/";
+  const path = safeNext(url);
   return path === "/" ? "/login" : `/login?next=${encodeURIComponent(path)}`;
 }
 
@@ -44,7 +45,9 @@ export function guardPages(target: Emitter, guard: PageGuard): void {
     const [req, res] = args as [IncomingMessage, ServerResponse];
     const url = req.url ?? "/";
     const pathname = url.split("?", 1)[0]!;
-    if (isOpenPath(pathname) || !guard.policy().required) return emit.apply(this, [event, ...args]);
+    if (isOpenPath(pathname) || !tokenNeeded(guard.policy(), req.headers.host, req.headers["x-forwarded-host"])) {
+      return emit.apply(this, [event, ...args]);
+    }
     const session = cookieValue(req.headers.cookie, SESSION_COOKIE);
     const check = session && isTokenText(session) ? guard.verify(session) : Promise.resolve(null);
     check.then(

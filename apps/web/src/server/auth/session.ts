@@ -12,9 +12,15 @@ function overHttps(req: Request): boolean {
   return proto === "https" || new URL(req.url).protocol === "https:";
 }
 
-/** The Set-Cookie of the session: the token (HttpOnly, SameSite=Strict, Secure over https), or its removal. */
+/**
+ * The Set-Cookie of the session: the token (HttpOnly, SameSite=Lax, Secure over https), or its
+ * removal. Lax, not Strict: a link to the lab from CI logs or a chat is a cross-site navigation,
+ * which Strict would send to /login. Lax still keeps the cookie off another site's POST, fetch and
+ * frames, and a request that changes something is refused anyway unless it is the lab's own
+ * same-origin JSON (server/auth/auth.ts, server/http.ts).
+ */
 export function sessionCookie(token: string | null, secure: boolean): string {
-  const attrs = ["Path=/", "HttpOnly", "SameSite=Strict", ...(secure ? ["Secure"] : [])];
+  const attrs = ["Path=/", "HttpOnly", "SameSite=Lax", ...(secure ? ["Secure"] : [])];
   return token === null
     ? [`${SESSION_COOKIE}=`, "Max-Age=0", ...attrs].join("; ")
     : [`${SESSION_COOKIE}=${token}`, `Max-Age=${SESSION_DAYS * 86_400}`, ...attrs].join("; ");

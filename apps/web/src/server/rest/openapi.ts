@@ -60,7 +60,8 @@ const BEARER_AUTH = {
   scheme: "bearer",
   description:
     "An API token (slb_…), made at /tokens, with `scalelab token create <name>`, or on the lab's host with `pnpm --filter @scalelab/lab lab token create <name>`. " +
-    "Required when the web listens on anything but loopback (or SCALELAB_AUTH=required); optional on loopback, but a token sent is checked there too (a revoked or unknown one is a 401).",
+    "Required when the web listens on anything but loopback, when SCALELAB_ALLOWED_HOSTS names a host that is not loopback, for a request addressed (Host, X-Forwarded-Host) to a host that is not loopback, and with SCALELAB_AUTH=required; " +
+    "optional otherwise, but a token sent is checked there too (a revoked or unknown one is a 401).",
 } as const;
 
 const UNAUTHORIZED: ResponseObject = {
