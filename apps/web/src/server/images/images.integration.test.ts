@@ -6,12 +6,17 @@ import { gzipSync } from "node:zlib";
 import { LineSplitter, ZImageBuildEvent, ZRunnableImage, type TImageBuildEvent, type TRunnableImage } from "@scalelab/scenarios/images";
 import type Docker from "dockerode";
 import { pack } from "tar-stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { appRouter } from "../routers/_app";
 import type { Deps } from "../runtime";
 import { createRestHandler, handleRest } from "../rest/handler";
 import { openServiceDeps } from "../testing-services";
 import { createImageUpload, type ImageUploadOptions } from "./upload";
+
+// The app's handler (handleRest, below) checks API tokens: it runs here as scripts/up.sh and the test
+// suite start the web, on loopback, where they are optional when asked on a loopback name
+// (server/auth). Set before any module reads the environment (env.ts keeps its first reading).
+vi.hoisted(() => vi.stubEnv("SCALELAB_LISTEN_HOST", "127.0.0.1"));
 
 // The real Docker engine (SCALELAB_DOCKER_SOCKET), with the lab's base image built (`pnpm images`);
 // Postgres and Redis as every web integration test has them. Every image this file builds is
@@ -355,10 +360,11 @@ describe("one build at a time, and a client that leaves cancels it", () => {
 
 describe("the route as the app serves it", () => {
   it("GET /images and POST /images share a path: OPTIONS and other methods name both", async () => {
-    const options = await handleRest(new Request(`${API}/images`, { method: "OPTIONS" }));
+    const LOOPBACK_API = "http://127.0.0.1/api/v1";
+    const options = await handleRest(new Request(`${LOOPBACK_API}/images`, { method: "OPTIONS" }));
     expect(options.status).toBe(204);
     expect(options.headers.get("allow")).toBe("GET, HEAD, OPTIONS, POST");
-    const put = await handleRest(new Request(`${API}/images`, { method: "PUT" }));
+    const put = await handleRest(new Request(`${LOOPBACK_API}/images`, { method: "PUT" }));
     expect(put.status).toBe(405);
     expect(put.headers.get("allow")).toBe("GET, HEAD, OPTIONS, POST");
   });
