@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -6,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childEnv, integrationWebUrl } from "./env";
+import { explain as explainResult, runCommand, type Result } from "./testing";
 
 /**
  * docs/CI.md's job, as it is written there: examples/ci/check.sh with examples/ci/experiment.json
@@ -20,29 +20,18 @@ const EXPERIMENT = path.join(ROOT, "examples/ci/experiment.json");
 const NAME = `ci example ${randomUUID().slice(0, 8)}`;
 const SHORT = ["--name", NAME, "--set", "base.workload.durationSeconds=5", "--set", "repetitions=2", "--set", "settleSeconds=1"];
 
-type Result = { code: number | null; stdout: string; stderr: string };
-
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "scalelab-ci-example-"));
 });
 afterAll(() => (dir ? rm(dir, { recursive: true, force: true }) : undefined));
 
-function check(report: string, args: string[]): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("bash", [CHECK, EXPERIMENT, ...SHORT, ...args], {
-      cwd: dir,
-      env: childEnv({ SCALELAB_URL: WEB, SCALELAB_REPORT: report, SCALELAB_RESULT: `${report}.json` }),
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+const check = (report: string, args: string[]): Promise<Result> =>
+  runCommand("bash", [CHECK, EXPERIMENT, ...SHORT, ...args], {
+    cwd: dir,
+    env: childEnv({ SCALELAB_URL: WEB, SCALELAB_REPORT: report, SCALELAB_RESULT: `${report}.json` }),
   });
-}
-const explain = (r: Result) => `exit ${r.code}\nstdout: ${r.stdout.slice(0, 2000)}\nstderr: ${r.stderr.slice(0, 3000)}`;
+const explain = (r: Result) => explainResult(r, 3000);
 
 describe("docs/CI.md's job (examples/ci/check.sh)", () => {
   it("passes and marks the baseline, then fails with exit 1 when the service has half the CPU", async () => {

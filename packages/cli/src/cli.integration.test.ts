@@ -1,37 +1,21 @@
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childEnv, integrationWebUrl } from "./env";
+import { BIN, explain, runCommand, type Result } from "./testing";
 
 /**
  * The real CLI, as a child process, against a real web and worker (SCALELAB_WEB_URL; scripts/test.sh's
  * web lane): runs of 5 s at 100 req/s, with real containers. Fails when the lab is not there.
  */
 const WEB = integrationWebUrl();
-const BIN = fileURLToPath(new URL("../bin/scalelab.js", import.meta.url));
 const TAG = randomUUID().slice(0, 8);
 
-type Result = { code: number | null; stdout: string; stderr: string };
-
-function scalelab(args: string[], opts: { url?: string; onStderr?: (text: string) => void } = {}): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: childEnv({ SCALELAB_URL: opts.url ?? WEB }) });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString();
-      opts.onStderr?.(c.toString());
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const scalelab = (args: string[], opts: { url?: string; onStderr?: (text: string) => void } = {}): Promise<Result> =>
+  runCommand(process.execPath, [BIN, ...args], { cwd: dir, env: childEnv({ SCALELAB_URL: opts.url ?? WEB }), onStderr: opts.onStderr });
 
 const json = <T = Record<string, unknown>>(r: Result): T => {
   try {
@@ -40,7 +24,6 @@ const json = <T = Record<string, unknown>>(r: Result): T => {
     throw new Error(`stdout is not JSON (exit ${r.code}):\n${r.stdout}\nstderr:\n${r.stderr}`);
   }
 };
-const explain = (r: Result) => `exit ${r.code}\nstdout: ${r.stdout.slice(0, 2000)}\nstderr: ${r.stderr.slice(0, 2000)}`;
 
 const RUN = (name: string, durationSeconds = 5) => ({
   name,

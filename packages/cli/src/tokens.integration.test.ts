@@ -1,35 +1,21 @@
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childEnv, integrationWebUrl } from "./env";
+import { BIN, explain, runCommand, type Result } from "./testing";
 
 /**
  * `scalelab token …`, the real CLI as a child process against a real web (SCALELAB_WEB_URL, on
  * loopback: tokens optional there, but a token sent is checked). No runs.
  */
 const WEB = integrationWebUrl();
-const BIN = fileURLToPath(new URL("../bin/scalelab.js", import.meta.url));
 const TAG = randomUUID().slice(0, 8);
 const TOKEN = /^slb_[A-Za-z0-9_-]{43}$/;
 
-type Result = { code: number | null; stdout: string; stderr: string };
-
-function scalelab(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: childEnv({ SCALELAB_URL: WEB, ...env }) });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-const explain = (r: Result) => `exit ${r.code}\nstdout: ${r.stdout.slice(0, 2000)}\nstderr: ${r.stderr.slice(0, 2000)}`;
+const scalelab = (args: string[], env: Record<string, string> = {}): Promise<Result> =>
+  runCommand(process.execPath, [BIN, ...args], { env: childEnv({ SCALELAB_URL: WEB, ...env }) });
 
 let configHome: string;
 
