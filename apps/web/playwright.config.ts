@@ -20,6 +20,10 @@ export default defineConfig({
   reporter: [["list"]],
   use: {
     baseURL: process.env.SCALELAB_WEB_URL ?? "http://127.0.0.1:3000",
+    // A page that never hydrated (above) fails its first action within a minute, so its retry
+    // comes then and not at the test's own timeout: 10 min for the async run, which may build
+    // Kafka (a fresh clone's suite lost 9.5 min so on 2026-11-26). Runs are awaited with expect.
+    actionTimeout: 60_000,
     browserName: "chromium",
     launchOptions: {
       executablePath: process.env.SCALELAB_CHROMIUM ?? "/usr/bin/chromium",
