@@ -25,6 +25,10 @@ async function run(workload: TRunCreateInput["workload"]) {
   expect(line, events.map((e) => e.message).join("\n")).toBeDefined();
   const each = [...line!.matchAll(/ (\d+(?:\.\d+)?) ms/g)].slice(1).map((m) => Number(m[1]));
   expect(each).toHaveLength(2);
+  // Every second was merged from both instances' histograms, the last (partial) one perhaps not.
+  const [, merged, stored] = /(\d+) of (\d+) seconds merged so/.exec(line!)!.map(Number);
+  expect(stored).toBeGreaterThanOrEqual(4);
+  expect(merged).toBeGreaterThanOrEqual(stored! - 1);
   console.log(`${JSON.stringify(workload)}: ${line}`);
   const p95 = summary.latencyMs.p95;
   expect(p95).toBeGreaterThanOrEqual(Math.min(...each) * (1 - 1 / 256) - 0.002);

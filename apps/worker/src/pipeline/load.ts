@@ -80,6 +80,8 @@ export async function runLoad(
   const boundSeconds = own ? ctx.script!.totalSeconds : durationSeconds + gracefulStopSeconds(ctx.run.workload);
   const limitMs = boundSeconds * 1000 + deps.timeouts.k6ConnectMs;
   let sampled = 0;
+  // Seconds stored, and of them those merged from every instance's histogram.
+  const secondsMerged = { stored: 0, merged: 0 };
   const overtime = AbortSignal.timeout(limitMs);
   // One generator failing stops following the others.
   const failed = new AbortController();
@@ -101,6 +103,8 @@ export async function runLoad(
         .then(async () => {
           if (failed.signal.aborted) return;
           sampled = Math.max(sampled, s.t + 1);
+          secondsMerged.stored++;
+          if (s.histogram) secondsMerged.merged++;
           await report.saveSample(withoutHistogram(s));
           await report.detail(
             own
@@ -184,7 +188,7 @@ export async function runLoad(
     await report.event(
       "info",
       percentilesMerge(measured) === "merged"
-        ? `latency percentiles merged from the ${measured.length} load generators' histograms: p95 ${totals.latencyMs.p95} ms (each alone: ${each})`
+        ? `latency percentiles merged from the ${measured.length} load generators' histograms: p95 ${totals.latencyMs.p95} ms (each alone: ${each}); ${secondsMerged.merged} of ${secondsMerged.stored} seconds merged so`
         : `latency percentiles are the worst instance's (a load generator gave no histogram): p95 ${totals.latencyMs.p95} ms (each alone: ${each})`,
     );
   }
