@@ -99,6 +99,10 @@ func (o *Output) AddMetricSamples(containers []metrics.SampleContainer) {
 func (o *Output) Stop() error {
 	o.flusher.Stop()
 	o.flush(true)
+	return o.write()
+}
+
+func (o *Output) write() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	_, err := fmt.Fprintf(o.out, "{\"type\":\"scalelab-hist-total\",\"count\":%d,\"hist\":%s}\n", o.total.Count(), o.total.JSON())
