@@ -9,11 +9,12 @@ import { round } from "../analysis/stats";
  * generator merge by adding counts; percentiles read from a merged histogram are the percentiles
  * of all the requests together within that precision (not an average or a bound).
  *
- * Libraries considered: hdr-histogram-js (HdrHistogram with 2 significant digits has these very
- * slots) and DDSketch (log buckets only). Neither is used: the slots are fixed by sl-wrk's C code
- * and must come out the same in C, Go and TypeScript, the libraries' wire forms (HdrHistogram's
- * compressed base64, DDSketch's protobuf) are opaque in the JSON lines and the run's samples, and
- * what is needed here (slot, add, nearest-rank percentile) is a few lines.
+ * Libraries considered (npm, 2026-11-26): hdr-histogram-js 3.0.1 (July 2025; HdrHistogram with 2
+ * significant digits has these very slots, but reads a percentile as the top of its slot, not the
+ * middle sl-wrk prints) and @datadog/sketches-js 2.1.1 (DDSketch: log buckets only, not sl-wrk's).
+ * Neither is used: the slots are fixed by sl-wrk's C code and must come out the same in C, Go and
+ * TypeScript, the libraries' wire forms (HdrHistogram's compressed base64, DDSketch's protobuf) are
+ * opaque in the JSON lines, and what is needed here (slot, add, nearest-rank percentile) is a few lines.
  */
 
 /** A load generator's second or whole run, with its latencies as a mergeable histogram when it gave one. */
