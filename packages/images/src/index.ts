@@ -64,7 +64,7 @@ const k6 = {
   name: "k6",
   inputs: async () => [
     { path: "k6-version", content: K6_VERSION },
-    ...(await readTree(XK6_SRC_DIR, (p) => p.endsWith("_test.go"))),
+    ...(await readTree(XK6_SRC_DIR, (p) => p.endsWith("_test.go") || p.endsWith(".sh"))),
     { path: "go-build-flags", content: GO_BUILD_FLAGS.join(" ") },
   ],
   stage: async (dir, emit, signal) => {
