@@ -87,6 +87,14 @@ function SummaryTableContent({ summary }: { summary: TRunSummary }) {
             </td>
           </tr>
         )}
+        {summary.loadgen?.percentiles === "merged" && (
+          <tr data-testid="summary-percentiles-merge">
+            <td colSpan={2} className="muted">
+              Percentiles are of all {summary.loadgen.instances} load generators' requests together, from their summed latency histograms
+              (within 0.4 %).
+            </td>
+          </tr>
+        )}
       </tbody>
     </table>
   );

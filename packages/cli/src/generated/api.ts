@@ -935,8 +935,8 @@ export interface operations {
                                     /** @enum {string} */
                                     tool?: "k6" | "wrk";
                                     instances?: number;
-                                    /** @constant */
-                                    percentiles?: "worst instance";
+                                    /** @enum {string} */
+                                    percentiles?: "merged" | "worst instance";
                                 };
                                 pool?: {
                                     size: number;
@@ -1783,8 +1783,8 @@ export interface operations {
                                 /** @enum {string} */
                                 tool?: "k6" | "wrk";
                                 instances?: number;
-                                /** @constant */
-                                percentiles?: "worst instance";
+                                /** @enum {string} */
+                                percentiles?: "merged" | "worst instance";
                             };
                             pool?: {
                                 size: number;
@@ -3120,8 +3120,8 @@ export interface operations {
                                     /** @enum {string} */
                                     tool?: "k6" | "wrk";
                                     instances?: number;
-                                    /** @constant */
-                                    percentiles?: "worst instance";
+                                    /** @enum {string} */
+                                    percentiles?: "merged" | "worst instance";
                                 };
                                 pool?: {
                                     size: number;

@@ -119,10 +119,12 @@ export const ZRunSummary = z.object({
       tool: z.enum(LOADGENS).optional(),
       instances: z.number().int().optional(),
       /**
-       * How the instances' percentiles were merged: "worst instance" (the largest of each; an upper
-       * bound, exact for max). Counts and the mean always add up exactly.
+       * How the instances' percentiles were merged: "merged" (from the sum of the instances'
+       * latency histograms: the percentiles of all their requests within 0.4 %, ../loadgen/histogram.ts),
+       * or "worst instance" (the largest of each; an upper bound, exact for max), in runs recorded
+       * before the histograms and when an instance gave none. Counts, the mean and max always merge exactly.
        */
-      percentiles: z.literal("worst instance").optional(),
+      percentiles: z.enum(["merged", "worst instance"]).optional(),
     })
     .optional(),
   /**
