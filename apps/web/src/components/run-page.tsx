@@ -1,6 +1,6 @@
 "use client";
 
-import { isTerminal } from "@scalelab/scenarios/contract";
+import { isTerminal, LOCAL_ENGINE } from "@scalelab/scenarios/contract";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import Link from "next/link";
@@ -161,7 +161,12 @@ export function RunPage({ id, initial }: { id: string; initial?: TRunSnapshot | 
   const markers = useMemo(() => faultMarkers(run?.faults), [run?.faults]);
   const diagram = useMemo(
     () =>
-      run ? runDiagram({ topology: run.topology, workload: run.workload, faults: run.faults, thresholds: run.thresholds }, run.id) : null,
+      run
+        ? runDiagram(
+            { engine: LOCAL_ENGINE, topology: run.topology, workload: run.workload, faults: run.faults, thresholds: run.thresholds },
+            run.id,
+          )
+        : null,
     [run?.topology, run?.workload, run?.id],
   );
   const containerSeconds = containersLater ? (laterContainers.data ?? []) : live.containers;

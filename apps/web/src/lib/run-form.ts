@@ -45,7 +45,7 @@ export type Traffic = (typeof TRAFFIC)[number];
  */
 export type FormText = { env: string; command: string; headers: string; thresholds: string };
 
-type Components = { [K in keyof TTopologyInput]-?: NonNullable<TTopologyInput[K]> };
+type Components = { [K in Exclude<keyof TTopologyInput, "placement">]-?: NonNullable<TTopologyInput[K]> };
 /** `faults` are the rows of the form's fault timeline (fault-editor.tsx), at the body's paths too. */
 export type RunFormValues = {
   name: string;
