@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ZEngineConfig, ZEngineRef, type TEngineNode } from "./engines";
+import { ZEngineConfig, ZEngineRef, TEngineNode } from "./engines";
 import { nodesMax, nodeWarnings, validateAgainstNodes } from "./host";
 import { ZRunCreate } from "./run";
 

@@ -117,7 +117,7 @@ export type TEngineNodeView = z.infer<typeof ZEngineNodeView>;
 export const ZEngineView = z.object({
   name: z.string(),
   kind: z.enum(ENGINE_KINDS),
-  reachable: z.boolean().describe("Whether the engine answered just now (local: whether the worker has recorded the host)"),
+  reachable: z.boolean().describe("Whether the engine answered just now (local: always true)"),
   error: z.string().nullable().describe("Why it is not reachable"),
   cpus: z.number().describe("All nodes' CPUs together (0 when unreachable)"),
   memoryBytes: z.number().describe("All nodes' memory together in bytes (0 when unreachable)"),
@@ -158,6 +158,7 @@ export const ZPlacement = strict("topology.placement", {
     .refine((p) => Object.keys(p).length <= PLACEMENT_PINS.max, {
       error: `topology.placement.pin may pin at most ${PLACEMENT_PINS.max} roles`,
     })
+    .meta({ maxProperties: PLACEMENT_PINS.max })
     .optional(),
   loadgen: strict("topology.placement.loadgen", {
     separate: z.boolean({ error: "topology.placement.loadgen.separate must be true or false" }).default(false),

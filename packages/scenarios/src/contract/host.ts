@@ -4,8 +4,8 @@ import { LIMITS } from "./fields";
 import { THostFacts } from "./results";
 import { TRunCreate } from "./run";
 import { LOADGEN_ROLE, SERVICE_ROLE } from "../names";
-import { nodeTakesContainers, placeContainers, type PlaceableContainer } from "../plan/placement";
-import type { TEngineNode } from "./engines";
+import { nodeTakesContainers, placeContainers, PlaceableContainer } from "../plan/placement";
+import { TEngineNode } from "./engines";
 
 export type FieldIssue = { path: string; message: string };
 

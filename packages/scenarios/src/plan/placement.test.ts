@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ZPlacement, type TEngineNode, type TPlacementInput } from "../contract/engines";
-import { placeContainers, type PlaceableContainer } from "./placement";
+import { ZPlacement, TEngineNode, TPlacementInput } from "../contract/engines";
+import { placeContainers, PlaceableContainer } from "./placement";
 
 const GB = 1024 ** 3;
 const node = (name: string, cpus = 2, extra: Partial<TEngineNode> = {}): TEngineNode => ({

@@ -1,4 +1,4 @@
-import type { TEngineNode, TPlacement } from "../contract/engines";
+import { TEngineNode, TPlacement } from "../contract/engines";
 import { LOADGEN_ROLE } from "../names";
 
 /** What placement needs of a planned container (PlannedContainer and the load step's generators have it). */

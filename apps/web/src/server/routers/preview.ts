@@ -1,9 +1,11 @@
 import { previewFiles, K6_SCRIPT_PATH, NGINX_CONF_PATH } from "@scalelab/scenarios/plan";
 import { topologyDiagram, type Diagram } from "@scalelab/scenarios/plan";
-import { runWarnings, ZRunCreate, ZRunWarning, type TRunCreate } from "@scalelab/scenarios/contract";
+import { nodeWarnings, runWarnings, ZRunCreate, ZRunWarning, type TRunCreate } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 import { shownPlan } from "~/lib/plan";
 import { readHostBounds } from "../runs/service";
+import { engineNodes } from "../engines/service";
+import type { Deps } from "../runtime";
 import { procedure, router } from "../trpc";
 
 export const ZPreviewFile = z.object({
@@ -56,5 +58,12 @@ export const previewRouter = router({
     })
     .input(ZRunCreate)
     .output(ZPreview)
-    .query(async ({ ctx, input }) => ({ ...renderPreview(input), warnings: runWarnings(input, await readHostBounds(ctx.deps.redis)) })),
+    .query(async ({ ctx, input }) => ({ ...renderPreview(input), warnings: await previewWarnings(ctx.deps, input) })),
 });
+
+/** The warnings before a run: per node on a Swarm engine, none when the engine cannot be read now (creating the run says why). */
+async function previewWarnings(deps: Deps, input: TRunCreate) {
+  const nodes = await engineNodes(deps, input.engine).catch(() => []);
+  if (nodes === null) return runWarnings(input, await readHostBounds(deps.redis));
+  return nodeWarnings(input, nodes);
+}

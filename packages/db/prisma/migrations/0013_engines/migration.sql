@@ -8,3 +8,12 @@ CREATE TABLE "engines" (
   "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
   "updated_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
+
+-- The engine a run ran on (its `engine`: "local" or a stored engine's name; not a foreign key, so
+-- removing an engine keeps the runs that used it).
+ALTER TABLE "runs" ADD COLUMN "engine" TEXT NOT NULL DEFAULT 'local';
+
+-- The host's CPU per node of the engine ("local" on the lab's own engine).
+ALTER TABLE "host_samples" ADD COLUMN "node" TEXT NOT NULL DEFAULT 'local';
+ALTER TABLE "host_samples" DROP CONSTRAINT "host_samples_pkey";
+ALTER TABLE "host_samples" ADD PRIMARY KEY ("run_id", "node", "t");
