@@ -1,6 +1,6 @@
 "use client";
 
-import { isTerminal, LOCAL_ENGINE } from "@scalelab/scenarios/contract";
+import { isTerminal } from "@scalelab/scenarios/contract";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import Link from "next/link";
@@ -163,11 +163,12 @@ export function RunPage({ id, initial }: { id: string; initial?: TRunSnapshot | 
     () =>
       run
         ? runDiagram(
-            { engine: LOCAL_ENGINE, topology: run.topology, workload: run.workload, faults: run.faults, thresholds: run.thresholds },
+            { engine: run.engine, topology: run.topology, workload: run.workload, faults: run.faults, thresholds: run.thresholds },
             run.id,
+            run.host,
           )
         : null,
-    [run?.topology, run?.workload, run?.id],
+    [run?.topology, run?.workload, run?.id, run?.engine, run?.host],
   );
   const containerSeconds = containersLater ? (laterContainers.data ?? []) : live.containers;
   const nodeCpu = useMemo(

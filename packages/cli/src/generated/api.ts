@@ -923,6 +923,15 @@ export interface operations {
                                     sizeBytes: number;
                                     created?: string;
                                 };
+                                engine?: string;
+                                nodes?: {
+                                    name: string;
+                                    cpus: number;
+                                    memoryBytes: number;
+                                }[];
+                                containerNodes?: {
+                                    [key: string]: string;
+                                };
                             } | null;
                             summary: {
                                 requests: number;
@@ -1061,6 +1070,22 @@ export interface operations {
                                     meanCores: number;
                                     workerMeanPct: number;
                                 };
+                                nodes?: {
+                                    node: string;
+                                    cpus: number;
+                                    containers: number;
+                                    cpuPct: number;
+                                    hostNoise?: {
+                                        cores: number;
+                                        seconds: number;
+                                        busySeconds: number;
+                                        meanPct: number;
+                                        p95Pct: number;
+                                        maxPct: number;
+                                        meanCores: number;
+                                        workerMeanPct: number;
+                                    };
+                                }[];
                                 containers?: {
                                     [key: string]: {
                                         containers: number;
@@ -1802,6 +1827,15 @@ export interface operations {
                                 sizeBytes: number;
                                 created?: string;
                             };
+                            engine?: string;
+                            nodes?: {
+                                name: string;
+                                cpus: number;
+                                memoryBytes: number;
+                            }[];
+                            containerNodes?: {
+                                [key: string]: string;
+                            };
                         } | null;
                         summary: {
                             requests: number;
@@ -1940,6 +1974,22 @@ export interface operations {
                                 meanCores: number;
                                 workerMeanPct: number;
                             };
+                            nodes?: {
+                                node: string;
+                                cpus: number;
+                                containers: number;
+                                cpuPct: number;
+                                hostNoise?: {
+                                    cores: number;
+                                    seconds: number;
+                                    busySeconds: number;
+                                    meanPct: number;
+                                    p95Pct: number;
+                                    maxPct: number;
+                                    meanCores: number;
+                                    workerMeanPct: number;
+                                };
+                            }[];
                             containers?: {
                                 [key: string]: {
                                     containers: number;
@@ -2651,6 +2701,7 @@ export interface operations {
                         runCpuPct: number;
                         workerCpuPct: number;
                         otherCpuPct: number | null;
+                        node?: string;
                     }[];
                 };
             };
@@ -3154,6 +3205,15 @@ export interface operations {
                                     sizeBytes: number;
                                     created?: string;
                                 };
+                                engine?: string;
+                                nodes?: {
+                                    name: string;
+                                    cpus: number;
+                                    memoryBytes: number;
+                                }[];
+                                containerNodes?: {
+                                    [key: string]: string;
+                                };
                             } | null;
                             summary: {
                                 requests: number;
@@ -3292,6 +3352,22 @@ export interface operations {
                                     meanCores: number;
                                     workerMeanPct: number;
                                 };
+                                nodes?: {
+                                    node: string;
+                                    cpus: number;
+                                    containers: number;
+                                    cpuPct: number;
+                                    hostNoise?: {
+                                        cores: number;
+                                        seconds: number;
+                                        busySeconds: number;
+                                        meanPct: number;
+                                        p95Pct: number;
+                                        maxPct: number;
+                                        meanCores: number;
+                                        workerMeanPct: number;
+                                    };
+                                }[];
                                 containers?: {
                                     [key: string]: {
                                         containers: number;

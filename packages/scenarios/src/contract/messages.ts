@@ -86,6 +86,8 @@ export const ZHostSample = z.object({
   runCpuPct: z.number(),
   workerCpuPct: z.number(),
   otherCpuPct: z.number().nullable(),
+  /** The engine's node it was read on ("local" on the lab's own engine). */
+  node: z.string().optional(),
 });
 export type THostSample = z.infer<typeof ZHostSample>;
 
