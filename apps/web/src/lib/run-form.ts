@@ -381,7 +381,8 @@ export const SECTIONS: readonly SectionSpec[] = [
         id: "placementStrategy",
         label: "Strategy",
         segmented: true,
-        options: { spread: "Spread — a role's replicas on different nodes", pack: "Pack — fill a node's CPUs first" },
+        options: { spread: "Spread", pack: "Pack" },
+        hint: "Spread: a role's replicas on different nodes. Pack: fill a node's CPUs before the next.",
       },
       {
         path: "topology.placement.loadgen.separate",

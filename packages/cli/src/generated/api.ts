@@ -5850,6 +5850,13 @@ export interface operations {
                             }[];
                             width: number;
                             height: number;
+                            /** @description on an engine with several nodes: one band per node, the containers placed on it inside */
+                            groups?: {
+                                name: string;
+                                label: string;
+                                y: number;
+                                height: number;
+                            }[];
                         };
                         /** @description what the lab accepts but says before the run starts, e.g. containers' CPU limits adding up to more than the host's cores */
                         warnings: {

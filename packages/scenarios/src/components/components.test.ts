@@ -106,7 +106,7 @@ describe("topologyDiagram", () => {
       { name: "node3", cpus: 1 },
     ];
     const d = topologyDiagram(plan, { containerNodes, nodes });
-    expect(d.groups?.map((g) => g.label)).toEqual(["node node1 · 2 CPUs", "node node2 · 4 CPUs", "node node3 · 1 CPU"]);
+    expect(d.groups?.map((g) => g.label)).toEqual(["node1 · 2 CPUs", "node2 · 4 CPUs", "node3 · 1 CPU"]);
     const [g1, g2, g3] = d.groups!;
     const inBand = (g: { y: number; height: number }) => d.nodes.filter((n) => n.y >= g.y && n.y + 52 <= g.y + g.height).map((n) => n.id);
     expect(inBand(g1!).sort()).toEqual(["sl-cm3x9k2a-app-0", "sl-cm3x9k2a-lb-0", "sl-cm3x9k2a-loadgen-0"]);

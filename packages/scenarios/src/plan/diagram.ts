@@ -125,7 +125,7 @@ function groupedDiagram(plan: RunPlan, all: PlannedContainer[], placement: Diagr
     const cpus = placement.nodes.find((n) => n.name === band)?.cpus;
     groups.push({
       name: band,
-      label: cpus === undefined ? `node ${band}` : `node ${band} · ${cpus} CPU${cpus === 1 ? "" : "s"}`,
+      label: cpus === undefined ? band : `${band} · ${cpus} CPU${cpus === 1 ? "" : "s"}`,
       y: y - NODE.gapY / 4,
       height,
     });

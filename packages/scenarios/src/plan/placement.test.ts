@@ -115,7 +115,9 @@ describe("placeContainers", () => {
     expect(r.ok).toBe(false);
     expect(!r.ok && r.issues[0]).toMatchObject({
       path: "topology.placement.loadgen.separate",
-      message: expect.stringMatching(/needs a node free of the system under test: it takes n1, n2, n3 of 3 usable node\(s\)/),
+      message: expect.stringMatching(
+        /needs a node free of the system under test, which is placed on n1, n2, n3: all 3 node\(s\) that take containers/,
+      ),
     });
     const pinned = place([...replicas(1), c("loadgen-0", "loadgen")], three, {
       pin: { loadgen: "n1", app: "n1" },

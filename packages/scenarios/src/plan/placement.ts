@@ -146,7 +146,7 @@ export function placeContainers(
         issues: [
           {
             path: "topology.placement.loadgen.separate",
-            message: `topology.placement.loadgen.separate needs a node free of the system under test: it takes ${[...sutNodes].join(", ")} of ${usable.length} usable node(s); pin the system's roles to fewer nodes, use pack, or add a node`,
+            message: `topology.placement.loadgen.separate needs a node free of the system under test, which is placed on ${[...sutNodes].join(", ")}: all ${usable.length} node(s) that take containers; pin its roles to fewer nodes, use pack, or add a node`,
           },
         ],
       };
