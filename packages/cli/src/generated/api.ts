@@ -2613,6 +2613,7 @@ export interface operations {
                         throttledMs?: number;
                         netRxBps?: number;
                         netTxBps?: number;
+                        node?: string;
                     }[];
                 };
             };

@@ -158,3 +158,43 @@ describe("a run's engine", () => {
     expect(await deps.db.run.count({ where: { name: { in: [`${prefix} unknown`, `${prefix} down`] } } })).toBe(0);
   });
 });
+
+describe("GET /runs/{id}/containers on an engine with nodes", () => {
+  it("names each container's node from the run's host facts; on local none", async () => {
+    const res = await rest(post(`${API}/runs`, JSON.stringify(runBody(2, `${prefix} nodes`))));
+    const { id } = (await res.json()) as { id: string };
+    const name = (c: string) => `sl-${id.slice(0, 8)}-${c}`;
+    const sample = (t: number, container: string, role: string) => ({
+      runId: id,
+      t,
+      container,
+      role,
+      cpuPct: 10,
+      memBytes: 1,
+      throttledPeriods: 0,
+    });
+    await deps.db.containerSample.createMany({ data: [sample(0, name("app-0"), "app"), sample(0, name("app-1"), "app")] });
+    const containers = async () =>
+      ((await (await rest(new Request(`${API}/runs/${id}/containers`))).json()) as { container: string; node?: string }[]).map(
+        (c) => c.node,
+      );
+    expect(await containers()).toEqual([undefined, undefined]);
+    await deps.db.run.update({
+      where: { id },
+      data: {
+        host: {
+          cpus: 4,
+          memoryBytes: 1,
+          kernel: "k",
+          dockerVersion: "d",
+          nodes: [
+            { name: "node1", cpus: 2, memoryBytes: 1 },
+            { name: "node2", cpus: 2, memoryBytes: 1 },
+          ],
+          containerNodes: { [name("app-0")]: "node1", [name("app-1")]: "node2" },
+        },
+      },
+    });
+    expect(await containers()).toEqual(["node1", "node2"]);
+  });
+});

@@ -310,10 +310,14 @@ function toFigureSample(row: FigureSample): TFigureSample {
 }
 
 export async function getContainers(deps: Deps, id: string, points?: number): Promise<TContainerSample[]> {
-  await assertRunExists(deps, id);
+  const run = await deps.db.run.findUnique({ where: { id }, select: { host: true } });
+  if (!run) throw runNotFound(id);
+  // On an engine with nodes each container names the node it ran on (the run's host facts, written by the worker).
+  const nodeOf = ZHostFacts.safeParse(run.host).data?.containerNodes ?? {};
   const rows = await deps.db.containerSample.findMany({ where: { runId: id }, orderBy: [{ t: "asc" }, { container: "asc" }] });
   const samples = rows.map((r) => ({ t: r.t, ...toContainerStat(r) }));
-  return points === undefined ? samples : downsampleContainers(samples, points);
+  const shown = points === undefined ? samples : downsampleContainers(samples, points);
+  return shown.map((c) => (nodeOf[c.container] === undefined ? c : { ...c, node: nodeOf[c.container] }));
 }
 
 /**
