@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ZEngineConfig, ZEngineRef, TEngineNode } from "./engines";
-import { nodesMax, nodeWarnings, validateAgainstNodes } from "./host";
+import { nodesMax, nodeWarnings, validateAgainstHost, validateAgainstNodes } from "./host";
 import { ZRunCreate } from "./run";
 
 const GB = 1024 ** 3;
@@ -128,5 +128,21 @@ describe("validateAgainstNodes", () => {
     expect(warnings).toEqual([
       { code: "cpu_oversubscribed", message: expect.stringMatching(/placed on node node-2 add up to 6 cores on its 2 cores/) },
     ]);
+  });
+});
+
+describe("placement on the lab's own engine", () => {
+  const host = { cpus: 2, memoryBytes: 8 * GB };
+  const local = (placement: object) => ZRunCreate.parse({ topology: { service: { replicas: 2 }, placement }, workload: { vus: 1 } });
+  it("everything is on its one node local: spread and pack fit, a pin elsewhere or separate generators do not", () => {
+    expect(validateAgainstHost(local({ strategy: "pack" }), host)).toEqual([]);
+    expect(validateAgainstHost(local({ pin: { app: "local" } }), host)).toEqual([]);
+    expect(validateAgainstHost(local({ pin: { app: "node2" } }), host)).toEqual([
+      {
+        path: "topology.placement.pin.app",
+        message: "topology.placement.pin.app: node node2 is not a node of this engine (its nodes: local)",
+      },
+    ]);
+    expect(validateAgainstHost(local({ loadgen: { separate: true } }), host)[0]?.path).toBe("topology.placement.loadgen.separate");
   });
 });

@@ -5,7 +5,7 @@ import { THostFacts } from "./results";
 import { TRunCreate } from "./run";
 import { LOADGEN_ROLE, SERVICE_ROLE } from "../names";
 import { nodeTakesContainers, placeContainers, PlaceableContainer } from "../plan/placement";
-import { TEngineNode } from "./engines";
+import { LOCAL_ENGINE, TEngineNode } from "./engines";
 
 export type FieldIssue = { path: string; message: string };
 
@@ -47,6 +47,12 @@ export function hostMax(path: string, host: Pick<THostFacts, "cpus" | "memoryByt
 
 export function validateAgainstHost(run: TRunCreate, host: Pick<THostFacts, "cpus" | "memoryBytes">): FieldIssue[] {
   const issues: FieldIssue[] = [];
+  // On the lab's own engine everything is on its one node, "local": a pin elsewhere or separate load generators cannot be met.
+  if (run.topology.placement) {
+    const local = { name: LOCAL_ENGINE, cpus: host.cpus, memoryBytes: host.memoryBytes, availability: "active" };
+    const placed = placeContainers(roleContainers(run), [local], run.topology.placement);
+    if (!placed.ok) issues.push(...placed.issues);
+  }
   const roles = runRoles(run).filter((r) => r.count > 0 && r.role !== LOADGEN_ROLE);
   const cpuRange = `${LIMITS.cpus.min} and ${host.cpus} (this host has ${host.cpus} CPUs)`;
   const named = new Set<string>();
