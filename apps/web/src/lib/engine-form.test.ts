@@ -54,6 +54,9 @@ describe("the form's engine", () => {
     const remote = toRunInput(v);
     expect(remote.engine).toBe("swarm-local");
     expect(remote.topology.placement).toEqual({ strategy: "pack", pin: { app: "node2" }, loadgen: { separate: true } });
+    v.topology.placement.pin = { app: "node2", db: "node3" };
+    // No store in this run: its pin is not sent.
+    expect(toRunInput(v).topology.placement?.pin).toEqual({ app: "node2" });
     v.topology.placement.pin = { app: "" };
     expect(toRunInput(v).topology.placement).toEqual({ strategy: "pack", loadgen: { separate: true } });
   });

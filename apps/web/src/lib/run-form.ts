@@ -18,6 +18,7 @@ import {
   type TWorkloadInput,
 } from "@scalelab/scenarios/contract";
 import { LOCAL_ENGINE, type TPlacement } from "@scalelab/scenarios/contract";
+import { pinnableRoles } from "./engine-form";
 import { get, set, type FieldErrors, type Path, type Resolver } from "react-hook-form";
 import { faultBody, type FaultFormValue } from "./faults";
 import { parseCommand, parseEnv, parseHeaders, parseThresholds } from "./form-text";
@@ -589,7 +590,9 @@ export function runInputOf(v: RunFormValues): { body: TRunCreateInput; issues: F
   if (body.engine === LOCAL_ENGINE) unset(body, "engine");
   const placement = body.topology.placement as Partial<PlacementFormValue> | undefined;
   if (placement?.pin) {
-    const pinned = Object.entries(placement.pin).filter(([, node]) => node !== "");
+    // A role pinned before the topology lost it (a store switched off) is not sent.
+    const roles = new Set(pinnableRoles(body as TRunCreateInput));
+    const pinned = Object.entries(placement.pin).filter(([role, node]) => node !== "" && roles.has(role));
     if (pinned.length > 0) placement.pin = Object.fromEntries(pinned);
     else delete placement.pin;
   }
