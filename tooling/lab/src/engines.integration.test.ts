@@ -17,7 +17,7 @@ const name = `it-lab-${randomBytes(3).toString("hex")}`;
 const cwd = fileURLToPath(new URL("..", import.meta.url));
 const lab = async (...args: string[]) => {
   try {
-    const { stdout, stderr } = await promisify(execFile)("node_modules/.bin/tsx", ["src/cli.ts", ...args], { cwd, env: process.env });
+    const { stdout, stderr } = await promisify(execFile)("node_modules/.bin/tsx", ["src/cli.ts", ...args], { cwd });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
