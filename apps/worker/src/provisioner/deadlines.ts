@@ -15,6 +15,7 @@ export function withDeadlines(p: Provisioner, ms: number): Provisioner {
     // Create, copy, start, the run itself, logs and removal.
     runIsolated: (spec, timeoutMs) => d(`run ${spec.name}`, p.runIsolated(spec, timeoutMs), 4 + timeoutMs / ms),
     inspect: (id, network) => d("inspect", p.inspect(id, network)),
+    dialAddress: (id, network, port) => d("inspect", p.dialAddress(id, network, port)),
     logs: (id, lines) => d("logs", p.logs(id, lines)),
     stats: (id, signal) => p.stats(id, signal),
     followOutput: (id, signal) => p.followOutput(id, signal),
