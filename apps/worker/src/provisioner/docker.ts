@@ -253,6 +253,11 @@ export class DockerProvisioner implements Provisioner {
     return new Set(values);
   }
 
+  /** The local engine built them: nothing to do. */
+  async prepareImages(): Promise<{ pushed: string[]; skipped: string[] }> {
+    return { pushed: [], skipped: [] };
+  }
+
   async hostFacts() {
     const [info, version] = await Promise.all([this.docker.info(), this.docker.version()]);
     return {

@@ -89,4 +89,10 @@ export interface Provisioner {
   /** Values of `label` on the containers and networks carrying all of `where`, e.g. the run ids that have objects. */
   labelValues(label: string, where: Record<string, string>): Promise<Set<string>>;
   hostFacts(): Promise<Omit<THostFacts, "k6Version">>;
+  /**
+   * Makes the run's images (built on the host's engine) available where its containers run: nothing
+   * on the local engine; on a cluster, pushed to its registry unless there already. Returns the
+   * images pushed and those already there.
+   */
+  prepareImages(images: readonly string[], signal?: AbortSignal): Promise<{ pushed: string[]; skipped: string[] }>;
 }
