@@ -110,7 +110,8 @@ try {
   for (const c of plan.containers) {
     const { id } = await provisioner.startContainer(c, plan.network.name);
     for (const probe of c.ready)
-      if (probe.kind === "http") await ok(`http://${hostPort(await provisioner.dialAddress(id, plan.network.name, probe.port))}${probe.path}`);
+      if (probe.kind === "http")
+        await ok(`http://${hostPort(await provisioner.dialAddress(id, plan.network.name, probe.port))}${probe.path}`);
   }
   for (let i = 0; i < Number(values.reps); i++) {
     // Alternate which goes first, so neither always follows the other's warm-up.
