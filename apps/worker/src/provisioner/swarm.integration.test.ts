@@ -205,6 +205,22 @@ describe("the Swarm provisioner on the test cluster", () => {
     expect([...seen.keys()].sort()).toEqual(["app-0", "app-1", "app-2"]);
   });
 
+  it("fails a start Swarm cannot place with Swarm's reason, and runs an isolated check on a chosen node", async () => {
+    const app0 = plan.containers.find((c) => c.hostname === "app-0")!;
+    const t0 = Date.now();
+    await expect(provisioner.startContainer({ ...app0, name: `${app0.name}-nowhere`, node: "node9" }, plan.network.name)).rejects.toThrow(
+      /cannot be placed on engine swarm-local: no suitable node/,
+    );
+    log.info(`an unplaceable start failed in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const checked = await provisioner.runIsolated({ ...app0, name: `${app0.name}-check`, node: "node3", cmd: ["healthcheck"] }, 20_000);
+    // No network: the testbed's health check finds no server and says so.
+    expect(checked.exitCode).toBe(1);
+    const facts = await provisioner.hostFacts();
+    const nodeCpus = (await engineClient(config.nodes[0]!.endpoint, null).info()).NCPU as number;
+    expect(facts.cpus).toBe(3 * nodeCpus);
+    expect(facts.os).toMatch(/Swarm swarm-local, 3 nodes/);
+  });
+
   it("finds the run after the worker forgot it and removes everything of it from every node", async () => {
     const forgetful = new SwarmProvisioner(config);
     const ours = { [LABELS.managed]: "true", [LABELS.instance]: instance };
