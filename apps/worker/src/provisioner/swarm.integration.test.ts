@@ -14,6 +14,7 @@ import { provision, waitHealthy } from "../pipeline/provision";
 import { RunReporter } from "../pipeline/reporter";
 import { pushImages } from "./registry";
 import { engineClient, SwarmProvisioner, TEngineConfig } from "./swarm";
+import { waitFor } from "../testing/lab";
 import { ContainerEvent, hostPort, StartedContainer } from "./types";
 
 /*
@@ -203,6 +204,19 @@ describe("the Swarm provisioner on the test cluster", () => {
     expect(mine).toEqual(expect.arrayContaining(["stop", "die", "start"]));
     const seen = await backendsSeen(entryUrl, 30);
     expect([...seen.keys()].sort()).toEqual(["app-0", "app-1", "app-2"]);
+  });
+
+  it("a service task's own container, stopped, does not start again, and the error says why (hence the holders)", async () => {
+    const app2 = startedAs("app-2");
+    await provisioner.act(app2.id, "stop");
+    // Once Swarm has seen the task end (a start before that may still find its network attached).
+    const manager = engineClient(config.manager, config.tlsDir);
+    await waitFor("Swarm to see app-2's task end", 10_000, async () => {
+      const tasks = (await manager.listTasks({ filters: { service: [app2.name] } })) as { Status: { State: string } }[];
+      return tasks.every((t) => t.Status.State !== "running") || undefined;
+    });
+    await new Promise((r) => setTimeout(r, 1_000));
+    await expect(provisioner.act(app2.id, "start")).rejects.toThrow(/does not start a stopped task's container again/);
   });
 
   it("fails a start Swarm cannot place with Swarm's reason, and runs an isolated check on a chosen node", async () => {

@@ -347,7 +347,19 @@ export class SwarmProvisioner implements Provisioner {
   }
 
   async act(containerId: string, action: ContainerAction): Promise<void> {
-    await (await this.locate(containerId)).local.act(containerId, action);
+    const at = await this.locate(containerId);
+    try {
+      await at.local.act(containerId, action);
+    } catch (err) {
+      // Swarm detaches a task's overlay network once its container stops; only a container in a
+      // network holder's namespace (the plan gives every stop, kill and restart target one) starts again.
+      if (action === "start" && this.placed.get(containerId)?.service && /network .* not found/.test((err as Error).message)) {
+        throw new Error(
+          `Swarm does not start a stopped task's container again (its network attachment is gone): ${(err as Error).message}`,
+        );
+      }
+      throw err;
+    }
   }
 
   /** Every node's events, merged as they come; a task container is named after its service (the planned name). */
@@ -402,6 +414,11 @@ export class SwarmProvisioner implements Provisioner {
     const removedNetworks = await Promise.all(
       networks.map((n) => retrying(deadline, () => removing(() => this.manager.getNetwork(n.Id).remove()))),
     );
+    // The manager lists a removed network for a moment longer: done once it no longer does.
+    while ((await this.manager.listNetworks({ filters })).length > 0) {
+      if (Date.now() > deadline) throw new Error(`the network of ${JSON.stringify(labels)} is still on engine ${this.config.name}`);
+      await sleep(250);
+    }
     for (const [id, p] of this.placed) if (p.service && services.some((s) => s.Spec?.Name === p.service)) this.placed.delete(id);
     return { containers, networks: removedNetworks.filter(Boolean).length };
   }
@@ -437,13 +454,14 @@ export class SwarmProvisioner implements Provisioner {
   }
 }
 
-/** Ignores "no such object" (already gone) and "removal already in progress". */
+/** Ignores "no such object" (already gone; Swarm may say so with a 500) and "removal already in progress". */
 async function removing(op: () => Promise<unknown>): Promise<boolean> {
   try {
     await op();
     return true;
   } catch (err) {
     if (statusOf(err) === 404 || statusOf(err) === 409) return false;
+    if (statusOf(err) === 500 && /not found/.test((err as Error).message)) return false;
     throw err;
   }
 }
