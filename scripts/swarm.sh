@@ -20,7 +20,7 @@ REGISTRY_PORT="${SCALELAB_SWARM_REGISTRY_PORT:-55050}"
 ENGINE_JSON="$STATE/engines/$CLUSTER.json"
 MAX_NODES=5
 
-usage() { sed -n '5,8p' "$0" | sed 's/^#   //' >&2; exit 2; }
+usage() { sed -n '5,7p' "$0" | sed 's/^#   //' >&2; exit 2; }
 
 node_name() { echo "$PREFIX-node$1"; }
 ip_of() { docker inspect -f "{{with index .NetworkSettings.Networks \"$NET\"}}{{.IPAddress}}{{end}}" "$1"; }
@@ -125,7 +125,7 @@ EOF
   if (cd "$ROOT" && pnpm --silent --filter @scalelab/lab lab engine add "$CLUSTER" "${args[@]}") >"$STATE/logs/swarm-register.log" 2>&1; then
     log "swarm: registered with the lab as engine $CLUSTER"
   else
-    log "swarm: 'lab engine add' failed (is the control plane up and the engines command there?): $(tail -3 "$STATE/logs/swarm-register.log")"
+    log "swarm: 'lab engine add' failed (is the lab's control plane up, and the engines command there?): $(grep -m1 -i 'error' "$STATE/logs/swarm-register.log")"
     log "swarm: the config is in $ENGINE_JSON; register it later with: pnpm --silent --filter @scalelab/lab lab engine add $CLUSTER ${args[*]}"
   fi
 }
