@@ -9,7 +9,7 @@ import { DockerStatsReading } from "@scalelab/scenarios/analysis";
 import Docker from "dockerode";
 import { DockerProvisioner } from "./docker";
 import { pushImages, registryRef } from "./registry";
-import { ContainerAction, ContainerEvent, ContainerState, HostPort, Provisioner, StartedContainer } from "./types";
+import { STOP_GRACE_SECONDS, ContainerAction, ContainerEvent, ContainerState, HostPort, Provisioner, StartedContainer } from "./types";
 
 /**
  * A Swarm engine as the lab stores it (helper "engines" owns the shared type in
@@ -183,7 +183,7 @@ export class SwarmProvisioner implements Provisioner {
           Labels: spec.labels,
           // An init as PID 1 forwards SIGTERM: a shell entrypoint would otherwise wait out the grace period.
           Init: true,
-          StopGracePeriod: 10_000_000_000,
+          StopGracePeriod: STOP_GRACE_SECONDS * 1_000_000_000,
           HealthCheck: { Test: ["NONE"] },
           Configs: configs,
           ...(spec.untrusted && { CapabilityDrop: [...UNTRUSTED.dropCapabilities] }),
