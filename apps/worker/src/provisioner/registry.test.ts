@@ -17,6 +17,11 @@ describe("registryRef", () => {
     expect(registryRef("r:5000", `api@sha256:${"a".repeat(64)}`).tag).toBe(`sha256-${"a".repeat(64)}`);
   });
 
+  it("tags an image named by its id (a user's image as the plan pins it) with that id", () => {
+    const id = "321edbb64ec1b8c99dcffe28fc74d2d8c1b8ee85af903d6826bff989612f329c";
+    expect(registryRef("r:5000", `sha256:${id}`).ref).toBe(`r:5000/scalelab/by-id:sha256-${id}`);
+  });
+
   it("refuses a reference that is no repository name", () => {
     expect(() => registryRef("r:5000", "Bad Name:1")).toThrow(/no repository name/);
     expect(() => registryRef("r:5000", ":1")).toThrow(/no repository name/);

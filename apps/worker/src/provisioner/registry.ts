@@ -3,12 +3,19 @@ import Docker from "dockerode";
 /** A Swarm engine's registry: where the lab host pushes and where the nodes pull the same images. */
 export type EngineRegistry = { push: string; pull: string };
 
+/** Where images the plan names by their id (`sha256:<hex>`) go, tagged with that id. */
+export const BY_ID_REPO = "scalelab/by-id";
+
 /**
  * The image's reference in the registry at `registry` (host:port): its repository and tag under
- * that host (`scalelab/testbed:0123abcd` → `10.0.0.2:5000/scalelab/testbed:0123abcd`); a digest
- * becomes the tag `sha256-<hex>`, and an image with neither is `latest`.
+ * that host (`scalelab/testbed:0123abcd` → `10.0.0.2:5000/scalelab/testbed:0123abcd`); an image
+ * id `sha256:<hex>` is `scalelab/by-id:sha256-<hex>`, a digest becomes the tag `sha256-<hex>`, and
+ * an image with neither is `latest`.
  */
 export function registryRef(registry: string, image: string): { repo: string; tag: string; ref: string } {
+  // An image pinned by its id (a user's image, as the plan runs it): its content hash is the tag.
+  const id = /^sha256:([0-9a-f]{64})$/.exec(image)?.[1];
+  if (id) return { repo: `${registry}/${BY_ID_REPO}`, tag: `sha256-${id}`, ref: `${registry}/${BY_ID_REPO}:sha256-${id}` };
   const [named, digest] = image.split("@") as [string, string | undefined];
   const slash = named.lastIndexOf("/");
   const colon = named.lastIndexOf(":");
