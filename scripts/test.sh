@@ -30,6 +30,7 @@ step "unit: cli" pnpm --filter @scalelab/cli test $(vitest_json unit-cli)
 step "unit: worker" pnpm --filter @scalelab/worker test $(vitest_json unit-worker)
 step "unit: web" pnpm --filter @scalelab/web test $(vitest_json unit-web)
 step "unit: testbed (go)" bash -c "cd '$ROOT/apps/testbed' && go vet ./... && go test -json ./... > '$RESULTS/testbed.go.jsonl' || { grep -h '\"Action\":\"fail\"' '$RESULTS/testbed.go.jsonl' >&2; exit 1; }"
+step "unit: k6 output (go)" bash -c "cd '$ROOT/packages/images/xk6-scalelab' && go vet ./... && go test ./..."
 
 # The test database and Redis index are separate from the dashboard's and wiped every time.
 TEST_DB=scalelab_test

@@ -117,7 +117,7 @@ describe("load generators", () => {
       { kind: "nginx", algorithm: "round_robin" },
       { loadgen: "wrk", connections: 16, endpoint: "hostname", durationSeconds: 5, loadgenInstances: 2, loadgenCpus: 0.5 },
     );
-    expect(summary.loadgen?.percentiles).toBe("worst instance");
+    expect(summary.loadgen?.percentiles).toBe("merged");
     expectEven(backends, summary.requests);
   });
 

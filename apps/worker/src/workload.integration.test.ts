@@ -140,7 +140,7 @@ export default function () {
     expect(s.script?.ownScenarios).toBe(false);
     // The script's vus and duration gave way to the workload's: 5 s, both instances' checks added up.
     expect(s.durationSeconds).toBe(5);
-    expect(s.loadgen).toMatchObject({ instances: 2 });
+    expect(s.loadgen).toMatchObject({ instances: 2, percentiles: "merged" });
     expect(s.script!.checks).toEqual([{ name: "status is 200", passed: s.requests, failed: 0 }]);
     expect(s.script!.metrics).toEqual([]);
     expectBothReplicas(s);

@@ -16,3 +16,4 @@ export type RunBody = paths["/runs"]["post"]["requestBody"]["content"]["applicat
 export type ExperimentBody = paths["/experiments"]["post"]["requestBody"]["content"]["application/json"];
 export type History = JsonOf<paths["/history"]["get"]["responses"][200]>;
 export type TokenView = JsonOf<paths["/tokens"]["get"]["responses"][200]>[number];
+export type EngineView = JsonOf<paths["/engines"]["get"]["responses"][200]>[number];

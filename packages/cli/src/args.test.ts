@@ -118,6 +118,8 @@ describe("parseCommand", () => {
       tag: "orders:1",
     });
     expect(parseCommand(["status"])).toMatchObject({ name: "status" });
+    expect(parseCommand(["engines", "--json"])).toMatchObject({ name: "engines", json: true });
+    expect(() => parseCommand(["engines", "extra"])).toThrow(UsageError);
     expect(parseCommand(["cancel", "abc", "--json"])).toMatchObject({ name: "cancel", id: "abc", json: true });
   });
 

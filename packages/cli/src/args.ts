@@ -32,6 +32,7 @@ export type Command = { url?: string; json: boolean } & (
   | { name: "export"; id: string; format: ExportFormat; out: string; table?: (typeof CSV_TABLES)[number] }
   | { name: "images-push"; dir: string; tag: string }
   | { name: "status" }
+  | { name: "engines" }
   | { name: "cancel"; id: string }
   | { name: "token-create"; tokenName: string }
   | { name: "token-list" }
@@ -94,6 +95,7 @@ export const USAGE = {
   export: "scalelab export <id> --format csv|json|html -o <file> [--table runs|samples]",
   images: "scalelab images push <dir> --tag <name:tag> [--json]",
   status: "scalelab status [--json]",
+  engines: "scalelab engines [--json]",
   cancel: "scalelab cancel <id> [--json]",
   token: "scalelab token create <name> | token list | token revoke <id>  [--json]",
 } as const;
@@ -245,6 +247,14 @@ export function parseCommand(argv: readonly string[]): Command {
       if (sub === "revoke")
         return { name: "token-revoke", ...common(values), id: positional(args, 1, "the token's id (scalelab token list)", usage)[0]! };
       throw new UsageError(`${sub === undefined ? "token needs" : `unknown: token ${sub}; use`} create, list or revoke\nusage: ${usage}`);
+    }
+    case "engines": {
+      const usage = USAGE.engines;
+      const { values, positionals } = parse(rest, {}, usage);
+      const help = helpFor(values, name);
+      if (help) return help;
+      positional(positionals, 0, "", usage);
+      return { name, ...common(values) };
     }
     case "status":
     case "cancel": {

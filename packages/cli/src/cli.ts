@@ -8,6 +8,7 @@ import { baseline, history } from "./commands/baselines";
 import { runPreset, submitExperiment, submitRun } from "./commands/submit";
 import { withConfig } from "./config";
 import { createToken, listTokens, revokeToken } from "./commands/tokens";
+import { listEngines } from "./commands/engines";
 import { DEFAULT_URL, type CliEnv } from "./env";
 import { CliError, EXIT, UsageError, type ExitCode } from "./errors";
 
@@ -22,6 +23,7 @@ Usage:
   ${USAGE.export}
   ${USAGE.images}
   ${USAGE.status}
+  ${USAGE.engines}
   ${USAGE.cancel}
   ${USAGE.baseline}
   ${USAGE.history}
@@ -97,6 +99,8 @@ function dispatch(ctx: Ctx, cmd: Exclude<Command, { name: "help" }>): Promise<Ex
       return createToken(ctx, cmd);
     case "token-list":
       return listTokens(ctx);
+    case "engines":
+      return listEngines(ctx);
     case "token-revoke":
       return revokeToken(ctx, cmd);
   }

@@ -3,6 +3,7 @@ import {
   historyLines,
   compareLines,
   duration,
+  engineRows,
   experimentLines,
   experimentProgressLine,
   recentRps,
@@ -215,6 +216,48 @@ describe("historyLines", () => {
     expect(lines.slice(2).map((l) => l.replace(/ +/g, " ").trim())).toEqual([
       "2026-11-26 08:00:00 cccccccc succeeded a 100 2 passed",
       "b 200 2",
+    ]);
+  });
+});
+
+describe("engineRows", () => {
+  it("one row per node, the engine named on its first; an unreachable engine with why", () => {
+    const node = (name: string, role: "manager" | "worker") => ({
+      name,
+      role,
+      cpus: 2,
+      memoryBytes: 4 * 1024 ** 3,
+      state: "ready",
+      availability: "active",
+      address: "10.0.0.2",
+    });
+    const lines = engineRows([
+      {
+        name: "local",
+        kind: "docker",
+        reachable: true,
+        error: null,
+        cpus: 2,
+        memoryBytes: 4 * 1024 ** 3,
+        nodes: [node("local", "manager")],
+      },
+      {
+        name: "swarm-local",
+        kind: "swarm",
+        reachable: true,
+        error: null,
+        cpus: 4,
+        memoryBytes: 8 * 1024 ** 3,
+        nodes: [node("node1", "manager"), node("node2", "worker")],
+      },
+      { name: "far", kind: "swarm", reachable: false, error: "connect ECONNREFUSED", cpus: 0, memoryBytes: 0, nodes: [] },
+    ]);
+    expect(lines.map((l) => l.trimEnd().split(/\s{2,}/))).toEqual([
+      ["ENGINE", "KIND", "NODE", "ROLE", "CPUS", "MEMORY", "STATE"],
+      ["local", "docker", "local", "manager", "2", "4.0 GiB", "ready, active"],
+      ["swarm-local", "swarm", "node1", "manager", "2", "4.0 GiB", "ready, active"],
+      ["", "node2", "worker", "2", "4.0 GiB", "ready, active"],
+      ["far", "swarm", "-", "-", "-", "-", "unreachable: connect ECONNREFUSED"],
     ]);
   });
 });

@@ -1,4 +1,4 @@
-import type { CompareResult, History, HostBounds, PresetView, Sample, TokenView } from "./api-types";
+import type { CompareResult, EngineView, History, HostBounds, PresetView, Sample, TokenView } from "./api-types";
 import { figure } from "./outcome";
 
 /** Pure formatting of what the CLI prints; unit-tested in format.test.ts. */
@@ -141,6 +141,31 @@ export function tokenRows(
       t.revokedAt ? `revoked ${day(t.revokedAt)}` : "active",
     ]),
   ]);
+}
+
+const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+
+/** The engines and their nodes: one row per node, the engine's name on its first; an unreachable engine with why. */
+export function engineRows(engines: readonly EngineView[]): string[] {
+  const rows: string[][] = [["ENGINE", "KIND", "NODE", "ROLE", "CPUS", "MEMORY", "STATE"]];
+  for (const e of engines) {
+    if (!e.reachable) {
+      rows.push([e.name, e.kind, "-", "-", "-", "-", `unreachable: ${e.error ?? "no answer"}`]);
+      continue;
+    }
+    e.nodes.forEach((n, i) =>
+      rows.push([
+        i === 0 ? e.name : "",
+        i === 0 ? e.kind : "",
+        n.name,
+        n.role,
+        String(n.cpus),
+        gib(n.memoryBytes),
+        `${n.state}, ${n.availability}`,
+      ]),
+    );
+  }
+  return table(rows);
 }
 
 /**

@@ -66,7 +66,7 @@ describe("--set paths", () => {
 
   it("refuses an unknown top-level key, naming it and the fields there are", () => {
     expect(usage(() => set(run(), "naem=x"))).toMatch(
-      /^--set naem: naem is not a field of a run \(fields: name, topology, workload, faults/,
+      /^--set naem: naem is not a field of a run \(fields: name, engine, topology, workload, faults/,
     );
   });
 

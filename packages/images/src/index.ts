@@ -7,13 +7,14 @@ import { env } from "./env";
 import { readTree } from "./hash";
 import { CASSANDRA_JARS, ensureJars, jarArch, jarSetKey, KAFKA_JARS, type JarSet } from "./maven";
 import {
+  buildK6,
   buildTestbed,
-  ensureK6Binary,
   ensureToxiproxyBinary,
   GO_BUILD_FLAGS,
   K6_VERSION,
   TESTBED_SRC_DIR,
   TOXIPROXY_VERSION,
+  XK6_SRC_DIR,
 } from "./toolchain";
 import type { BuildableImage, EnsureOptions, ImageProgress } from "./types";
 
@@ -60,12 +61,17 @@ const testbed = {
   },
 } satisfies ImageSpec;
 
+// k6 with the lab's output extension: the extension's module (go.mod pins K6_VERSION) is the hash.
 const k6 = {
   name: "k6",
-  inputs: async () => [{ path: "k6-version", content: K6_VERSION }],
+  inputs: async () => [
+    { path: "k6-version", content: K6_VERSION },
+    ...(await readTree(XK6_SRC_DIR, (p) => p.endsWith("_test.go") || p.endsWith(".sh"))),
+    { path: "go-build-flags", content: GO_BUILD_FLAGS.join(" ") },
+  ],
   stage: async (dir, emit, signal) => {
-    const binary = await ensureK6Binary((message) => emit({ phase: "compiling", message }), signal);
-    await copyFile(binary, path.join(dir, "k6"));
+    emit({ phase: "compiling", message: `go build k6 ${K6_VERSION} with the scalelab output (about 80 s the first time)` });
+    await buildK6(path.join(dir, "k6"), signal);
   },
 } satisfies ImageSpec;
 

@@ -8,6 +8,11 @@ export const K6_VERSION = "v1.4.2";
 /** Shopify's toxiproxy, the network-fault proxy: v2.5.0 is the newest the Go module proxy serves. */
 export const TOXIPROXY_VERSION = "v2.5.0";
 export const TESTBED_SRC_DIR = fileURLToPath(new URL("../../../apps/testbed", import.meta.url));
+/**
+ * The lab's k6: a Go module requiring go.k6.io/k6 K6_VERSION with the scalelab output extension
+ * (mergeable latency histograms on stdout) and the main xk6 would generate, pinned by its go.sum.
+ */
+export const XK6_SRC_DIR = fileURLToPath(new URL("../xk6-scalelab", import.meta.url));
 export const GO_BUILD_FLAGS = ["-trimpath", "-ldflags=-s -w"];
 
 async function go(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}): Promise<string> {
@@ -27,11 +32,11 @@ export async function buildTestbed(outFile: string, signal?: AbortSignal): Promi
 }
 
 /**
- * Returns the path of the k6 binary of K6_VERSION, compiled once with `go install` into the
- * cache dir (about 80 s cold) and reused afterwards.
+ * Builds the lab's k6 (k6 K6_VERSION with the scalelab output, from XK6_SRC_DIR) into `outFile`:
+ * about 80 s cold, seconds once Go's module and build caches hold it.
  */
-export async function ensureK6Binary(onCompile: (message: string) => void, signal?: AbortSignal): Promise<string> {
-  return ensureGoBinary({ name: "k6", version: K6_VERSION, pkg: "go.k6.io/k6", binary: "k6", cold: "about 80 s" }, onCompile, signal);
+export async function buildK6(outFile: string, signal?: AbortSignal): Promise<void> {
+  await go(["build", ...GO_BUILD_FLAGS, "-o", outFile, "./cmd/k6"], { cwd: XK6_SRC_DIR, signal });
 }
 
 /**

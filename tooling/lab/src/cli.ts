@@ -5,8 +5,11 @@ import Docker from "dockerode";
 import { createDb } from "@scalelab/db";
 import { migrate } from "@scalelab/db/migrate";
 import { createApiToken } from "@scalelab/db/tokens";
+import { listEngines, removeEngine, saveEngine } from "@scalelab/db/engines";
+import { ZEngineConfig, ZEngineName } from "@scalelab/scenarios/contract";
 import { ZTokenName } from "@scalelab/scenarios/contract";
 import { DEFAULT_CONTROL_PLANE, controlPlaneDown, controlPlaneUp, writePrivateFile, type ControlPlaneConfig } from "./control-plane";
+import { engineFromArgs } from "./engines";
 import { env } from "./env";
 import { labDatabaseUrl } from "./tokens";
 
@@ -14,7 +17,12 @@ const usage = `usage:
   lab control-plane up [--database NAME] [--redis-db N] [--fresh] [--write-env FILE]
   lab control-plane down
   lab migrate            (DATABASE_URL from the environment)
-  lab token create NAME  an API token, printed once (DATABASE_URL, else the lab's own from scripts/up.sh)`;
+  lab token create NAME  an API token, printed once (DATABASE_URL, else the lab's own from scripts/up.sh)
+  lab engine add NAME --manager tcp://HOST:PORT [--node NAME=tcp://HOST:PORT …] [--tls-dir DIR]
+                 [--registry-push HOST:PORT --registry-pull HOST:PORT]
+                         a Docker Swarm cluster runs can name (an existing NAME is replaced)
+  lab engine remove NAME
+  lab engine list [--json]`;
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -23,6 +31,12 @@ const { positionals, values } = parseArgs({
     "redis-db": { type: "string", default: "0" },
     fresh: { type: "boolean", default: false },
     "write-env": { type: "string" },
+    manager: { type: "string" },
+    node: { type: "string", multiple: true },
+    "tls-dir": { type: "string" },
+    "registry-push": { type: "string" },
+    "registry-pull": { type: "string" },
+    json: { type: "boolean", default: false },
   },
 });
 
@@ -85,7 +99,57 @@ if (cmd === "control-plane up") {
   } finally {
     await db.$disconnect();
   }
+} else if (positionals[0] === "engine" && positionals[1] === "add" && positionals.length === 3) {
+  const r = engineFromArgs({ ...values, name: positionals[2] });
+  if (!r.ok) {
+    for (const e of r.errors) console.error(e);
+    process.exit(2);
+  }
+  await withLabDb(async (db) => {
+    await saveEngine(db, r.config.name, r.config.kind, r.config);
+    log(
+      `engine ${r.config.name}: ${r.config.kind}, manager ${r.config.manager}, ${r.config.nodes.length} node(s) ${r.config.nodes.map((n) => n.name).join(", ")}`,
+    );
+  });
+} else if (positionals[0] === "engine" && positionals[1] === "remove" && positionals.length === 3) {
+  const name = ZEngineName.safeParse(positionals[2]);
+  if (!name.success) {
+    console.error(name.error.issues[0]!.message);
+    process.exit(2);
+  }
+  const removed = await withLabDb((db) => removeEngine(db, name.data));
+  if (!removed) {
+    console.error(`no engine named ${name.data} (lab engine list)`);
+    process.exit(1);
+  }
+  log(`engine ${name.data} removed`);
+} else if (cmd === "engine list") {
+  const rows = await withLabDb((db) => listEngines(db));
+  const engines = rows.map((r) => {
+    const c = ZEngineConfig.safeParse(r.config);
+    return c.success ? c.data : { name: r.name, kind: r.kind, invalid: c.error.issues[0]!.message };
+  });
+  if (values.json) process.stdout.write(`${JSON.stringify(engines, null, 2)}\n`);
+  else {
+    process.stdout.write("local\tdocker\tthe lab's own engine\n");
+    for (const e of engines) {
+      process.stdout.write(
+        "invalid" in e
+          ? `${e.name}\t${e.kind}\tinvalid config: ${e.invalid}\n`
+          : `${e.name}\t${e.kind}\t${e.manager}\t${e.nodes.map((n) => `${n.name}=${n.endpoint}`).join(" ")}${e.tlsDir ? `\ttls ${e.tlsDir}` : ""}${e.registry ? `\tregistry ${e.registry.push} → ${e.registry.pull}` : ""}\n`,
+      );
+    }
+  }
 } else {
   console.error(usage);
   process.exit(2);
+}
+
+async function withLabDb<T>(f: (db: ReturnType<typeof createDb>) => Promise<T>): Promise<T> {
+  const db = createDb(labDatabaseUrl(env.DATABASE_URL, env.SCALELAB_STATE_DIR), { max: 1 });
+  try {
+    return await f(db);
+  } finally {
+    await db.$disconnect();
+  }
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import type { TRunCreate } from "@scalelab/scenarios/contract";
+import { LOCAL_ENGINE, type TRunCreate } from "@scalelab/scenarios/contract";
 import { downsampleRows } from "@scalelab/scenarios/analysis";
 import { useMemo, useState } from "react";
 import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
@@ -147,7 +147,10 @@ export function ContainerCharts({
 }) {
   const [role, setRole] = useState("all");
   const planned = useMemo(() => {
-    const plan = shownPlan({ topology: run.topology, workload: run.workload, faults: run.faults, thresholds: [] }, run.id);
+    const plan = shownPlan(
+      { engine: LOCAL_ENGINE, topology: run.topology, workload: run.workload, faults: run.faults, thresholds: [] },
+      run.id,
+    );
     return [...plan.containers, ...plan.loadgens];
   }, [run.topology, run.workload, run.faults, run.id]);
   const roles = useMemo(() => [...new Set(seconds.flatMap((s) => s.containers.map((c) => c.role)))].sort(), [seconds]);

@@ -2,8 +2,8 @@
 
 import type { TRunSummary } from "@scalelab/scenarios/contract";
 import { useQuery } from "@tanstack/react-query";
-import { useEffect, useMemo, useRef } from "react";
-import { hostRows } from "~/lib/host-series";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { hostRows, sampleNodes, samplesOfNode } from "~/lib/host-series";
 import { useTRPC } from "~/trpc/client";
 import { PALETTE, TimeChart } from "./charts";
 import type { Marker } from "./fault-markers";
@@ -36,12 +36,26 @@ export function HostChart({
     if (wasActive.current && !active) void refetch();
     wasActive.current = active;
   }, [active, refetch]);
-  const rows = useMemo(() => hostRows(samples.data ?? []), [samples.data]);
+  // On several nodes each has its own host: one node's seconds at a time.
+  const nodes = useMemo(() => sampleNodes(samples.data ?? []), [samples.data]);
+  const [picked, setPicked] = useState<string | null>(null);
+  const node = picked !== null && nodes.includes(picked) ? picked : (nodes[0] ?? "local");
+  const rows = useMemo(() => hostRows(samplesOfNode(samples.data ?? [], node)), [samples.data, node]);
   return (
     <section className="panel" data-testid="host-chart">
       <h2>
         Host CPU outside this run<span className="h2-hint"> — % of the host (all its cores), per second of the load</span>
       </h2>
+      {nodes.length > 1 && (
+        <div className="segmented" role="radiogroup" aria-label="Node" data-testid="host-nodes" style={{ marginBottom: 8 }}>
+          {nodes.map((n) => (
+            <label key={n} data-testid={`host-node-${n}`}>
+              <input type="radio" name={`host-node-${runId}`} value={n} checked={n === node} onChange={() => setPicked(n)} />
+              {n}
+            </label>
+          ))}
+        </div>
+      )}
       <TimeChart
         testId="chart-host"
         data={rows}
@@ -55,7 +69,7 @@ export function HostChart({
         markers={markers}
         empty={active ? "Measured during the load; shown when it is over." : "The host's CPU was not recorded for this run."}
       />
-      {hostNoise && (
+      {hostNoise && nodes.length <= 1 && (
         <p className="muted" data-testid="host-noise-summary" style={{ marginTop: 8 }}>
           Other work used a mean {fmt(hostNoise.meanPct)} % of the host ({fmt(hostNoise.meanCores)} of its {hostNoise.cores} cores), p95{" "}
           {fmt(hostNoise.p95Pct)} %, busiest second {fmt(hostNoise.maxPct)} %, over {hostNoise.seconds} s; the lab's worker{" "}

@@ -39,6 +39,8 @@ import {
 import { useDebounced } from "~/lib/use-debounced";
 import { formFromRun } from "~/lib/run-form-copy";
 import { useTRPC } from "~/trpc/client";
+import { engineBounds, pinnableRoles } from "~/lib/engine-form";
+import { EngineSection, enginePaths, PinFields } from "./engine-fields";
 import { FaultEditor } from "./fault-editor";
 import { FilePreview } from "./file-preview";
 import { FormField, RunFormHost } from "./form-field";
@@ -136,9 +138,23 @@ function DependencyEnv({ values }: { values: RunFormValues }) {
 }
 
 /** Errors with no field on screen: cross-component rules, the server's, a failed request. */
-function FormErrors({ control, values }: { control: Control<RunFormValues, unknown, TRunCreateInput>; values: RunFormValues }) {
+function FormErrors({
+  control,
+  values,
+  own = [],
+}: {
+  control: Control<RunFormValues, unknown, TRunCreateInput>;
+  values: RunFormValues;
+  /** Paths shown by controls outside the sections (the engine, the pins). */
+  own?: readonly string[];
+}) {
   const { errors, submitCount } = useFormState({ control });
-  const shown = new Set<string>([...visibleFields(values).map((f) => f.path), ...faultFieldPaths(values.faults), ...mixFieldPaths(values)]);
+  const shown = new Set<string>([
+    ...visibleFields(values).map((f) => f.path),
+    ...faultFieldPaths(values.faults),
+    ...mixFieldPaths(values),
+    ...own,
+  ]);
   const all = errorMessages(errors);
   const elsewhere = all.filter((e) => !shown.has(e.path));
   return (
@@ -169,7 +185,15 @@ export function NewRunForm({ kind, from, first = false }: { kind?: string; from?
   useEffect(() => {
     const run = source.data;
     if (!run || copied === run.id) return;
-    form.reset(formFromRun({ ...(run.name && { name: run.name }), topology: run.topology, workload: run.workload, faults: run.faults }));
+    form.reset(
+      formFromRun({
+        ...(run.name && { name: run.name }),
+        engine: run.engine,
+        topology: run.topology,
+        workload: run.workload,
+        faults: run.faults,
+      }),
+    );
     setCopied(run.id);
   }, [source.data, copied, form]);
   const values = form.watch();
@@ -183,7 +207,12 @@ export function NewRunForm({ kind, from, first = false }: { kind?: string; from?
   }, [unoffered, setValue]);
 
   const host = useQuery(trpc.host.facts.queryOptions({}));
+  const engines = useQuery(trpc.engines.list.queryOptions({}));
+  const bounds = engineBounds(engines.data, values.engine, host.data);
   const body = toRunInput(values);
+  const bodyKey = JSON.stringify(body);
+  const roles = useMemo(() => pinnableRoles(JSON.parse(bodyKey) as TRunCreateInput), [bodyKey]);
+  const remoteEngines = (engines.data?.length ?? 0) > 1 || values.engine !== "local";
   const valid = ZRunCreate.safeParse(body).success;
   const previewKey = useDebounced(valid ? JSON.stringify(body) : null, 300);
   const previewInput = useMemo(() => (previewKey ? (JSON.parse(previewKey) as TRunCreateInput) : null), [previewKey]);
@@ -226,6 +255,7 @@ export function NewRunForm({ kind, from, first = false }: { kind?: string; from?
     if (id === "image")
       return <ImageChoices onPicked={(reference) => setValue("topology.service.image", reference, { shouldValidate: true })} />;
     if (id === "traffic" && values.traffic === "requests") return <RequestMix />;
+    if (id === "loadgenSeparate") return <PinFields engine={values.engine} engines={engines.data ?? []} roles={roles} />;
     if (id === "script") {
       return (
         <div className="field wide">
@@ -289,8 +319,9 @@ export function NewRunForm({ kind, from, first = false }: { kind?: string; from?
 
       <div className="form-grid">
         <FormProvider {...form}>
-          <RunFormHost.Provider value={{ host: host.data, values }}>
+          <RunFormHost.Provider value={{ host: bounds, values }}>
             <form className="stack" onSubmit={submit} noValidate data-testid="run-form">
+              {remoteEngines && engines.data && <EngineSection engines={engines.data} />}
               {SECTIONS.map((s) => (
                 <FormSectionWithNote
                   key={s.key}
@@ -301,7 +332,7 @@ export function NewRunForm({ kind, from, first = false }: { kind?: string; from?
                 />
               ))}
               <FaultEditor values={values} />
-              <FormErrors control={form.control} values={values} />
+              <FormErrors control={form.control} values={values} own={remoteEngines ? enginePaths(roles) : []} />
               {valid && !preview.isPlaceholderData && previewKey === JSON.stringify(body) && (
                 <RunWarnings warnings={preview.data?.warnings} />
               )}

@@ -161,8 +161,14 @@ export function RunPage({ id, initial }: { id: string; initial?: TRunSnapshot | 
   const markers = useMemo(() => faultMarkers(run?.faults), [run?.faults]);
   const diagram = useMemo(
     () =>
-      run ? runDiagram({ topology: run.topology, workload: run.workload, faults: run.faults, thresholds: run.thresholds }, run.id) : null,
-    [run?.topology, run?.workload, run?.id],
+      run
+        ? runDiagram(
+            { engine: run.engine, topology: run.topology, workload: run.workload, faults: run.faults, thresholds: run.thresholds },
+            run.id,
+            run.host,
+          )
+        : null,
+    [run?.topology, run?.workload, run?.id, run?.engine, run?.host],
   );
   const containerSeconds = containersLater ? (laterContainers.data ?? []) : live.containers;
   const nodeCpu = useMemo(

@@ -87,6 +87,14 @@ function SummaryTableContent({ summary }: { summary: TRunSummary }) {
             </td>
           </tr>
         )}
+        {summary.loadgen?.percentiles === "merged" && (
+          <tr data-testid="summary-percentiles-merge">
+            <td colSpan={2} className="muted">
+              Percentiles are of all {summary.loadgen.instances} load generators' requests together, from their summed latency histograms
+              (within 0.4 %).
+            </td>
+          </tr>
+        )}
       </tbody>
     </table>
   );
@@ -292,6 +300,20 @@ export function BrokerSummary({ summary, broker }: { summary: TRunSummary; broke
 export function HostFacts({ host }: { host: THostFacts }) {
   return (
     <dl className="facts" data-testid="run-host">
+      {host.engine && host.engine !== "local" && (
+        <>
+          <dt>Engine</dt>
+          <dd data-testid="run-engine">{host.engine}</dd>
+        </>
+      )}
+      {host.nodes && host.nodes.length > 0 && (
+        <>
+          <dt>Nodes</dt>
+          <dd data-testid="run-nodes">
+            {host.nodes.map((n) => `${n.name} (${n.cpus} CPU${n.cpus === 1 ? "" : "s"}, ${formatBytes(n.memoryBytes)})`).join(", ")}
+          </dd>
+        </>
+      )}
       <dt>CPUs</dt>
       <dd>{host.cpus}</dd>
       <dt>Memory</dt>

@@ -106,6 +106,14 @@ export function TopologyDiagram({ diagram, cpu, cpuNote }: { diagram: Diagram; c
             </marker>
           ))}
         </defs>
+        {diagram.groups?.map((g) => (
+          <g key={g.name} data-testid="diagram-group" data-group={g.name}>
+            <rect x={4} y={g.y} width={diagram.width - 8} height={g.height} rx={8} fill="#f4f6fa" stroke="#d5dbe5" />
+            <text x={NODE.pad} y={g.y + 14} fontSize={11} fontWeight={600} fill="#3d4451">
+              {g.label}
+            </text>
+          </g>
+        ))}
         {diagram.edges.map((e) => {
           const from = byId.get(e.from);
           const to = byId.get(e.to);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hostRows } from "./host-series";
+import { hostRows, sampleNodes, samplesOfNode } from "./host-series";
 
 describe("hostRows", () => {
   it("gives each part of the host's CPU as a share of the host, an unknown outside figure as a gap", () => {
@@ -12,5 +12,23 @@ describe("hostRows", () => {
       { t: 0, run: 45, worker: 1, other: 29 },
       { t: 1, run: 15, worker: 1, other: null },
     ]);
+  });
+});
+
+describe("host samples per node", () => {
+  const at = (t: number, node?: string) => ({
+    t,
+    cores: 2,
+    hostCpuPct: 50,
+    runCpuPct: 20,
+    workerCpuPct: 0,
+    otherCpuPct: 30,
+    ...(node && { node }),
+  });
+  it("lists the nodes in their order and picks one node's seconds", () => {
+    const samples = [at(0, "node1"), at(1, "node1"), at(0, "node2")];
+    expect(sampleNodes(samples)).toEqual(["node1", "node2"]);
+    expect(samplesOfNode(samples, "node2")).toEqual([at(0, "node2")]);
+    expect(sampleNodes([at(0), at(1)])).toEqual(["local"]);
   });
 });

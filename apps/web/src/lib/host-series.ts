@@ -17,3 +17,13 @@ export function hostRows(samples: readonly THostSample[]): THostRow[] {
     other: s.otherCpuPct === null ? null : share(s.otherCpuPct, s.cores),
   }));
 }
+
+/** The nodes the samples were read on, in their order ("local" for samples without one). */
+export function sampleNodes(samples: readonly THostSample[]): string[] {
+  return [...new Set(samples.map((s) => s.node ?? "local"))];
+}
+
+/** The samples of one node (a run on several nodes has a host per node). */
+export function samplesOfNode(samples: readonly THostSample[], node: string): THostSample[] {
+  return samples.filter((s) => (s.node ?? "local") === node);
+}

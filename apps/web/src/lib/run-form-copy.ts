@@ -16,12 +16,19 @@ const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !
 export function formFromRun(def: TRunCreateInput): RunFormValues {
   const v = structuredClone(DEFAULT_FORM);
   v.name = def.name ?? "";
+  v.engine = def.engine ?? v.engine;
 
   const topology = v.topology as unknown as Record<string, Obj>;
   for (const [key, value] of Object.entries(def.topology as Obj)) {
     if (!isObj(value)) continue;
     topology[key] = structuredClone(value);
   }
+  const placement = def.topology.placement;
+  v.topology.placement = {
+    strategy: placement?.strategy ?? "spread",
+    pin: { ...placement?.pin },
+    loadgen: { separate: placement?.loadgen?.separate ?? false },
+  };
   const service = topology.service as Obj & { env?: Record<string, string>; command?: string[] };
   v.text.env = Object.entries(service.env ?? {})
     .map(([name, value]) => `${name}=${value}`)

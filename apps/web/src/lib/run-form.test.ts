@@ -37,6 +37,7 @@ type Patch = {
   traffic?: RunFormValues["traffic"];
   text?: Partial<RunFormValues["text"]>;
   include?: RunFormValues["include"];
+  engine?: string;
 } & {
   [K in keyof RunFormValues["topology"]]?: Partial<RunFormValues["topology"][K]>;
 } & {
@@ -44,7 +45,7 @@ type Patch = {
 };
 
 const form = (patch: Patch = {}): RunFormValues => {
-  const { model, name, workload, traffic, text, include, ...topology } = patch;
+  const { model, name, workload, traffic, text, include, engine, ...topology } = patch;
   const t = DEFAULT_FORM.topology;
   return {
     name: name ?? DEFAULT_FORM.name,
@@ -59,9 +60,11 @@ const form = (patch: Patch = {}): RunFormValues => {
       broker: { ...t.broker, ...topology.broker },
       storage: { ...t.storage, ...topology.storage },
       cache: { ...t.cache, ...topology.cache },
+      placement: { ...t.placement, ...topology.placement },
     },
     workload: { ...DEFAULT_FORM.workload, ...workload },
     faults: [],
+    engine: engine ?? DEFAULT_FORM.engine,
   };
 };
 
@@ -636,8 +639,9 @@ describe("the form's words", () => {
   });
 
   it("has a field, so a label, for every field of the run body (or says why it has none)", () => {
-    // Written as text (the env, the command, the headers), rows of their own (the mix, the faults) or set by the form.
+    // Written as text (the env, the command, the headers), rows of their own (the mix, the faults, the pins per role) or set by the form.
     const elsewhere = [
+      "topology.placement.pin",
       "topology.service.env",
       "topology.service.command",
       "workload.request.headers",

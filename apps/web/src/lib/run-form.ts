@@ -17,6 +17,8 @@ import {
   type TTopologyInput,
   type TWorkloadInput,
 } from "@scalelab/scenarios/contract";
+import { LOCAL_ENGINE, type TPlacement } from "@scalelab/scenarios/contract";
+import { pinnableRoles } from "./engine-form";
 import { get, set, type FieldErrors, type Path, type Resolver } from "react-hook-form";
 import { faultBody, type FaultFormValue } from "./faults";
 import { parseCommand, parseEnv, parseHeaders, parseThresholds } from "./form-text";
@@ -45,10 +47,17 @@ export type Traffic = (typeof TRAFFIC)[number];
  */
 export type FormText = { env: string; command: string; headers: string; thresholds: string };
 
-type Components = { [K in keyof TTopologyInput]-?: NonNullable<TTopologyInput[K]> };
+type Components = { [K in Exclude<keyof TTopologyInput, "placement">]-?: NonNullable<TTopologyInput[K]> } & {
+  /** The body's placement, with every role's pin ("" = not pinned) and the load generators' choice always present. */
+  placement: PlacementFormValue;
+};
+/** `topology.placement` on the form: sent only on an engine other than local, without the roles left unpinned. */
+export type PlacementFormValue = { strategy: TPlacement["strategy"]; pin: Record<string, string>; loadgen: { separate: boolean } };
 /** `faults` are the rows of the form's fault timeline (fault-editor.tsx), at the body's paths too. */
 export type RunFormValues = {
   name: string;
+  /** The engine it runs on: local (the lab's own) or a Swarm cluster's name (engines.list). */
+  engine: string;
   model: LoadModel;
   traffic: Traffic;
   text: FormText;
@@ -62,6 +71,7 @@ export type FormPath = Path<RunFormValues>;
 
 export const DEFAULT_FORM: RunFormValues = {
   name: "",
+  engine: LOCAL_ENGINE,
   model: "closed",
   traffic: "endpoint",
   text: { env: "", command: "", headers: "", thresholds: "" },
@@ -74,6 +84,7 @@ export const DEFAULT_FORM: RunFormValues = {
     broker: ZBroker.parse({}),
     storage: ZStorage.parse({}),
     cache: ZCache.parse({}),
+    placement: { strategy: "spread", pin: {}, loadgen: { separate: false } },
   },
   workload: {
     endpoint: "cpu",
@@ -139,6 +150,8 @@ const K6 = when("workload.loadgen", "k6");
 const WRK = when("workload.loadgen", "wrk");
 const IMAGE = when("topology.service.kind", "image");
 const REQUEST = when("traffic", "request");
+/** The placement fields: on an engine other than the lab's own. */
+export const REMOTE_ENGINE: Condition = { path: "engine", in: [LOCAL_ENGINE], negate: true };
 
 /** Shown under the script field, whatever its errors. */
 export const SCRIPT_NOTE =
@@ -357,6 +370,29 @@ export const SECTIONS: readonly SectionSpec[] = [
       },
     ],
   },
+  {
+    key: "placement",
+    title: "Placement",
+    hint: "where the containers go on the engine's nodes",
+    when: REMOTE_ENGINE,
+    object: "topology.placement",
+    fields: [
+      {
+        path: "topology.placement.strategy",
+        id: "placementStrategy",
+        label: "Strategy",
+        segmented: true,
+        options: { spread: "Spread", pack: "Pack" },
+        hint: "Spread: a role's replicas on different nodes. Pack: fill a node's CPUs before the next.",
+      },
+      {
+        path: "topology.placement.loadgen.separate",
+        id: "loadgenSeparate",
+        label: "Load generators on separate nodes",
+        hint: "Only on nodes that run none of the system under test.",
+      },
+    ],
+  },
 ];
 
 const ALL_FIELDS = SECTIONS.flatMap((s) => s.fields.map((field) => ({ section: s, field })));
@@ -551,6 +587,15 @@ export function runInputOf(v: RunFormValues): { body: TRunCreateInput; issues: F
   const name = v.name.trim();
   if (name) body.name = name;
   else unset(body, "name");
+  if (body.engine === LOCAL_ENGINE) unset(body, "engine");
+  const placement = body.topology.placement as Partial<PlacementFormValue> | undefined;
+  if (placement?.pin) {
+    // A role pinned before the topology lost it (a store switched off) is not sent.
+    const roles = new Set(pinnableRoles(body as TRunCreateInput));
+    const pinned = Object.entries(placement.pin).filter(([role, node]) => node !== "" && roles.has(role));
+    if (pinned.length > 0) placement.pin = Object.fromEntries(pinned);
+    else delete placement.pin;
+  }
   return {
     body: {
       ...body,

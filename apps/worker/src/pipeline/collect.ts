@@ -81,7 +81,7 @@ export async function collect(
       ...loadgen,
       tool: run.workload.loadgen,
       instances: run.workload.loadgenInstances,
-      ...(run.workload.loadgenInstances > 1 && { percentiles: "worst instance" as const }),
+      ...(load.percentiles && { percentiles: load.percentiles }),
     },
     ...(readings.length > 0 && { containers }),
     ...(pool && { pool }),

@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import { gracefulStopSeconds, K6_DASHBOARD_PORT } from "@scalelab/scenarios/loadgen";
 import { K6EventReader } from "@scalelab/scenarios/loadgen";
 import { wrkTotals } from "@scalelab/scenarios/loadgen";
-import { mergeSummaries, SampleMerger } from "@scalelab/scenarios/loadgen";
+import { K6Histograms, mergeSummaries, percentilesMerge, SampleMerger, withoutHistogram, WithHistogram } from "@scalelab/scenarios/loadgen";
 import { PlannedContainer, RunPlan } from "@scalelab/scenarios/plan";
 import { TRunSummary, TSample, TScriptSummary } from "@scalelab/scenarios/contract";
 import { THostReading } from "@scalelab/scenarios/analysis";
@@ -22,6 +22,8 @@ import { backendAddresses, BackendNamer } from "./backends";
 export type LoadResult = {
   /** The load generators' whole-run figures, merged over the instances; undefined if none reported them. */
   totals: TRunSummary | undefined;
+  /** With several instances: how their percentiles were merged (../../../packages/scenarios/src/loadgen/merge.ts). */
+  percentiles?: "merged" | "worst instance";
   figures: FigureFollower;
   /**
    * The load's seconds, the rates' denominator: workload.durationSeconds, or with a script's own
@@ -34,15 +36,15 @@ export type LoadResult = {
   host: THostReading[];
 };
 
-type LoadUpdate = { type: "start"; at: Date } | { type: "sample"; sample: TSample } | { type: "stop"; at: Date };
+type LoadUpdate = { type: "start"; at: Date } | { type: "sample"; sample: WithHistogram<TSample> } | { type: "stop"; at: Date };
 
 /** One running load-generator container: its per-second updates as they come, and its totals (rates over `seconds`) once it stopped. */
 type Generator = {
   container: StartedContainer;
   title: string;
   updates: AsyncIterable<LoadUpdate>;
-  /** Its whole-run figures (rates over `seconds`), per-backend values named after the replicas. */
-  totals: (seconds: number) => Promise<TRunSummary | undefined>;
+  /** Its whole-run figures (rates over `seconds`), per-backend values named after the replicas, with its histogram when it gave one. */
+  totals: (seconds: number) => Promise<WithHistogram<TRunSummary> | undefined>;
   /** k6 running a user's script: the script's own metrics. */
   scriptMetrics?: () => TScriptSummary["metrics"];
 };
@@ -78,6 +80,8 @@ export async function runLoad(
   const boundSeconds = own ? ctx.script!.totalSeconds : durationSeconds + gracefulStopSeconds(ctx.run.workload);
   const limitMs = boundSeconds * 1000 + deps.timeouts.k6ConnectMs;
   let sampled = 0;
+  // Seconds stored, and of them those merged from every instance's histogram.
+  const secondsMerged = { stored: 0, merged: 0 };
   const overtime = AbortSignal.timeout(limitMs);
   // One generator failing stops following the others.
   const failed = new AbortController();
@@ -91,7 +95,7 @@ export async function runLoad(
   let loadStarted = false;
   // Samples are stored in order, one at a time, whichever generator completed the second.
   let saving = Promise.resolve();
-  const save = (samples: TSample[]) => {
+  const save = (samples: WithHistogram<TSample>[]) => {
     for (const s of samples) {
       // A second that cannot be stored (the database away, the run's row deleted) stops the load and
       // fails the run at once; the chain itself never rejects, so no rejection waits unhandled.
@@ -99,7 +103,9 @@ export async function runLoad(
         .then(async () => {
           if (failed.signal.aborted) return;
           sampled = Math.max(sampled, s.t + 1);
-          await report.saveSample(s);
+          secondsMerged.stored++;
+          if (s.histogram) secondsMerged.merged++;
+          await report.saveSample(withoutHistogram(s));
           await report.detail(
             own
               ? `${s.t + 1} s (the script's scenarios), ${s.requests} req/s`
@@ -175,8 +181,20 @@ export async function runLoad(
   const seconds = own ? Math.max(1, sampled) : durationSeconds;
   const parts = await Promise.all(generators.map((g) => g.totals(seconds)));
   const script = scriptSummary(generators, lines, own);
+  const measured = parts.every((p) => p !== undefined) ? (parts as WithHistogram<TRunSummary>[]) : undefined;
+  const totals = measured && mergeSummaries(measured);
+  if (measured && totals && measured.length > 1) {
+    const each = measured.map((p, i) => `${generators[i]!.title} ${p.latencyMs.p95} ms`).join(", ");
+    await report.event(
+      "info",
+      percentilesMerge(measured) === "merged"
+        ? `latency percentiles merged from the ${measured.length} load generators' histograms: p95 ${totals.latencyMs.p95} ms (each alone: ${each}); ${secondsMerged.merged} of ${secondsMerged.stored} seconds merged so`
+        : `latency percentiles are the worst instance's (a load generator gave no histogram): p95 ${totals.latencyMs.p95} ms (each alone: ${each})`,
+    );
+  }
   return {
-    totals: parts.every((p) => p !== undefined) ? mergeSummaries(parts as TRunSummary[]) : undefined,
+    totals: totals && withoutHistogram(totals),
+    ...(measured && measured.length > 1 && { percentiles: percentilesMerge(measured) }),
     figures,
     seconds,
     host: host.seconds().filter((h) => h.t < seconds),
@@ -194,7 +212,17 @@ function scriptSummary(generators: Generator[], lines: ScriptSummaryLine[], ownS
   return { ownScenarios, checks: mergeChecks(lines.map((l) => l.checks)), metrics: mergeScriptMetrics(metrics) };
 }
 
-/** Follows one load generator: k6 through its web dashboard's event stream, wrk through its JSON lines on stdout. */
+/**
+ * How long a k6 second waits for its histogram line (printed 0.5 s after the second, beside the
+ * dashboard's event for it) before it is merged without (then as the worst instance).
+ */
+const K6_HISTOGRAM_WAIT_MS = 2500;
+
+/**
+ * Follows one load generator: k6 through its web dashboard's event stream (and, with several
+ * instances, its histogram lines on stdout: ../../../packages/scenarios/src/loadgen/k6/histogram-output.ts),
+ * wrk through its JSON lines on stdout.
+ */
 function follow(
   ctx: RunContext,
   network: string,
@@ -220,6 +248,9 @@ function follow(
     return { container, title: spec.title, updates: updates(), totals: async () => totals && namer.name(totals) };
   }
   const reader = new K6EventReader(ctx.run.workload.protocol);
+  // One instance keeps the dashboard's own percentiles; several merge their histograms.
+  const histograms = ctx.run.workload.loadgenInstances > 1 ? new K6Histograms() : undefined;
+  const histogramLines = histograms && followHistograms(ctx, container, until, histograms);
   async function* updates(): AsyncIterable<LoadUpdate> {
     const dashboard = await deps.provisioner.dialAddress(container.id, network, K6_DASHBOARD_PORT);
     const events = sseEvents(`http://${hostPort(dashboard)}/events`, {
@@ -233,7 +264,10 @@ function follow(
     // Leaving the loop closes the stream: k6 waits for its dashboard clients to go before it exits.
     for await (const { event, data } of events) {
       const update = reader.push(event ?? "message", data);
-      if (update) yield update;
+      if (update?.type === "sample" && histograms) {
+        const histogram = await histograms.waitSecond(update.sample.t, K6_HISTOGRAM_WAIT_MS);
+        yield histogram ? { ...update, sample: { ...update.sample, histogram } } : update;
+      } else if (update) yield update;
       if (update?.type === "stop") return;
     }
   }
@@ -243,10 +277,25 @@ function follow(
     updates: updates(),
     totals: async (seconds) => {
       const totals = reader.summary(seconds);
-      return totals && namer.name(totals);
+      // k6 has exited: its output is complete (or, cut short, has no total line).
+      await histogramLines;
+      const histogram = histograms?.total();
+      return totals && namer.name(histogram ? { ...totals, histogram } : totals);
     },
     ...(ctx.run.workload.script !== undefined && { scriptMetrics: () => reader.scriptMetrics() }),
   };
+}
+
+/** Reads a k6 instance's histogram lines from its stdout until it exits (or the load is stopped); never rejects. */
+async function followHistograms(ctx: RunContext, container: StartedContainer, until: AbortSignal, histograms: K6Histograms): Promise<void> {
+  try {
+    for await (const line of ctx.deps.provisioner.followOutput(container.id, until)) histograms.push(line);
+  } catch (err) {
+    if (!until.aborted)
+      ctx.deps.log.warn("k6's histogram lines could not be read", { container: container.name, error: errorMessage(err) });
+  } finally {
+    histograms.end();
+  }
 }
 
 /** Waits (bounded) for the consumers to work off what the broker still holds, while it is recorded. */

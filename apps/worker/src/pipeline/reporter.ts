@@ -120,10 +120,11 @@ export class RunReporter {
   async saveHost(seconds: readonly THostSecond[]): Promise<void> {
     if (seconds.length === 0) return;
     const values = seconds.map(
-      (h) => Prisma.sql`(${this.runId}, ${h.t}, ${h.cores}, ${h.hostCpuPct}, ${h.runCpuPct}, ${h.workerCpuPct}, ${h.otherCpuPct})`,
+      (h) =>
+        Prisma.sql`(${this.runId}, ${h.node ?? "local"}, ${h.t}, ${h.cores}, ${h.hostCpuPct}, ${h.runCpuPct}, ${h.workerCpuPct}, ${h.otherCpuPct})`,
     );
     await this.db.$executeRaw`
-      INSERT INTO host_samples (run_id, t, cores, host_cpu_pct, run_cpu_pct, worker_cpu_pct, other_cpu_pct)
+      INSERT INTO host_samples (run_id, node, t, cores, host_cpu_pct, run_cpu_pct, worker_cpu_pct, other_cpu_pct)
       VALUES ${Prisma.join(values)}
       ON CONFLICT DO NOTHING`;
   }

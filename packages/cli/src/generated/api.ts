@@ -446,6 +446,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/engines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The engines a run can name (`engine`): local, the lab's own Docker engine, and each Docker Swarm cluster added on the lab's host (lab engine add), with its nodes read live; one that does not answer is listed unreachable with the reason */
+        get: operations["engines-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -684,6 +701,7 @@ export interface operations {
                         items: {
                             id: string;
                             name: string | null;
+                            engine: string;
                             /** @enum {string} */
                             status: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted";
                             /** @description one of: queued, preparing_images, provisioning, waiting_healthy, warmup, running, collecting, tearing_down, done */
@@ -792,6 +810,20 @@ export interface operations {
                                     /** @default 256 */
                                     memoryMb: number;
                                 };
+                                placement?: {
+                                    /**
+                                     * @default spread
+                                     * @enum {string}
+                                     */
+                                    strategy: "spread" | "pack";
+                                    pin?: {
+                                        [key: string]: string;
+                                    };
+                                    loadgen?: {
+                                        /** @default false */
+                                        separate: boolean;
+                                    };
+                                };
                             };
                             workload: {
                                 /**
@@ -891,6 +923,15 @@ export interface operations {
                                     sizeBytes: number;
                                     created?: string;
                                 };
+                                engine?: string;
+                                nodes?: {
+                                    name: string;
+                                    cpus: number;
+                                    memoryBytes: number;
+                                }[];
+                                containerNodes?: {
+                                    [key: string]: string;
+                                };
                             } | null;
                             summary: {
                                 requests: number;
@@ -935,8 +976,8 @@ export interface operations {
                                     /** @enum {string} */
                                     tool?: "k6" | "wrk";
                                     instances?: number;
-                                    /** @constant */
-                                    percentiles?: "worst instance";
+                                    /** @enum {string} */
+                                    percentiles?: "merged" | "worst instance";
                                 };
                                 pool?: {
                                     size: number;
@@ -1029,6 +1070,22 @@ export interface operations {
                                     meanCores: number;
                                     workerMeanPct: number;
                                 };
+                                nodes?: {
+                                    node: string;
+                                    cpus: number;
+                                    containers: number;
+                                    cpuPct: number;
+                                    hostNoise?: {
+                                        cores: number;
+                                        seconds: number;
+                                        busySeconds: number;
+                                        meanPct: number;
+                                        p95Pct: number;
+                                        maxPct: number;
+                                        meanCores: number;
+                                        workerMeanPct: number;
+                                    };
+                                }[];
                                 containers?: {
                                     [key: string]: {
                                         containers: number;
@@ -1153,6 +1210,8 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
+                    /** @default local */
+                    engine?: string;
                     topology: {
                         /** @default {} */
                         balancer?: {
@@ -1250,6 +1309,20 @@ export interface operations {
                             kind?: "none" | "redis";
                             /** @default 256 */
                             memoryMb?: number;
+                        };
+                        placement?: {
+                            /**
+                             * @default spread
+                             * @enum {string}
+                             */
+                            strategy?: "spread" | "pack";
+                            pin?: {
+                                [key: string]: string;
+                            };
+                            loadgen?: {
+                                /** @default false */
+                                separate?: boolean;
+                            };
                         };
                     };
                     workload: {
@@ -1532,6 +1605,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         name: string | null;
+                        engine: string;
                         /** @enum {string} */
                         status: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted";
                         /** @description one of: queued, preparing_images, provisioning, waiting_healthy, warmup, running, collecting, tearing_down, done */
@@ -1640,6 +1714,20 @@ export interface operations {
                                 /** @default 256 */
                                 memoryMb: number;
                             };
+                            placement?: {
+                                /**
+                                 * @default spread
+                                 * @enum {string}
+                                 */
+                                strategy: "spread" | "pack";
+                                pin?: {
+                                    [key: string]: string;
+                                };
+                                loadgen?: {
+                                    /** @default false */
+                                    separate: boolean;
+                                };
+                            };
                         };
                         workload: {
                             /**
@@ -1739,6 +1827,15 @@ export interface operations {
                                 sizeBytes: number;
                                 created?: string;
                             };
+                            engine?: string;
+                            nodes?: {
+                                name: string;
+                                cpus: number;
+                                memoryBytes: number;
+                            }[];
+                            containerNodes?: {
+                                [key: string]: string;
+                            };
                         } | null;
                         summary: {
                             requests: number;
@@ -1783,8 +1880,8 @@ export interface operations {
                                 /** @enum {string} */
                                 tool?: "k6" | "wrk";
                                 instances?: number;
-                                /** @constant */
-                                percentiles?: "worst instance";
+                                /** @enum {string} */
+                                percentiles?: "merged" | "worst instance";
                             };
                             pool?: {
                                 size: number;
@@ -1877,6 +1974,22 @@ export interface operations {
                                 meanCores: number;
                                 workerMeanPct: number;
                             };
+                            nodes?: {
+                                node: string;
+                                cpus: number;
+                                containers: number;
+                                cpuPct: number;
+                                hostNoise?: {
+                                    cores: number;
+                                    seconds: number;
+                                    busySeconds: number;
+                                    meanPct: number;
+                                    p95Pct: number;
+                                    maxPct: number;
+                                    meanCores: number;
+                                    workerMeanPct: number;
+                                };
+                            }[];
                             containers?: {
                                 [key: string]: {
                                     containers: number;
@@ -2500,6 +2613,7 @@ export interface operations {
                         throttledMs?: number;
                         netRxBps?: number;
                         netTxBps?: number;
+                        node?: string;
                     }[];
                 };
             };
@@ -2588,6 +2702,7 @@ export interface operations {
                         runCpuPct: number;
                         workerCpuPct: number;
                         otherCpuPct: number | null;
+                        node?: string;
                     }[];
                 };
             };
@@ -2869,6 +2984,7 @@ export interface operations {
                         runs: {
                             id: string;
                             name: string | null;
+                            engine: string;
                             /** @enum {string} */
                             status: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted";
                             /** @description one of: queued, preparing_images, provisioning, waiting_healthy, warmup, running, collecting, tearing_down, done */
@@ -2977,6 +3093,20 @@ export interface operations {
                                     /** @default 256 */
                                     memoryMb: number;
                                 };
+                                placement?: {
+                                    /**
+                                     * @default spread
+                                     * @enum {string}
+                                     */
+                                    strategy: "spread" | "pack";
+                                    pin?: {
+                                        [key: string]: string;
+                                    };
+                                    loadgen?: {
+                                        /** @default false */
+                                        separate: boolean;
+                                    };
+                                };
                             };
                             workload: {
                                 /**
@@ -3076,6 +3206,15 @@ export interface operations {
                                     sizeBytes: number;
                                     created?: string;
                                 };
+                                engine?: string;
+                                nodes?: {
+                                    name: string;
+                                    cpus: number;
+                                    memoryBytes: number;
+                                }[];
+                                containerNodes?: {
+                                    [key: string]: string;
+                                };
                             } | null;
                             summary: {
                                 requests: number;
@@ -3120,8 +3259,8 @@ export interface operations {
                                     /** @enum {string} */
                                     tool?: "k6" | "wrk";
                                     instances?: number;
-                                    /** @constant */
-                                    percentiles?: "worst instance";
+                                    /** @enum {string} */
+                                    percentiles?: "merged" | "worst instance";
                                 };
                                 pool?: {
                                     size: number;
@@ -3214,6 +3353,22 @@ export interface operations {
                                     meanCores: number;
                                     workerMeanPct: number;
                                 };
+                                nodes?: {
+                                    node: string;
+                                    cpus: number;
+                                    containers: number;
+                                    cpuPct: number;
+                                    hostNoise?: {
+                                        cores: number;
+                                        seconds: number;
+                                        busySeconds: number;
+                                        meanPct: number;
+                                        p95Pct: number;
+                                        maxPct: number;
+                                        meanCores: number;
+                                        workerMeanPct: number;
+                                    };
+                                }[];
                                 containers?: {
                                     [key: string]: {
                                         containers: number;
@@ -4172,6 +4327,25 @@ export interface operations {
             };
             /** @description The lab will never take this as it is: an experiment estimated beyond the lab's maximum (SCALELAB_MAX_EXPERIMENT_HOURS), or more work than the whole queue may hold (SCALELAB_MAX_QUEUE_HOURS); the message names the limit and the estimate, the issues the field to change */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5419,6 +5593,8 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
+                    /** @default local */
+                    engine?: string;
                     topology: {
                         /** @default {} */
                         balancer?: {
@@ -5516,6 +5692,20 @@ export interface operations {
                             kind?: "none" | "redis";
                             /** @default 256 */
                             memoryMb?: number;
+                        };
+                        placement?: {
+                            /**
+                             * @default spread
+                             * @enum {string}
+                             */
+                            strategy?: "spread" | "pack";
+                            pin?: {
+                                [key: string]: string;
+                            };
+                            loadgen?: {
+                                /** @default false */
+                                separate?: boolean;
+                            };
                         };
                     };
                     workload: {
@@ -5661,6 +5851,13 @@ export interface operations {
                             }[];
                             width: number;
                             height: number;
+                            /** @description on an engine with several nodes: one band per node, the containers placed on it inside */
+                            groups?: {
+                                name: string;
+                                label: string;
+                                y: number;
+                                height: number;
+                            }[];
                         };
                         /** @description what the lab accepts but says before the run starts, e.g. containers' CPU limits adding up to more than the host's cores */
                         warnings: {
@@ -6507,6 +6704,94 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    "engines-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @enum {string} */
+                        kind: "docker" | "swarm";
+                        /** @description Whether the engine answered just now (local: always true) */
+                        reachable: boolean;
+                        /** @description Why it is not reachable */
+                        error: string | null;
+                        /** @description All nodes' CPUs together (0 when unreachable) */
+                        cpus: number;
+                        /** @description All nodes' memory together in bytes (0 when unreachable) */
+                        memoryBytes: number;
+                        nodes: {
+                            /** @description The node's hostname (what topology.placement.pin names) */
+                            name: string;
+                            /** @enum {string} */
+                            role: "manager" | "worker";
+                            /** @description The node's CPUs */
+                            cpus: number;
+                            /** @description The node's memory in bytes */
+                            memoryBytes: number;
+                            /** @description Swarm's node state: ready, down, unknown, disconnected (local: ready) */
+                            state: string;
+                            /** @description active, pause or drain: only active nodes take a run's containers */
+                            availability: string;
+                            /** @description The node's address as Swarm reports it (local: empty) */
+                            address: string;
+                        }[];
+                    }[];
+                };
+            };
+            /** @description No API token where the lab needs one, or a token that is malformed, unknown or revoked (error: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="scalelab" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description invalid_input | invalid_json | not_found | method_not_allowed | conflict | payload_too_large | unsupported_media_type | quota_exceeded | unprocessable | unavailable | internal | … */
+                        error: string;
+                        message: string;
+                        /** @description one per invalid field, naming the field and the allowed range */
+                        issues?: {
+                            /** @description e.g. topology.service.replicas */
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

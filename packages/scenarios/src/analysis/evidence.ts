@@ -82,6 +82,8 @@ export const EVIDENCE: Record<string, TEvidenceEntry> = {
   instances: { label: "Instances", format: count },
   // The host and the containers.
   hostCpus: { label: "Host cores", format: count },
+  node: { label: "Node", format: text },
+  nodeContainers: { label: "Containers on the node", format: count },
   totalCpuPct: { label: "Containers' CPU together (% of one core)", format: pct },
   cpuPctByRole: { label: "CPU by role (% of one core, or of the limit)", format: byName(pct) },
   pctOfLimit: { label: "CPU used (median, % of its limit)", format: pct },

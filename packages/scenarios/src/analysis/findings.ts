@@ -83,7 +83,12 @@ const TOPOLOGY_FINDINGS = new Set([
 export function runFindings(input: RunInput): TFinding[] {
   const s = input.summary;
   const interference = (s.interference ?? []).filter((i) => affectsLoad(i, s.durationSeconds));
-  const noise = isHostNoisy(s.hostNoise) ? [hostNoiseFinding(s.hostNoise)] : [];
+  // On several nodes each has its own host: its noise is said per node.
+  const noise = s.nodes?.length
+    ? s.nodes.flatMap((n) => (isHostNoisy(n.hostNoise) ? [hostNoiseFinding(n.hostNoise, n.node)] : []))
+    : isHostNoisy(s.hostNoise)
+      ? [hostNoiseFinding(s.hostNoise)]
+      : [];
   const findings = [...noise, ...figureFindings(input, interference.length > 0)];
   if (interference.length === 0) return findings;
   return [
@@ -106,12 +111,14 @@ export function runFindings(input: RunInput): TFinding[] {
 }
 
 /** Other work on the host took a noticeable share of it during the load (./host-noise.ts). */
-function hostNoiseFinding(n: THostNoise): TFinding {
+function hostNoiseFinding(n: THostNoise, node?: string): TFinding {
+  const host = node === undefined ? "the host" : `node ${node}`;
   return {
     code: "host_noise",
     level: "warn",
-    message: `Other work on the host used a mean ${round1(n.meanPct)} % of its ${n.cores} cores (${n.meanCores} cores; ${n.busySeconds} of ${n.seconds} s at ${HOST_NOISE.busySecondPct} % or more, up to ${round1(n.maxPct)} %) outside this run's containers and the lab's worker during the load: the run shared the host, so its figures may be lower and noisier than on a quiet host. Repeat it on a quiet host, or see what else runs there.`,
+    message: `Other work on ${host} used a mean ${round1(n.meanPct)} % of its ${n.cores} cores (${n.meanCores} cores; ${n.busySeconds} of ${n.seconds} s at ${HOST_NOISE.busySecondPct} % or more, up to ${round1(n.maxPct)} %) outside this run's containers and the lab's worker during the load: the run shared ${node === undefined ? "the host" : "the node"}, so its figures may be lower and noisier than on a quiet host. Repeat it on a quiet host, or see what else runs there.`,
     evidence: {
+      ...(node !== undefined && { node }),
       cores: n.cores,
       meanPct: n.meanPct,
       p95Pct: n.p95Pct,
@@ -159,7 +166,19 @@ function figureFindings({ summary: s, hostCpus, openModel = false }: RunInput, i
   }
 
   let hostSaturated = false;
-  if (hostCpus !== null && Object.keys(roles).length > 0) {
+  if (s.nodes?.length) {
+    // Per node: the containers placed on a node share its cores only.
+    for (const n of s.nodes) {
+      if (n.containers === 0 || n.cpuPct < FINDING_THRESHOLDS.hostSaturated * n.cpus * 100) continue;
+      hostSaturated = true;
+      out.push({
+        code: "host_cpu_saturated",
+        level: "warn",
+        message: `Node ${n.node}'s ${n.cpus} cores were saturated: the ${n.containers} container(s) placed on it together used ${pct(n.cpuPct)} of ${n.cpus * 100} %. They shared that node's cores; spread them over more nodes (topology.placement) or give it fewer.`,
+        evidence: { node: n.node, hostCpus: n.cpus, totalCpuPct: round1(n.cpuPct), nodeContainers: n.containers },
+      });
+    }
+  } else if (hostCpus !== null && Object.keys(roles).length > 0) {
     const byRole = Object.fromEntries(Object.entries(roles).map(([role, r]) => [role, round1(r.medianCpuPct * r.containers)]));
     const total = Object.values(byRole).reduce((a, b) => a + b, 0);
     if (total >= FINDING_THRESHOLDS.hostSaturated * hostCpus * 100) {

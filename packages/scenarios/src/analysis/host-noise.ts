@@ -59,6 +59,8 @@ export type THostSecond = {
   workerCpuPct: number;
   /** What else used the host: host − run − worker, at least 0; null when a container's reading of the second is missing. */
   otherCpuPct: number | null;
+  /** The engine's node it was read on (absent: "local", the lab's own host). */
+  node?: string;
 };
 
 export type THostReading = { t: number; cores: number; hostCpuPct: number; workerCpuPct: number };

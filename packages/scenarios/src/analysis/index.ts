@@ -12,3 +12,4 @@ export * from "./downsample";
 export * from "./host-noise";
 export * from "./evidence";
 export * from "./regression";
+export * from "./node-use";

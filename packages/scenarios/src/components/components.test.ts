@@ -94,6 +94,35 @@ describe("topologyDiagram", () => {
     expect(d.edges.filter((e) => e.from === lb.id).map((e) => e.to)).toEqual(["sl-cm3x9k2a-app-0", "sl-cm3x9k2a-app-1"]);
     expect(d.edges.filter((e) => e.to === lb.id).map((e) => e.from)).toEqual(["sl-cm3x9k2a-loadgen-0"]);
   });
+
+  it("groups the containers by node, one band per node in the engine's order, when they ran on several", () => {
+    const plan = planOf({ topology: { service: { replicas: 3 } }, workload: { endpoint: "hostname", vus: 1 } });
+    const at = (node: string) => (name: string) => [`sl-cm3x9k2a-${name}`, node] as const;
+    const containerNodes = Object.fromEntries([
+      ...["lb-0", "app-0", "loadgen-0"].map(at("node1")),
+      at("node2")("app-1"),
+      at("node3")("app-2"),
+    ]);
+    const nodes = [
+      { name: "node1", cpus: 2 },
+      { name: "node2", cpus: 4 },
+      { name: "node3", cpus: 1 },
+    ];
+    const d = topologyDiagram(plan, { containerNodes, nodes });
+    expect(d.groups?.map((g) => g.label)).toEqual(["node1 · 2 CPUs", "node2 · 4 CPUs", "node3 · 1 CPU"]);
+    const [g1, g2, g3] = d.groups!;
+    const inBand = (g: { y: number; height: number }) => d.nodes.filter((n) => n.y >= g.y && n.y + 52 <= g.y + g.height).map((n) => n.id);
+    expect(inBand(g1!).sort()).toEqual(["sl-cm3x9k2a-app-0", "sl-cm3x9k2a-lb-0", "sl-cm3x9k2a-loadgen-0"]);
+    expect(inBand(g2!)).toEqual(["sl-cm3x9k2a-app-1"]);
+    expect(inBand(g3!)).toEqual(["sl-cm3x9k2a-app-2"]);
+    // The replicas keep their column, and the edges are those of the ungrouped diagram.
+    expect(new Set(d.nodes.filter((n) => n.role === "app").map((n) => n.x)).size).toBe(1);
+    expect(d.edges).toEqual(topologyDiagram(plan).edges);
+    expect(g3!.y + g3!.height).toBeLessThanOrEqual(d.height);
+    // On one node nothing is grouped.
+    const one = Object.fromEntries(Object.keys(containerNodes).map((k) => [k, "local"]));
+    expect(topologyDiagram(plan, { containerNodes: one, nodes: [{ name: "local", cpus: 2 }] })).toEqual(topologyDiagram(plan));
+  });
 });
 
 describe("channel messages", () => {

@@ -11,6 +11,7 @@ import { TRegressionSettings } from "./regression";
  */
 export type TRunDefinition = {
   name?: string;
+  engine: string;
   topology: TTopology;
   workload: TWorkload;
   faults: TFault[];

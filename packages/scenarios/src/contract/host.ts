@@ -4,6 +4,8 @@ import { LIMITS } from "./fields";
 import { THostFacts } from "./results";
 import { TRunCreate } from "./run";
 import { LOADGEN_ROLE, SERVICE_ROLE } from "../names";
+import { nodeTakesContainers, placeContainers, PlaceableContainer } from "../plan/placement";
+import { LOCAL_ENGINE, TEngineNode } from "./engines";
 
 export type FieldIssue = { path: string; message: string };
 
@@ -45,6 +47,12 @@ export function hostMax(path: string, host: Pick<THostFacts, "cpus" | "memoryByt
 
 export function validateAgainstHost(run: TRunCreate, host: Pick<THostFacts, "cpus" | "memoryBytes">): FieldIssue[] {
   const issues: FieldIssue[] = [];
+  // On the lab's own engine everything is on its one node, "local": a pin elsewhere or separate load generators cannot be met.
+  if (run.topology.placement) {
+    const local = { name: LOCAL_ENGINE, cpus: host.cpus, memoryBytes: host.memoryBytes, availability: "active" };
+    const placed = placeContainers(roleContainers(run), [local], run.topology.placement);
+    if (!placed.ok) issues.push(...placed.issues);
+  }
   const roles = runRoles(run).filter((r) => r.count > 0 && r.role !== LOADGEN_ROLE);
   const cpuRange = `${LIMITS.cpus.min} and ${host.cpus} (this host has ${host.cpus} CPUs)`;
   const named = new Set<string>();
@@ -101,4 +109,101 @@ export function runWarnings(run: TRunCreate, host: Pick<THostFacts, "cpus">): TR
       message: `the containers' CPU limits add up to ${cores(total)} cores on this ${cores(host.cpus)}-core host: they will share the cores, so the figures measure the sharing too`,
     },
   ];
+}
+
+/**
+ * The containers of a run as placement sees them, known without planning: each role's count,
+ * CPU limit and memory (`<role>-<i>`). Network holders and fault proxies are left out: they add no
+ * limit and go where their container goes.
+ */
+export function roleContainers(run: TRunCreate): PlaceableContainer[] {
+  return runRoles(run)
+    .filter((r) => r.count > 0)
+    .flatMap((r) =>
+      Array.from({ length: r.count }, (_, i) => ({
+        name: `${r.role}-${i}`,
+        role: r.role,
+        cpus: r.cpus,
+        memoryBytes: r.memoryMb === undefined ? undefined : r.memoryMb * MB,
+      })),
+    );
+}
+
+const roleOf = (name: string) => name.slice(0, name.lastIndexOf("-"));
+
+/**
+ * Host validation on an engine with several nodes (or one remote node): the run's containers are
+ * placed as the worker will place them (plan/placement.ts), then every container's CPU limit must
+ * fit the node it is on, and the memory of the containers on a node its budget (three quarters of
+ * it, as on one host). Placement's own issues (a pinned node missing or drained, no node free for
+ * separate load generators) come first.
+ */
+export function validateAgainstNodes(run: TRunCreate, nodes: readonly TEngineNode[]): FieldIssue[] {
+  const containers = roleContainers(run);
+  const placed = placeContainers(containers, nodes, run.topology.placement);
+  if (!placed.ok) return placed.issues;
+  const roles = runRoles(run).filter((r) => r.count > 0);
+  const declOf = new Map(roles.map((r) => [r.role, r]));
+  const issues: FieldIssue[] = [];
+  const named = new Set<string>();
+  for (const c of containers) {
+    const n = nodes.find((x) => x.name === placed.nodes[c.name])!;
+    const r = declOf.get(c.role)!;
+    if (c.cpus === undefined || c.cpus <= n.cpus) continue;
+    const path = r.role === LOADGEN_ROLE ? "workload.loadgenCpus" : `${r.path}.cpus`;
+    if (named.has(path)) continue;
+    named.add(path);
+    const min = r.role === LOADGEN_ROLE ? LIMITS.loadgenCpus.min : LIMITS.cpus.min;
+    issues.push({
+      path,
+      message: `${path.replace(/^topology\./, "")} must be between ${min} and ${n.cpus} (node ${n.name} has ${n.cpus} CPUs)`,
+    });
+  }
+  for (const n of nodes) {
+    const here = containers.filter((c) => placed.nodes[c.name] === n.name);
+    const { hostMb, budgetMb } = memoryBudget(n);
+    const usedMb = here.reduce((s, c) => s + (c.memoryBytes ?? 0) / MB, 0);
+    if (usedMb <= budgetMb) continue;
+    const replicasHere = here.filter((c) => c.role === SERVICE_ROLE).length;
+    const othersHere = Math.round(usedMb - replicasHere * run.topology.service.memoryMb);
+    const path =
+      replicasHere > 0 ? "topology.service.memoryMb" : `${declOf.get(roleOf(here.find((c) => c.memoryBytes)!.name))!.path}.memoryMb`;
+    if (named.has(path)) continue;
+    named.add(path);
+    const what = othersHere > 0 ? ` beside ${othersHere} MB of other containers` : "";
+    const max =
+      replicasHere > 0
+        ? `${LIMITS.memoryMb.min} and ${Math.max(LIMITS.memoryMb.min, Math.floor((budgetMb - othersHere) / replicasHere))} for ${replicasHere} replica(s) on it${what}`
+        : `${LIMITS.memoryMb.min} and ${budgetMb}`;
+    issues.push({
+      path,
+      message: `${path.replace(/^topology\./, "")} must be between ${max} (node ${n.name} has ${hostMb} MB; the containers placed on it may use at most ${budgetMb} MB together)`,
+    });
+  }
+  return issues;
+}
+
+/** The largest value any node of the engine allows for a field (the form's hint on a remote engine). */
+export function nodesMax(path: string, nodes: readonly TEngineNode[]): number | undefined {
+  const usable = nodes.filter(nodeTakesContainers);
+  if (usable.length === 0) return undefined;
+  return hostMax(path, { cpus: Math.max(...usable.map((n) => n.cpus)), memoryBytes: Math.max(...usable.map((n) => n.memoryBytes)) });
+}
+
+/** The cpu_oversubscribed warning per node: where the CPU limits placed on a node add up to more than its cores. */
+export function nodeWarnings(run: TRunCreate, nodes: readonly TEngineNode[]): TRunWarning[] {
+  const containers = roleContainers(run);
+  const placed = placeContainers(containers, nodes, run.topology.placement);
+  if (!placed.ok) return [];
+  return nodes.flatMap((n) => {
+    const total =
+      Math.round(containers.filter((c) => placed.nodes[c.name] === n.name).reduce((s, c) => s + (c.cpus ?? 0), 0) * 1000) / 1000;
+    if (total <= n.cpus) return [];
+    return [
+      {
+        code: "cpu_oversubscribed" as const,
+        message: `the CPU limits of the containers placed on node ${n.name} add up to ${cores(total)} cores on its ${cores(n.cpus)} cores: they will share them, so the figures measure the sharing too`,
+      },
+    ];
+  });
 }

@@ -23,3 +23,4 @@ export * from "../components/broker/config";
 export * from "../components/storage/config";
 export * from "../components/cache/config";
 export * from "./tokens";
+export * from "./engines";

@@ -10,3 +10,10 @@ export const ZLatency = z.object({
   max: z.number(),
 });
 export type TLatency = z.infer<typeof ZLatency>;
+
+/**
+ * A mergeable latency histogram (../loadgen/histogram.ts): the non-empty slots of sl-wrk's
+ * log-linear scheme over microseconds, slot index → count. Two histograms merge by adding counts.
+ */
+export const ZLatencyHistogram = z.record(z.string().regex(/^(0|[1-9][0-9]{0,4})$/), z.number().int().nonnegative());
+export type TLatencyHistogram = z.infer<typeof ZLatencyHistogram>;

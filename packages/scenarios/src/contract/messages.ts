@@ -63,6 +63,8 @@ export const ZContainerStat = z.object({
   /** Network bytes per second received and sent; absent without a network or in rows recorded before it was. */
   netRxBps: z.number().optional(),
   netTxBps: z.number().optional(),
+  /** The engine's node it ran on; absent on the lab's own engine (local). */
+  node: z.string().optional(),
 });
 export type TContainerStat = z.infer<typeof ZContainerStat>;
 
@@ -86,6 +88,8 @@ export const ZHostSample = z.object({
   runCpuPct: z.number(),
   workerCpuPct: z.number(),
   otherCpuPct: z.number().nullable(),
+  /** The engine's node it was read on ("local" on the lab's own engine). */
+  node: z.string().optional(),
 });
 export type THostSample = z.infer<typeof ZHostSample>;
 

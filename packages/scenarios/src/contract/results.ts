@@ -82,6 +82,19 @@ export const ZScriptSummary = z.object({
 });
 export type TScriptSummary = z.infer<typeof ZScriptSummary>;
 
+/** The host's CPU used outside the run (../analysis/host-noise.ts THostNoise). */
+export const ZHostNoise = z.object({
+  cores: z.number().int(),
+  seconds: z.number().int(),
+  /** Seconds in which other work used at least 40 % of the host (HOST_NOISE.busySecondPct). */
+  busySeconds: z.number().int(),
+  meanPct: z.number(),
+  p95Pct: z.number(),
+  maxPct: z.number(),
+  meanCores: z.number(),
+  workerMeanPct: z.number(),
+});
+
 export const ZRunSummary = z.object({
   requests: z.number().int(),
   rps: z.number(),
@@ -119,10 +132,12 @@ export const ZRunSummary = z.object({
       tool: z.enum(LOADGENS).optional(),
       instances: z.number().int().optional(),
       /**
-       * How the instances' percentiles were merged: "worst instance" (the largest of each; an upper
-       * bound, exact for max). Counts and the mean always add up exactly.
+       * How the instances' percentiles were merged: "merged" (from the sum of the instances'
+       * latency histograms: the percentiles of all their requests within 0.4 %, ../loadgen/histogram.ts),
+       * or "worst instance" (the largest of each; an upper bound, exact for max), in runs recorded
+       * before the histograms and when an instance gave none. Counts, the mean and max always merge exactly.
        */
-      percentiles: z.literal("worst instance").optional(),
+      percentiles: z.enum(["merged", "worst instance"]).optional(),
     })
     .optional(),
   /**
@@ -178,18 +193,22 @@ export const ZRunSummary = z.object({
    * (100 = every core): mean, p95 and max over the seconds, the mean in cores, and the worker's own
    * mean (../analysis/host-noise.ts). Absent in runs recorded before it was, or without a reading.
    */
-  hostNoise: z
-    .object({
-      cores: z.number().int(),
-      seconds: z.number().int(),
-      /** Seconds in which other work used at least 40 % of the host (HOST_NOISE.busySecondPct). */
-      busySeconds: z.number().int(),
-      meanPct: z.number(),
-      p95Pct: z.number(),
-      maxPct: z.number(),
-      meanCores: z.number(),
-      workerMeanPct: z.number(),
-    })
+  hostNoise: ZHostNoise.optional(),
+  /**
+   * Per node of the engine, when the run ran on several (issue 18): the node's cores, the median CPU
+   * of the containers placed on it together (in % of one core) and its host noise from its own host
+   * samples. The host findings (saturation, noise) are then per node. Absent on one host.
+   */
+  nodes: z
+    .array(
+      z.object({
+        node: z.string(),
+        cpus: z.number(),
+        containers: z.number().int(),
+        cpuPct: z.number(),
+        hostNoise: ZHostNoise.optional(),
+      }),
+    )
     .optional(),
   containers: z
     .record(
@@ -215,6 +234,10 @@ export const ZRunSummary = z.object({
 export type TRunSummary = z.infer<typeof ZRunSummary>;
 
 /** Facts about the machine a run was measured on, recorded with every run. */
+/** A node of the engine a run ran on, as the run records it (issue 18). */
+export const ZRunNode = z.object({ name: z.string(), cpus: z.number(), memoryBytes: z.number() });
+export type TRunNode = z.infer<typeof ZRunNode>;
+
 export const ZHostFacts = z.object({
   cpus: z.number().int(),
   memoryBytes: z.number(),
@@ -235,5 +258,11 @@ export const ZHostFacts = z.object({
       created: z.string().optional(),
     })
     .optional(),
+  /** The engine the run ran on ("local" when absent). */
+  engine: z.string().optional(),
+  /** The engine's nodes with their CPUs and memory, written by the worker when the run ran on an engine other than local. */
+  nodes: z.array(ZRunNode).optional(),
+  /** The node each of the run's containers ran on: container name → node name (with `nodes`). */
+  containerNodes: z.record(z.string(), z.string()).optional(),
 });
 export type THostFacts = z.infer<typeof ZHostFacts>;

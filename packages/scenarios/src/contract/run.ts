@@ -7,6 +7,8 @@ import { ZWorkload } from "./workload";
 import { thresholdIssues, ZThresholds } from "./thresholds";
 import { TRunDefinition } from "./definition";
 import { ZRegressionSettings } from "./regression";
+import { LOCAL_ENGINE, ZEngineRef } from "./engines";
+import { runRoles } from "../components/registry";
 
 /**
  * The shared contract of Scalelab: the browser form, tRPC, REST and the worker all parse
@@ -17,6 +19,8 @@ import { ZRegressionSettings } from "./regression";
 
 export const ZRunCreate = strict("", {
   name: text("name", LIMITS.name.max).optional(),
+  /** The engine the run's containers run on (./engines.ts): "local", the lab's own, or a Swarm cluster's name. */
+  engine: ZEngineRef.default(LOCAL_ENGINE),
   topology: ZTopology,
   workload: ZWorkload,
   /** The fault timeline (./faults.ts): container and network faults at given seconds of the load. */
@@ -33,6 +37,23 @@ export const ZRunCreate = strict("", {
   }
   for (const { path, message } of thresholdIssues(run.thresholds, run.workload)) ctx.addIssue({ code: "custom", path, message });
   for (const { path, message } of runIssues(run)) ctx.addIssue({ code: "custom", path, message });
+  const pin = run.topology.placement?.pin;
+  if (pin) {
+    const roles = new Set(
+      runRoles(run)
+        .filter((r) => r.count > 0)
+        .map((r) => r.role),
+    );
+    for (const role of Object.keys(pin)) {
+      if (!roles.has(role)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["topology", "placement", "pin", role],
+          message: `topology.placement.pin.${role}: this run has no role ${role} (its roles: ${[...roles].join(", ")})`,
+        });
+      }
+    }
+  }
 });
 export type TRunCreate = z.infer<typeof ZRunCreate>;
 export type TRunCreateInput = z.input<typeof ZRunCreate>;

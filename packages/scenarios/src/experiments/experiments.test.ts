@@ -5,6 +5,7 @@ import {
   estimateSeconds,
   EXPERIMENT_LIMITS,
   expandExperiment,
+  experimentRecords,
   runCount,
   runOrder,
   RUN_OVERHEAD_SECONDS,
@@ -317,5 +318,31 @@ describe("an experiment's thresholds", () => {
         message: `variant "base": its runs would have 24 thresholds (12 of its own, 12 of the experiment's); at most 20`,
       },
     ]);
+  });
+});
+
+describe("an experiment's engine", () => {
+  it("comes from the base and a variant may change it, with its placement; each run records its own", () => {
+    const out = expand({
+      name: "across nodes",
+      base: { ...base, engine: "swarm-local" },
+      variants: [
+        { name: "spread", patch: { topology: { service: { replicas: 4 }, placement: { strategy: "spread" } } } },
+        { name: "one node", patch: { topology: { service: { replicas: 4 }, placement: { pin: { app: "node1" } } } } },
+        { name: "here", patch: { engine: "local" } },
+      ],
+    });
+    if (!out.ok) throw new Error(JSON.stringify(out.issues));
+    expect(out.variants.map((v) => [v.run.engine, v.run.topology.placement])).toEqual([
+      ["swarm-local", { strategy: "spread" }],
+      ["swarm-local", { strategy: "spread", pin: { app: "node1" } }],
+      ["local", undefined],
+    ]);
+    const input = ZExperimentCreate.parse({ name: "x", base, variants: [{ name: "a", patch: { engine: "swarm-local" } }] });
+    const expansion = expandExperiment(input);
+    if (!expansion.ok) throw new Error("expected a valid experiment");
+    const records = experimentRecords(input, expansion, { experiment: "e", run: () => "r" });
+    expect(records.runs.length).toBeGreaterThan(0);
+    for (const r of records.runs) expect(r.engine).toBe("swarm-local");
   });
 });

@@ -345,6 +345,7 @@ export function experimentRecords(
     return {
       id: ids.run(),
       name: v.run.name ?? null,
+      engine: v.run.engine,
       status: "queued" as const,
       step: "queued" as const,
       // Stored with the balancer's defaults written out, as a single run is.

@@ -1,4 +1,6 @@
 import { TRunSummary } from "../contract/results";
+import { WithHistogram } from "./histogram";
+import { k6HistogramFlags } from "./k6/histogram-output";
 import { customWorkload, TWorkload } from "../contract/workload";
 import { LOADGEN_ROLE } from "../names";
 import { ENDPOINT_METHODS, ENDPOINT_PATHS, loadTarget } from "./endpoints";
@@ -82,7 +84,15 @@ export function planLoadgens({ run, container }: PlanContext): PlannedContainer[
       return container({
         ...k6,
         env: { ...K6_ENV, [K6_TARGET_ENV]: target },
-        cmd: ["run", "--no-color", "--quiet", ...K6_SCRIPT_FLAGS, ...executionSegment(index, w.loadgenInstances), K6_SCRIPT_PATH],
+        cmd: [
+          "run",
+          "--no-color",
+          "--quiet",
+          ...K6_SCRIPT_FLAGS,
+          ...k6HistogramFlags(w.protocol),
+          ...executionSegment(index, w.loadgenInstances),
+          K6_SCRIPT_PATH,
+        ],
         files: [
           { path: K6_SCRIPT_PATH, title: "k6 wrapper", content: renderK6Wrapper(w, source) },
           { path: K6_USER_SCRIPT_PATH, title: "k6 script (yours)", content: w.script },
@@ -92,7 +102,7 @@ export function planLoadgens({ run, container }: PlanContext): PlannedContainer[
     return container({
       ...k6,
       env: { ...K6_ENV },
-      cmd: ["run", "--no-color", "--quiet", K6_SCRIPT_PATH],
+      cmd: ["run", "--no-color", "--quiet", ...k6HistogramFlags(w.protocol), K6_SCRIPT_PATH],
       files: [{ path: K6_SCRIPT_PATH, title: "k6 script", content: renderK6Script(part, target, source) }, ...k6ExtraFiles(w)],
     });
   });
@@ -179,7 +189,7 @@ export const loadgen: ComponentModule = {
 };
 
 /** wrk's whole run as the lab's summary; rates over the configured duration and failed connections counted as failed requests, as for k6. */
-export function wrkTotals(s: WrkSummary, loadSeconds: number): TRunSummary {
+export function wrkTotals(s: WrkSummary, loadSeconds: number): WithHistogram<TRunSummary> {
   const requests = s.requests + unanswered(s.errorsByKind);
   return {
     requests,
@@ -191,5 +201,6 @@ export function wrkTotals(s: WrkSummary, loadSeconds: number): TRunSummary {
     backends: s.backends,
     ...(s.backendStats && { backendStats: s.backendStats }),
     ...(s.errorKinds && { errorKinds: s.errorKinds }),
+    ...(s.histogram && { histogram: s.histogram }),
   };
 }

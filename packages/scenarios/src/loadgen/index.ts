@@ -5,3 +5,5 @@ export * from "./k6/events";
 export * from "./wrk/wrk";
 export * from "./merge";
 export * from "./k6/user-script";
+export * from "./histogram";
+export * from "./k6/histogram-output";

@@ -1,7 +1,8 @@
 import { TRunSummary, TSample } from "../contract/results";
 import { describe, expect, it } from "vitest";
 import { NO_ANSWER_KEY } from "../contract/backends";
-import { mergeSamples, mergeSummaries, SampleMerger } from "./merge";
+import { mergeSamples, mergeSummaries, percentilesMerge, SampleMerger, withoutHistogram, WithHistogram } from "./merge";
+import { histogramCount, histogramOf } from "./histogram";
 
 const lat = (p50: number, max: number, avg = p50) => ({ avg, p50, p90: p50 * 2, p95: p50 * 3, p99: p50 * 4, max });
 const sample = (t: number, requests: number, p50: number, backends?: Record<string, number>): TSample => ({
@@ -105,5 +106,59 @@ describe("SampleMerger", () => {
     m.push(0, sample(0, 1, 1));
     expect(m.push(1, sample(1, 2, 1)).map((s) => [s.t, s.requests])).toEqual([[0, 1]]);
     expect(m.end(0).map((s) => [s.t, s.requests])).toEqual([[1, 2]]);
+  });
+});
+
+describe("merging with histograms", () => {
+  // Instance A: 90 fast requests (1 ms) and 10 slow (100 ms); instance B: 100 at 10 ms.
+  const fast = histogramOf([...Array.from({ length: 90 }, () => 1), ...Array.from({ length: 10 }, () => 100)]);
+  const even = histogramOf(Array.from({ length: 100 }, () => 10));
+  const a: WithHistogram<TSample> = {
+    t: 0,
+    requests: 100,
+    errors: 0,
+    latencyMs: { avg: 10.9, p50: 1, p90: 1, p95: 100, p99: 100, max: 100 },
+    histogram: fast,
+  };
+  const b: WithHistogram<TSample> = {
+    t: 0,
+    requests: 100,
+    errors: 0,
+    latencyMs: { avg: 10, p50: 10, p90: 10, p95: 10, p99: 10, max: 10 },
+    histogram: even,
+  };
+
+  it("reads p50…p99 from the summed histograms (all 200 requests), the mean weighted, max the largest", () => {
+    const m = mergeSamples([a, b]);
+    // Of all 200: 90 at 1 ms, 100 at 10 ms, 10 at 100 ms: p95 is 10 ms (the worst instance says 100), p99 100 ms;
+    // each read as the middle of its slot (10 ms: 10.016).
+    expect(m.latencyMs).toEqual({ avg: 10.45, p50: 10.016, p90: 10.016, p95: 10.016, p99: 100.096, max: 100 });
+    const allFast = histogramOf(Array.from({ length: 100 }, () => 1));
+    expect(mergeSamples([{ ...a, histogram: allFast }, b]).latencyMs).toMatchObject({ p50: 1.002, p90: 10.016, p95: 10.016 });
+    expect(histogramCount(m.histogram!)).toBe(200);
+    expect(percentilesMerge([a, b])).toBe("merged");
+  });
+
+  it("falls back to the worst instance when a part has no histogram, and says so", () => {
+    const { histogram: _h, ...old } = b;
+    const m = mergeSamples([a, old]);
+    expect(m.latencyMs).toEqual({ avg: 10.45, p50: 10, p90: 10, p95: 100, p99: 100, max: 100 });
+    expect(m.histogram).toBeUndefined();
+    expect(percentilesMerge([a, old as WithHistogram<TSample>])).toBe("worst instance");
+  });
+
+  it("merges whole runs the same way and keeps the histogram only until it is stored", () => {
+    const run = (s: WithHistogram<TSample>): WithHistogram<TRunSummary> => ({
+      requests: s.requests,
+      rps: 10,
+      errors: 0,
+      errorRate: 0,
+      latencyMs: s.latencyMs!,
+      ...(s.histogram && { histogram: s.histogram }),
+    });
+    const m = mergeSummaries([run(a), run(b)]);
+    expect(m.latencyMs).toMatchObject({ p50: 10.016, p95: 10.016, p99: 100.096, max: 100 });
+    expect(withoutHistogram(m)).not.toHaveProperty("histogram");
+    expect(withoutHistogram(m).latencyMs).toEqual(m.latencyMs);
   });
 });

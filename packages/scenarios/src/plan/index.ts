@@ -1,3 +1,4 @@
 export * from "./plan";
 export * from "./diagram";
 export * from "../names";
+export * from "./placement";

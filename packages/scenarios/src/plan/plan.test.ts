@@ -79,9 +79,9 @@ describe("buildPlan", () => {
     expect(tiers(p).map((t) => t.map((c) => c.role))).toEqual([["app", "app", "app"], ["lb"]]);
   });
 
-  it("runs k6 with its CPU limit, the script and the web dashboard", () => {
+  it("runs k6 with its CPU limit, the script, the web dashboard and the histogram output", () => {
     expect(p.loadgens[0]).toMatchObject({ role: "loadgen", image: images.k6, nanoCpus: 1_000_000_000 });
-    expect(p.loadgens[0]!.cmd).toEqual(["run", "--no-color", "--quiet", K6_SCRIPT_PATH]);
+    expect(p.loadgens[0]!.cmd).toEqual(["run", "--no-color", "--quiet", "--out", "scalelab=http_req_duration", K6_SCRIPT_PATH]);
     expect(p.loadgens[0]!.env).toMatchObject({
       K6_WEB_DASHBOARD: "true",
       K6_WEB_DASHBOARD_PERIOD: "1s",

@@ -13,7 +13,8 @@ import {
   type TExpansion,
   type TExperimentCreate,
 } from "@scalelab/scenarios/experiments";
-import { validateAgainstHost } from "@scalelab/scenarios/contract";
+import { validateAgainstHost, validateAgainstNodes } from "@scalelab/scenarios/contract";
+import { engineNodes } from "../engines/service";
 import { presetByName } from "@scalelab/scenarios/experiments";
 import { experimentFindings } from "@scalelab/scenarios/analysis";
 import { ZHostFacts, ZRunSummary, type TRunStatus } from "@scalelab/scenarios/contract";
@@ -54,8 +55,11 @@ async function plan(deps: Deps, input: TExperimentCreate): Promise<Planned> {
   const host = await readHostBounds(deps.redis);
   const issues: FieldIssue[] = [];
   const seen = new Set<string>();
+  const nodesOf = new Map<string, Awaited<ReturnType<typeof engineNodes>>>();
   for (const v of expansion.variants) {
-    for (const issue of validateAgainstHost(v.run, host)) {
+    if (!nodesOf.has(v.run.engine)) nodesOf.set(v.run.engine, await engineNodes(deps, v.run.engine));
+    const nodes = nodesOf.get(v.run.engine)!;
+    for (const issue of nodes ? validateAgainstNodes(v.run, nodes) : validateAgainstHost(v.run, host)) {
       const path = issueOrigin(input, v.source, issue.path);
       const named = path.startsWith("variants.") ? (input.variants?.[v.source]?.name ?? v.name) : v.name;
       const message = path.startsWith("base") ? issue.message : `variant "${named}": ${issue.message}`;

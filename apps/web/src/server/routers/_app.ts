@@ -1,3 +1,4 @@
+import { enginesRouter } from "./engines";
 import { experimentsRouter } from "./experiments";
 import { historyRouter } from "./history";
 import { hostRouter } from "./host";
@@ -17,6 +18,7 @@ export const appRouter = router({
   images: imagesRouter,
   history: historyRouter,
   tokens: tokensRouter,
+  engines: enginesRouter,
 });
 
 export type AppRouter = typeof appRouter;

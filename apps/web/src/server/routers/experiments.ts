@@ -43,7 +43,7 @@ export const experimentsRouter = router({
         tags,
         protect: false,
         summary: "Validate an experiment and list its variants, run count, estimated duration and warnings without creating it",
-        errorResponses: [400, 422],
+        errorResponses: [400, 422, 503],
       },
     })
     .input(ZExperimentCreate)

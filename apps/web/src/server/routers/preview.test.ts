@@ -49,4 +49,22 @@ describe("renderPreview", () => {
     expect(new Set(edges)).toEqual(new Set(["loadgen→lb:http", "lb→app:http", "app→kafka:async", "kafka→consumer:async"]));
     expect(diagram.nodes.filter((n) => n.role === "app")).toHaveLength(2);
   });
+
+  it("on an engine's nodes draws where placement puts each container, one band per node", () => {
+    const nodes = ["node1", "node2", "node3"].map((name) => ({ name, cpus: 2, memoryBytes: 4 * 1024 ** 3, availability: "active" }));
+    const body = { engine: "swarm-local", topology: { service: { replicas: 3 } }, workload: { endpoint: "cpu", vus: 1 } };
+    const { diagram } = renderPreview(run(body), nodes);
+    expect(diagram.groups?.map((g) => g.name)).toEqual(["node1", "node2", "node3"]);
+    const band = (id: string) =>
+      diagram.groups!.find((g) => {
+        const n = diagram.nodes.find((x) => x.id.endsWith(id))!;
+        return n.y >= g.y && n.y < g.y + g.height;
+      })!.name;
+    expect(["app-0", "app-1", "app-2"].map(band)).toEqual(["node1", "node2", "node3"]);
+    // A placement that cannot be met draws no bands (creating the run names the field).
+    const pinned = renderPreview(run({ ...body, topology: { ...body.topology, placement: { pin: { app: "node9" } } } }), nodes);
+    expect(pinned.diagram.groups).toBeUndefined();
+    expect(renderPreview(run(body), null).diagram.groups).toBeUndefined();
+    expect(ZPreview.parse({ ...renderPreview(run(body), nodes), warnings: [] }).diagram.groups).toHaveLength(3);
+  });
 });

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import os from "node:os";
 import { Prisma, type ContainerSample, type FigureSample, type Run, type RunSample } from "@scalelab/db";
 import {
   compareRuns,
@@ -13,7 +12,7 @@ import {
   setupRows,
 } from "@scalelab/scenarios/analysis";
 import { explicitBalancer } from "@scalelab/scenarios/components";
-import { validateAgainstHost } from "@scalelab/scenarios/contract";
+import { validateAgainstHost, validateAgainstNodes } from "@scalelab/scenarios/contract";
 import { ZFigureSample, type TContainerSample, type TContainerStat, type TFigureSample } from "@scalelab/scenarios/messages";
 import { imbalanceIndex } from "@scalelab/scenarios/analysis";
 import { runFindings } from "@scalelab/scenarios/analysis";
@@ -25,13 +24,11 @@ import {
   ZSample,
   ZTopology,
   ZWorkload,
-  type THostFacts,
   type TRunCreate,
   type TSample,
 } from "@scalelab/scenarios/contract";
-import type { Redis } from "ioredis";
 import { AppError, invalidInput, runNotFound } from "../errors";
-import { HOST_KEY, cancelChannel, encodeCancelMessage, encodeChannelMessage, runChannel, runJob } from "@scalelab/scenarios/messages";
+import { cancelChannel, encodeCancelMessage, encodeChannelMessage, runChannel, runJob } from "@scalelab/scenarios/messages";
 import type { Deps } from "../runtime";
 import { runSeconds } from "@scalelab/scenarios/experiments";
 import { admitToQueue, quotasOf, TX_OPTIONS } from "../quotas/service";
@@ -45,20 +42,19 @@ const ZBackends = ZSample.shape.backends;
 const ZBackendStats = ZSample.shape.backendStats;
 const ZErrorKinds = ZSample.shape.errorKinds;
 
-export type HostBounds = Pick<THostFacts, "cpus" | "memoryBytes"> & { source: "docker" | "web" };
+import { readHostBounds } from "../host-bounds";
+import { engineNodes } from "../engines/service";
 
-/** The Docker host's facts as the worker recorded them, or this machine's when it has not yet. */
-export async function readHostBounds(redis: Redis): Promise<HostBounds> {
-  const raw = await redis.get(HOST_KEY).catch(() => null);
-  if (raw) {
-    try {
-      const facts = ZHostFacts.safeParse(JSON.parse(raw));
-      if (facts.success) return { cpus: facts.data.cpus, memoryBytes: facts.data.memoryBytes, source: "docker" };
-    } catch {
-      // fall through to this machine's facts
-    }
-  }
-  return { cpus: os.cpus().length, memoryBytes: os.totalmem(), source: "web" };
+export { readHostBounds, type HostBounds } from "../host-bounds";
+
+/**
+ * The run against the engine it names: the lab's own as one host (validateAgainstHost), a Swarm
+ * cluster node by node (validateAgainstNodes: placement, then each container on its node). An
+ * unknown engine is a 422 naming `engine`, an unreachable one a 503 (engines/service.ts).
+ */
+export async function validateOnEngine(deps: Pick<Deps, "db" | "redis">, input: TRunCreate) {
+  const nodes = await engineNodes(deps, input.engine);
+  return nodes ? validateAgainstNodes(input, nodes) : validateAgainstHost(input, await readHostBounds(deps.redis));
 }
 
 /** A value as Prisma stores it in a JSON column. */
@@ -77,8 +73,7 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
  * enqueues it; on any failure nothing remains.
  */
 export async function createRun(deps: Deps, input: TRunCreate): Promise<TRunRef> {
-  const host = await readHostBounds(deps.redis);
-  const issues = validateAgainstHost(input, host);
+  const issues = await validateOnEngine(deps, input);
   if (issues.length > 0) throw invalidInput(issues);
 
   const id = randomUUID();
@@ -89,6 +84,7 @@ export async function createRun(deps: Deps, input: TRunCreate): Promise<TRunRef>
       data: {
         id,
         name: input.name ? input.name : null,
+        engine: input.engine,
         baselineId: input.name ? await baselineOfName(tx, "run", input.name) : null,
         ...(input.regression && { regression: json(input.regression) }),
         status: "queued",
@@ -126,6 +122,7 @@ export function toRunView(
   return ZRunView.parse({
     id: row.id,
     name: row.name,
+    engine: row.engine,
     status: row.status,
     step: row.step,
     stepDetail: row.stepDetail,
@@ -313,10 +310,14 @@ function toFigureSample(row: FigureSample): TFigureSample {
 }
 
 export async function getContainers(deps: Deps, id: string, points?: number): Promise<TContainerSample[]> {
-  await assertRunExists(deps, id);
+  const run = await deps.db.run.findUnique({ where: { id }, select: { host: true } });
+  if (!run) throw runNotFound(id);
+  // On an engine with nodes each container names the node it ran on (the run's host facts, written by the worker).
+  const nodeOf = ZHostFacts.safeParse(run.host).data?.containerNodes ?? {};
   const rows = await deps.db.containerSample.findMany({ where: { runId: id }, orderBy: [{ t: "asc" }, { container: "asc" }] });
   const samples = rows.map((r) => ({ t: r.t, ...toContainerStat(r) }));
-  return points === undefined ? samples : downsampleContainers(samples, points);
+  const shown = points === undefined ? samples : downsampleContainers(samples, points);
+  return shown.map((c) => (nodeOf[c.container] === undefined ? c : { ...c, node: nodeOf[c.container] }));
 }
 
 /**
@@ -448,7 +449,7 @@ export async function finishDelete(deps: Deps, id: string): Promise<TDeleted> {
 export async function rerun(deps: Deps, id: string): Promise<TRunRef> {
   const row = await deps.db.run.findUnique({
     where: { id },
-    select: { name: true, topology: true, workload: true, faults: true, thresholds: true, regression: true },
+    select: { name: true, engine: true, topology: true, workload: true, faults: true, thresholds: true, regression: true },
   });
   if (!row) throw runNotFound(id);
   return createRun(deps, definitionOf(row));
@@ -456,10 +457,11 @@ export async function rerun(deps: Deps, id: string): Promise<TRunRef> {
 
 /** The definition a run was created with: its faults without what happened to them (`actual`). */
 export function definitionOf(
-  row: Pick<Run, "name" | "topology" | "workload" | "faults" | "thresholds"> & Partial<Pick<Run, "regression">>,
+  row: Pick<Run, "name" | "topology" | "workload" | "faults" | "thresholds"> & Partial<Pick<Run, "regression" | "engine">>,
 ): TRunCreate {
   const parsed = ZRunCreate.safeParse({
     ...(row.name ? { name: row.name } : {}),
+    ...(row.engine ? { engine: row.engine } : {}),
     topology: row.topology,
     workload: row.workload,
     faults: (Array.isArray(row.faults) ? (row.faults as { actual?: unknown }[]) : []).map(({ actual: _, ...f }) => f),

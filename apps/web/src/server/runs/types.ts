@@ -11,6 +11,8 @@ const timestamp = z.string().describe("ISO 8601");
 export const ZRunView = z.object({
   id: z.string(),
   name: z.string().nullable(),
+  /** The engine it runs on: "local" (the lab's own) or a Swarm cluster's name (GET /engines). */
+  engine: z.string(),
   status: ZRunStatus,
   step: z.string().describe(`one of: ${RUN_STEPS.join(", ")}`),
   stepDetail: z.string().nullable(),

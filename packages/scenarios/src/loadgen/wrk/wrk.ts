@@ -4,7 +4,8 @@ import { BACKEND_HEADER, BackendSource, errorCount, errorKindsOf, TBackendStats,
 import { ERROR_KINDS, TErrorCounts } from "../../contract/faults";
 import { LIMITS } from "../../contract/fields";
 import { HTTP_METHODS } from "../../contract/workload";
-import { ZLatency, TLatency } from "../../contract/latency";
+import { ZLatency, TLatency, ZLatencyHistogram, TLatencyHistogram } from "../../contract/latency";
+import { WithHistogram } from "../histogram";
 import { round } from "../../analysis/stats";
 
 /*
@@ -13,9 +14,10 @@ import { round } from "../../analysis/stats";
  * second on stdout, then wrk's usual text report (not JSON; no line of it starts with `{`):
  *   {"type":"start","at":<unix ms>}
  *   {"type":"sample","t":<s>,"requests":N,"errors":{"connect":N,"read":N,"write":N,"status":N,"timeout":N},
- *    "latencyMs":{"avg","p50","p90","p95","p99","max"}|null,"backends":{"<X-Backend>":N,...},
+ *    "latencyMs":{"avg","p50","p90","p95","p99","max"}|null,"hist":{"<slot>":N,...},"backends":{"<X-Backend>":N,...},
  *    "backendStats":{"<name>":{"requests":N,"errors":{"<kind>":N,...},"latencyUs":{"count":N,"sum":N,"max":N}},...}}
- *   {"type":"summary","at":<unix ms>,"durationMs":N,"requests":N,"errors":{...},"latencyMs":{...}|null,"backends":{...},"backendStats":{...}}
+ *   {"type":"summary","at":<unix ms>,"durationMs":N,"requests":N,"errors":{...},"latencyMs":{...}|null,"hist":{...},"backends":{...},"backendStats":{...}}
+ *   {"type":"latencies","us":{"<us>":N,...}}   only with --sl-dump-latencies (a debug aid: every latency, exact)
  * `t` counts whole seconds from the start line, one sample for every second of the duration;
  * responses after the last second (until wrk's threads stop, ~0.1 s) are in the summary only.
  * SIGINT (not SIGTERM) ends a run early with a sample for the partial second and the summary.
@@ -28,7 +30,9 @@ import { round } from "../../analysis/stats";
  * without it, "no answer" for a failed connection (kind conn, no latency), each failed one under one
  * kind: a late response is a timeout under the backend that sent it, whatever its status (wrk's own
  * counters count a late error response twice, as status and timeout); a backend's latency is the
- * mean and max of its responses, late ones included. Lines of an older sl-wrk have no backendStats.
+ * mean and max of its responses, late ones included. `hist` is the second's (the run's) latencies
+ * as the mergeable histogram of ../histogram.ts, from the same slots as latencyMs. Lines of an older
+ * sl-wrk have no backendStats or hist.
  */
 
 export const WRK_REPORT_BINARY = "sl-wrk";
@@ -179,6 +183,7 @@ const ZWrkLine = z.discriminatedUnion("type", [
     requests: count,
     errors: ZWrkErrors,
     latencyMs: ZLatency.nullable(),
+    hist: ZLatencyHistogram.optional(),
     backends: z.record(z.string(), count),
     backendStats: ZWrkBackendStats.optional(),
   }),
@@ -189,9 +194,11 @@ const ZWrkLine = z.discriminatedUnion("type", [
     requests: count,
     errors: ZWrkErrors,
     latencyMs: ZLatency.nullable(),
+    hist: ZLatencyHistogram.optional(),
     backends: z.record(z.string(), count),
     backendStats: ZWrkBackendStats.optional(),
   }),
+  z.object({ type: z.literal("latencies"), us: z.record(z.string().regex(/^[0-9]+$/), count) }),
 ]);
 
 export type WrkErrors = z.infer<typeof ZWrkErrors>;
@@ -209,9 +216,12 @@ export type WrkSummary = {
   /** Absent from an older sl-wrk. */
   backendStats?: TBackendStats;
   errorKinds?: TErrorCounts;
+  /** The run's latencies (../histogram.ts); absent from an older sl-wrk. */
+  histogram?: TLatencyHistogram;
 };
 
-export type WrkUpdate = { type: "start"; at: Date } | { type: "sample"; sample: TSample } | { type: "stop"; at: Date; summary: WrkSummary };
+export type WrkUpdate =
+  { type: "start"; at: Date } | { type: "sample"; sample: WithHistogram<TSample> } | { type: "stop"; at: Date; summary: WrkSummary };
 
 const errorTotal = (e: WrkErrors): number => e.connect + e.read + e.write + e.status + e.timeout;
 /**
@@ -273,6 +283,7 @@ export class WrkOutputReader {
             latencyMs: l.latencyMs,
             backends: l.backends,
             ...truth,
+            ...(l.hist && { histogram: l.hist }),
           },
         };
       }
@@ -289,9 +300,12 @@ export class WrkOutputReader {
             latencyMs: l.latencyMs,
             backends: l.backends,
             ...truth,
+            ...(l.hist && { histogram: l.hist }),
           },
         };
       }
+      case "latencies":
+        return undefined;
     }
   }
 }

@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import { ZEngineConfig, ZEngineRef, TEngineNode } from "./engines";
+import { nodesMax, nodeWarnings, validateAgainstHost, validateAgainstNodes } from "./host";
+import { ZRunCreate } from "./run";
+
+const GB = 1024 ** 3;
+const config = {
+  name: "swarm-local",
+  kind: "swarm",
+  manager: "tcp://10.0.0.2:2375",
+  nodes: [
+    { name: "node1", endpoint: "tcp://10.0.0.2:2375" },
+    { name: "node2", endpoint: "tcp://node2.lab:2375" },
+  ],
+  tlsDir: null,
+  registry: { push: "127.0.0.1:5000", pull: "registry:5000" },
+};
+const messages = (v: unknown) => {
+  const r = ZEngineConfig.safeParse(v);
+  return r.success ? [] : r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+};
+
+describe("ZEngineConfig", () => {
+  it("accepts a Swarm cluster's config", () => {
+    expect(messages(config)).toEqual([]);
+    expect(messages({ ...config, manager: "unix:///var/run/docker.sock", tlsDir: "/etc/lab/tls" })).toEqual([]);
+    expect(messages({ ...config, registry: null, manager: "tcp://[fd00::2]:2376" })).toEqual([]);
+  });
+
+  it("names the field and the rule of a bad value", () => {
+    expect(messages({ ...config, name: "local" })).toEqual(['name: name must not be "local": that is the lab\'s own engine']);
+    expect(messages({ ...config, name: "Swarm" })[0]).toMatch(/^name: name must be 1–40 characters: a lowercase letter/);
+    expect(messages({ ...config, manager: "http://10.0.0.2:2375" })).toEqual([
+      "manager: manager must be a Docker endpoint tcp://HOST:PORT (port 1–65535) or unix:///absolute/path.sock",
+    ]);
+    expect(messages({ ...config, manager: "tcp://10.0.0.2:70000" })[0]).toMatch(/^manager: /);
+    expect(messages({ ...config, manager: "tcp://a;rm -rf:2375" })[0]).toMatch(/^manager: /);
+    expect(messages({ ...config, nodes: [{ name: "node 1", endpoint: "tcp://h:1" }] })[0]).toMatch(
+      /^nodes.0.name: nodes\[\].name must be a node's hostname/,
+    );
+    expect(messages({ ...config, nodes: [] })[0]).toMatch(/^nodes: nodes must list 1–64 nodes/);
+    expect(messages({ ...config, nodes: [config.nodes[0], config.nodes[0]] })).toEqual([
+      "nodes.1.name: nodes[].name node1 is listed twice",
+    ]);
+    expect(messages({ ...config, tlsDir: "certs" })[0]).toMatch(/^tlsDir: tlsDir must be an absolute path/);
+    expect(messages({ ...config, registry: { push: "127.0.0.1", pull: "registry:5000" } })[0]).toMatch(
+      /^registry.push: registry.push must be HOST:PORT/,
+    );
+    expect(messages({ ...config, extra: 1 })[0]).toMatch(/unknown field extra/);
+  });
+
+  it("a run's engine is local by default, and named by the same rule", () => {
+    const run = ZRunCreate.parse({ topology: { service: {} }, workload: { vus: 1 } });
+    expect(run.engine).toBe("local");
+    expect(ZEngineRef.safeParse("swarm-local").success).toBe(true);
+    const bad = ZRunCreate.safeParse({ engine: "../etc", topology: { service: {} }, workload: { vus: 1 } });
+    expect(!bad.success && bad.error.issues[0]).toMatchObject({
+      path: ["engine"],
+      message: expect.stringMatching(/^engine must be "local" or an engine's name/),
+    });
+  });
+});
+
+describe("topology.placement", () => {
+  const parse = (placement: unknown, service: object = { replicas: 2 }) =>
+    ZRunCreate.safeParse({ topology: { service, placement }, workload: { vus: 1 } });
+  it("defaults to spread and takes pins by role", () => {
+    const r = parse({ pin: { app: "node1" }, loadgen: { separate: true } });
+    expect(r.success && r.data.topology.placement).toEqual({ strategy: "spread", pin: { app: "node1" }, loadgen: { separate: true } });
+  });
+  it("refuses an unknown strategy, a role the run lacks and a bad node name", () => {
+    const issues = (p: unknown) => {
+      const r = parse(p);
+      return r.success ? [] : r.error.issues.map((i) => i.message);
+    };
+    expect(issues({ strategy: "random" })).toEqual(["topology.placement.strategy must be one of: spread, pack"]);
+    expect(issues({ pin: { kafka: "node1" } })[0]).toMatch(/^topology.placement.pin.kafka: this run has no role kafka \(its roles: .*app/);
+    expect(issues({ pin: { app: "node 1" } })[0]).toMatch(/node's hostname/);
+  });
+});
+
+const node = (name: string, cpus: number, memoryGb = 4): TEngineNode => ({
+  name,
+  cpus,
+  memoryBytes: memoryGb * GB,
+  availability: "active",
+  state: "ready",
+});
+const run = (topology: object, workload: object = {}) =>
+  ZRunCreate.parse({ engine: "swarm-local", topology: { service: { replicas: 3 }, ...topology }, workload: { vus: 1, ...workload } });
+
+describe("validateAgainstNodes", () => {
+  const nodes = [node("node-1", 4), node("node-2", 2), node("node-3", 4)];
+  it("accepts a run whose containers fit their nodes", () => {
+    expect(validateAgainstNodes(run({ service: { replicas: 3, cpus: 1.5 } }), nodes)).toEqual([]);
+  });
+  it("a container's CPUs must fit the node it is placed on", () => {
+    expect(validateAgainstNodes(run({ service: { replicas: 3, cpus: 3 } }), nodes)).toEqual([
+      { path: "topology.service.cpus", message: "service.cpus must be between 0.05 and 2 (node node-2 has 2 CPUs)" },
+    ]);
+    // Pinned to the big nodes, it fits.
+    expect(validateAgainstNodes(run({ service: { replicas: 1, cpus: 3 }, placement: { pin: { app: "node-3" } } }), nodes)).toEqual([]);
+    expect(validateAgainstNodes(run({ service: { replicas: 1 } }, { loadgenCpus: 3 }), [node("a", 2)])).toEqual([
+      { path: "workload.loadgenCpus", message: "workload.loadgenCpus must be between 0.1 and 2 (node a has 2 CPUs)" },
+    ]);
+  });
+  it("the memory of the containers on a node must fit three quarters of it", () => {
+    const [issue] = validateAgainstNodes(run({ service: { replicas: 4, memoryMb: 2048 }, placement: { strategy: "pack" } }), [
+      node("a", 8),
+      node("b", 8),
+    ]);
+    expect(issue).toEqual({
+      path: "topology.service.memoryMb",
+      message:
+        "service.memoryMb must be between 32 and 1536 for 2 replica(s) on it (node a has 4096 MB; the containers placed on it may use at most 3072 MB together)",
+    });
+  });
+  it("passes placement's issues on: a pinned node that is not there, no node for separate generators", () => {
+    expect(validateAgainstNodes(run({ placement: { pin: { app: "node-9" } } }), nodes)[0]?.path).toBe("topology.placement.pin.app");
+    expect(validateAgainstNodes(run({ placement: { loadgen: { separate: true } } }), nodes)[0]?.path).toBe(
+      "topology.placement.loadgen.separate",
+    );
+  });
+  it("nodesMax hints the largest node's bounds; nodeWarnings names the oversubscribed node", () => {
+    expect(nodesMax("topology.service.cpus", nodes)).toBe(4);
+    expect(nodesMax("topology.service.cpus", [{ ...node("x", 8), availability: "drain" }, node("y", 2)])).toBe(2);
+    const warnings = nodeWarnings(run({ service: { replicas: 3, cpus: 2 }, placement: { pin: { app: "node-2" } } }), nodes);
+    expect(warnings).toEqual([
+      { code: "cpu_oversubscribed", message: expect.stringMatching(/placed on node node-2 add up to 6 cores on its 2 cores/) },
+    ]);
+  });
+});
+
+describe("placement on the lab's own engine", () => {
+  const host = { cpus: 2, memoryBytes: 8 * GB };
+  const local = (placement: object) => ZRunCreate.parse({ topology: { service: { replicas: 2 }, placement }, workload: { vus: 1 } });
+  it("everything is on its one node local: spread and pack fit, a pin elsewhere or separate generators do not", () => {
+    expect(validateAgainstHost(local({ strategy: "pack" }), host)).toEqual([]);
+    expect(validateAgainstHost(local({ pin: { app: "local" } }), host)).toEqual([]);
+    expect(validateAgainstHost(local({ pin: { app: "node2" } }), host)).toEqual([
+      {
+        path: "topology.placement.pin.app",
+        message: "topology.placement.pin.app: node node2 is not a node of this engine (its nodes: local)",
+      },
+    ]);
+    expect(validateAgainstHost(local({ loadgen: { separate: true } }), host)[0]?.path).toBe("topology.placement.loadgen.separate");
+  });
+});
