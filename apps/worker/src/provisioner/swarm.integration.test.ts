@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { ensureImages } from "@scalelab/images";
 import { containerUsage, DockerStatsReading } from "@scalelab/scenarios/analysis";
-import { ZRunCreate } from "@scalelab/scenarios/contract";
+import { TEngineConfig, ZRunCreate } from "@scalelab/scenarios/contract";
 import { buildPlan, LABELS, requiredImages, RunPlan } from "@scalelab/scenarios/plan";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,7 +13,7 @@ import { DEFAULT_TIMEOUTS, PipelineDeps, RunContext } from "../pipeline/context"
 import { provision, waitHealthy } from "../pipeline/provision";
 import { RunReporter } from "../pipeline/reporter";
 import { pushImages } from "./registry";
-import { engineClient, SwarmProvisioner, TEngineConfig } from "./swarm";
+import { engineClient, SwarmProvisioner } from "./swarm";
 import { waitFor } from "../testing/lab";
 import { ContainerEvent, hostPort, StartedContainer } from "./types";
 

@@ -1,7 +1,7 @@
 import { K6_DASHBOARD_PORT } from "@scalelab/scenarios/loadgen";
 import { PlannedContainer } from "@scalelab/scenarios/plan";
 import { describe, expect, it } from "vitest";
-import { configName, engineClient, publishedPorts } from "./swarm";
+import { configName, engineClient, nodeHost, publishedPorts } from "./swarm";
 
 const container = (over: Partial<PlannedContainer>): PlannedContainer => ({
   name: "sl-run-x",
@@ -46,11 +46,17 @@ describe("configName", () => {
 });
 
 describe("engineClient", () => {
-  it("takes tcp://host:port only", () => {
+  it("takes tcp://host:port or unix:///path only", () => {
     expect(() => engineClient("tcp://10.0.0.1:2375", null)).not.toThrow();
-    for (const bad of ["http://10.0.0.1:2375", "tcp://10.0.0.1", "unix:///var/run/docker.sock", "tcp://a:2375/x"]) {
-      expect(() => engineClient(bad, null), bad).toThrow(/is not tcp:\/\/host:port/);
+    expect((engineClient("unix:///var/run/docker.sock", null).modem as { socketPath?: string }).socketPath).toBe("/var/run/docker.sock");
+    for (const bad of ["http://10.0.0.1:2375", "tcp://10.0.0.1", "tcp://a:2375/x"]) {
+      expect(() => engineClient(bad, null), bad).toThrow(/is not tcp:\/\/host:port or unix/);
     }
+  });
+
+  it("dials a node's published ports at its engine's host, the lab's own for a socket", () => {
+    expect(nodeHost("tcp://172.21.0.3:2375")).toBe("172.21.0.3");
+    expect(nodeHost("unix:///var/run/docker.sock")).toBe("127.0.0.1");
   });
 
   it("reads the certificates from the TLS directory, naming a missing one", () => {

@@ -6,27 +6,11 @@ import { dialedPorts } from "@scalelab/scenarios/components";
 import { K6_DASHBOARD_PORT } from "@scalelab/scenarios/loadgen";
 import { PlannedContainer, PlannedFile, UNTRUSTED } from "@scalelab/scenarios/plan";
 import { DockerStatsReading } from "@scalelab/scenarios/analysis";
+import { TEngineConfig } from "@scalelab/scenarios/contract";
 import Docker from "dockerode";
 import { DockerProvisioner } from "./docker";
 import { pushImages, registryRef } from "./registry";
 import { STOP_GRACE_SECONDS, ContainerAction, ContainerEvent, ContainerState, HostPort, Provisioner, StartedContainer } from "./types";
-
-/**
- * A Swarm engine as the lab stores it (helper "engines" owns the shared type in
- * @scalelab/scenarios/contract `TEngineConfig`; this is the same shape until that is merged).
- */
-export type TEngineConfig = {
-  name: string;
-  kind: "swarm";
-  /** tcp://host:port of a manager's engine. */
-  manager: string;
-  /** Each Swarm node by its host name, and tcp://host:port of its own engine (stats, logs, faults). */
-  nodes: { name: string; endpoint: string }[];
-  /** ca.pem, cert.pem and key.pem, as DOCKER_CERT_PATH; null: plain TCP. */
-  tlsDir: string | null;
-  /** Where the lab host pushes the run's images and where the nodes pull them from. */
-  registry: { push: string; pull: string } | null;
-};
 
 /** Swarm configs hold at most 500 KiB (swarmkit's MaxConfigSize). */
 export const MAX_CONFIG_BYTES = 500 * 1024;
@@ -37,14 +21,21 @@ const PENDING_WITH_REASON_MS = 5_000;
 const statusOf = (err: unknown): number | undefined => (err as { statusCode?: number }).statusCode;
 const labelFilter = (labels: Record<string, string>) => ({ label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) });
 
-/** A dockerode client of an engine at tcp://host:port, over TLS with the certificates in tlsDir when given. */
+/** A dockerode client of an engine at tcp://host:port (over TLS with the certificates in tlsDir when given) or unix:///path. */
 export function engineClient(endpoint: string, tlsDir: string | null): Docker {
+  const socket = /^unix:\/\/(\/.+)$/.exec(endpoint)?.[1];
+  if (socket) return new Docker({ socketPath: socket });
   const m = /^tcp:\/\/([^:/]+):(\d{1,5})$/.exec(endpoint);
-  if (!m) throw new Error(`engine endpoint ${JSON.stringify(endpoint)} is not tcp://host:port`);
+  if (!m) throw new Error(`engine endpoint ${JSON.stringify(endpoint)} is not tcp://host:port or unix:///path`);
   const [, host, port] = m as unknown as [string, string, string];
   if (!tlsDir) return new Docker({ protocol: "http", host, port: Number(port) });
   const read = (f: string) => readFileSync(path.join(tlsDir, f));
   return new Docker({ protocol: "https", host, port: Number(port), ca: read("ca.pem"), cert: read("cert.pem"), key: read("key.pem") });
+}
+
+/** The address the worker dials a node's published ports at: its engine's host (the lab's own host for a unix socket). */
+export function nodeHost(endpoint: string): string {
+  return /^tcp:\/\/([^:/]+):/.exec(endpoint)?.[1] ?? "127.0.0.1";
 }
 
 /**
