@@ -66,6 +66,12 @@ down() {
   [ -z "$vols" ] || docker volume rm $vols >/dev/null
   docker network ls -q --filter "label=$LABEL" | while read -r id; do docker network rm "$id" >/dev/null; done
   rm -f "$ENGINE_JSON"
+  # A cluster that is gone is no engine a run can name.
+  if (cd "$ROOT" && pnpm --silent --filter @scalelab/lab lab engine remove "$CLUSTER") >"$STATE/logs/swarm-register.log" 2>&1; then
+    log "swarm: engine $CLUSTER removed from the lab"
+  else
+    log "swarm: could not remove engine $CLUSTER from the lab (is its control plane up?): $(grep -m1 -i 'error' "$STATE/logs/swarm-register.log")"
+  fi
   log "swarm: down (containers, volumes, network removed; images kept)"
 }
 
