@@ -88,7 +88,7 @@ beforeAll(async () => {
   const fp = plan.faultProxies[0]!;
   proxies = fp.proxies;
   proxyIp = await ipOf(fp.container);
-  api = toxiproxyUrl(proxyIp, fp.apiPort);
+  api = toxiproxyUrl(`${proxyIp}:${fp.apiPort}`);
   app0 = started.get(plan.containers.find((c) => c.role === "app" && c.hostname === "app-0")!.name)!;
   app0Ip = await ipOf(app0.name);
 });

@@ -8,6 +8,12 @@ describe("requestedImages", () => {
     expect(requestedImages(["--lab", "--control-plane"])).toEqual(["postgres", "redis", "testbed", "nginx", "k6"]);
   });
 
+  it("--swarm asks for the test cluster's node and registry images, which --all leaves out", () => {
+    expect(requestedImages(["--swarm"])).toEqual(["swarm-node", "registry"]);
+    expect(requestedImages(["--image", "registry"])).toEqual(["registry"]);
+    expect(requestedImages(["--all"])).not.toContain("swarm-node");
+  });
+
   it("--all adds the dependency images; each image once", () => {
     const all = requestedImages(["--all", "--lab"]);
     expect([...all].sort()).toEqual([

@@ -44,6 +44,8 @@ export const DEPENDENCY_IMAGES = [
   "wrk",
   "toxiproxy",
 ] as const satisfies readonly BuildableImage[];
+/** The test Swarm cluster's node (Docker-in-Docker) and registry, built by scripts/swarm.sh. */
+export const SWARM_IMAGES = ["swarm-node", "registry"] as const satisfies readonly BuildableImage[];
 export const ALL_IMAGES = [...CORE_LAB_IMAGES, ...DEPENDENCY_IMAGES, ...CONTROL_PLANE_IMAGES] as const;
 
 // The Go version is left out of the hash on purpose: finding an existing image must not need Go.
@@ -120,6 +122,8 @@ const SPECS: Record<BuildableImage, ImageSpec> = {
   memcached: { name: "memcached" },
   wrk: { name: "wrk" },
   toxiproxy,
+  "swarm-node": { name: "swarm-node" },
+  registry: { name: "registry" },
 };
 
 type Listener = (p: ImageProgress) => void;

@@ -13,7 +13,9 @@ export type ImageName =
   | "ruby"
   | "memcached"
   | "wrk"
-  | "toxiproxy";
+  | "toxiproxy"
+  | "swarm-node"
+  | "registry";
 
 /** The images `ensureImages` builds: every image but the base they are all built on. */
 export type BuildableImage = Exclude<ImageName, "base">;

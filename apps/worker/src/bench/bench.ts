@@ -17,7 +17,7 @@ import { ZRunCreate, TRunCreateInput } from "@scalelab/scenarios/contract";
 import { median } from "@scalelab/scenarios/analysis";
 import { openBench } from "./lib";
 import { DockerProvisioner } from "../provisioner/docker";
-import { StartedContainer } from "../provisioner/types";
+import { hostPort, StartedContainer } from "../provisioner/types";
 
 const { REPS, WEB, db, api, startRun, waitDone, stepSeconds, groupCpuSeconds, fmt, sleep, env } = await openBench();
 
@@ -91,8 +91,7 @@ async function wrkMaxRps(vus: number) {
       const started = await provisioner.startContainer(c, plan.network.name);
       if (c.role === plan.entry.role) lb = started;
     }
-    const { ip } = await provisioner.inspect(lb!.id, plan.network.name);
-    const url = `http://${ip}:${LB_PORT}${ENDPOINT_PATHS.hostname}`;
+    const url = `http://${hostPort(await provisioner.dialAddress(lb!.id, plan.network.name, LB_PORT))}${ENDPOINT_PATHS.hostname}`;
     for (let i = 0; i < 100 && spawnSync("curl", ["-fs", "-o", "/dev/null", url]).status !== 0; i++) await sleep(200);
     const results: Record<string, { rps: number; text: string }> = {};
     for (const threads of [1, 2]) {

@@ -18,6 +18,7 @@ import { median } from "@scalelab/scenarios/analysis";
 import { WrkOutputReader, WrkSummary } from "@scalelab/scenarios/loadgen";
 import { parseEnv } from "../env";
 import { DockerProvisioner } from "../provisioner/docker";
+import { hostPort } from "../provisioner/types";
 
 const { values } = parseArgs({
   options: {
@@ -108,8 +109,9 @@ try {
   // In plan order (replicas before the balancer), each answering its own HTTP probes before the next starts.
   for (const c of plan.containers) {
     const { id } = await provisioner.startContainer(c, plan.network.name);
-    const { ip } = await provisioner.inspect(id, plan.network.name);
-    for (const probe of c.ready) if (probe.kind === "http") await ok(`http://${ip}:${probe.port}${probe.path}`);
+    for (const probe of c.ready)
+      if (probe.kind === "http")
+        await ok(`http://${hostPort(await provisioner.dialAddress(id, plan.network.name, probe.port))}${probe.path}`);
   }
   for (let i = 0; i < Number(values.reps); i++) {
     // Alternate which goes first, so neither always follows the other's warm-up.

@@ -33,7 +33,7 @@ function follower(provisioner: Provisioner, names: string[], logger: Logger, beg
   const ticks: { t: number; containers: string[] }[] = [];
   const f = followContainerStats({
     provisioner,
-    containers: names.map((n) => ({ id: n, name: n, role: "app" })),
+    containers: names.map((n) => ({ id: n, name: n, role: "app", node: "local" })),
     onTick: async (t, rows: ContainerRow[]) => {
       for (const r of rows) expect(r).toEqual({ container: r.container, role: "app", ...USAGE });
       ticks.push({ t, containers: rows.map((r) => r.container).sort() });

@@ -1,7 +1,7 @@
 import { faultLabel, faultSchedule, isNetworkFault, TFault, TFaultActual } from "@scalelab/scenarios/contract";
 import { RunPlan } from "@scalelab/scenarios/plan";
 import { errorMessage } from "../log";
-import { ContainerAction, StartedContainer } from "../provisioner/types";
+import { ContainerAction, hostPort, StartedContainer } from "../provisioner/types";
 import { RunContext } from "./context";
 import { OwnActions } from "./interference";
 import { applyNetworkFault, clearNetworkFaults } from "./toxiproxy";
@@ -94,8 +94,7 @@ async function apply(ctx: RunContext, plan: RunPlan, containers: StartedContaine
     if (!proxy) throw new Error(`no network-fault proxy in front of ${f.target.role}-${f.target.index} (a bug in the plan)`);
     const started = containers.find((c) => c.name === proxy.container);
     if (!started) throw new Error(`the proxy ${proxy.container} is not running`);
-    const { ip } = await provisioner.inspect(started.id, plan.network.name);
-    const base = `http://${ip}:${proxy.apiPort}`;
+    const base = `http://${hostPort(await provisioner.dialAddress(started.id, plan.network.name, proxy.apiPort))}`;
     if (f.action === "clear") await clearNetworkFaults(base, proxy.proxies, ctx.signal);
     else await applyNetworkFault(base, proxy.proxies, f, ctx.signal);
     return;

@@ -6,7 +6,7 @@ import { parseHaproxyCsv, HaproxyStats } from "@scalelab/scenarios/components";
 import { RunPlan } from "@scalelab/scenarios/plan";
 import { FigureSeries } from "@scalelab/scenarios/components";
 import { errorMessage } from "../log";
-import { StartedContainer } from "../provisioner/types";
+import { hostPort, StartedContainer } from "../provisioner/types";
 import { deadline, RunContext } from "./context";
 
 const POLL_TIMEOUT_MS = 900;
@@ -46,8 +46,8 @@ export async function followFigures(ctx: RunContext, plan: RunPlan, started: Sta
   for (const c of plan.containers) {
     const s = byName.get(c.name);
     if (!c.stats || !s) continue;
-    const { ip } = await ctx.deps.provisioner.inspect(s.id, network);
-    sources.push({ name: c.name, role: c.role, url: `http://${ip}:${c.stats.port}${c.stats.path}`, format: c.stats.format ?? "testbed" });
+    const at = await ctx.deps.provisioner.dialAddress(s.id, network, c.stats.port);
+    sources.push({ name: c.name, role: c.role, url: `http://${hostPort(at)}${c.stats.path}`, format: c.stats.format ?? "testbed" });
   }
 
   const latest = new Map<string, StatsReading>();

@@ -8,7 +8,7 @@ import { TRunSummary, TSample, TScriptSummary } from "@scalelab/scenarios/contra
 import { THostReading } from "@scalelab/scenarios/analysis";
 import { mergeChecks, mergeScriptMetrics, parseScriptSummary, ScriptSummaryLine } from "@scalelab/scenarios/loadgen";
 import { WrkOutputReader } from "@scalelab/scenarios/loadgen";
-import { StartedContainer } from "../provisioner/types";
+import { hostPort, StartedContainer } from "../provisioner/types";
 import { errorMessage } from "../log";
 import { sseEvents } from "../sse";
 import { followContainerStats } from "./container-stats";
@@ -252,8 +252,8 @@ function follow(
   const histograms = ctx.run.workload.loadgenInstances > 1 ? new K6Histograms() : undefined;
   const histogramLines = histograms && followHistograms(ctx, container, until, histograms);
   async function* updates(): AsyncIterable<LoadUpdate> {
-    const { ip } = await deps.provisioner.inspect(container.id, network);
-    const events = sseEvents(`http://${ip}:${K6_DASHBOARD_PORT}/events`, {
+    const dashboard = await deps.provisioner.dialAddress(container.id, network, K6_DASHBOARD_PORT);
+    const events = sseEvents(`http://${hostPort(dashboard)}/events`, {
       signal: until,
       connectTimeoutMs: deps.timeouts.k6ConnectMs,
       beforeRetry: async () => {

@@ -4,7 +4,7 @@ import { PlannedContainer, Probe } from "@scalelab/scenarios/plan";
 import cassandra from "cassandra-driver";
 import pg from "pg";
 import { errorMessage } from "../log";
-import { StartedContainer } from "../provisioner/types";
+import { hostPort, HostPort, StartedContainer } from "../provisioner/types";
 import { describeExit, sleep, RunContext } from "./context";
 import { BackendNamer } from "./backends";
 
@@ -19,7 +19,22 @@ export const pollDelay = (attempt: number) => Math.min(POLL_MS, FIRST_POLL_MS * 
 /** One attempt of a probe may take this long; the whole wait has the run's readiness deadline. */
 const ATTEMPT_MS = 5_000;
 
-type Target = { spec: PlannedContainer; started: StartedContainer; ip: string };
+/** `dial(port)`: the host:port the worker connects to for the container's port (the provisioner's dialAddress). */
+type Target = { spec: PlannedContainer; started: StartedContainer; dial: (port: number) => Promise<HostPort> };
+
+/** The provisioner's dialAddress for one container, asked once per port. */
+export function dialer(ctx: RunContext, containerId: string, network: string): (port: number) => Promise<HostPort> {
+  const known = new Map<number, Promise<HostPort>>();
+  return (port) => {
+    let a = known.get(port);
+    if (!a) {
+      a = ctx.deps.provisioner.dialAddress(containerId, network, port);
+      known.set(port, a);
+      a.catch(() => known.delete(port));
+    }
+    return a;
+  };
+}
 
 /** Thrown by an attempt that can never succeed (bad setup SQL): no point retrying until the deadline. */
 class ProbeFailed extends Error {}
@@ -100,7 +115,7 @@ async function attempt(ctx: RunContext, t: Target, probe: Probe, namer?: Backend
     case "http": {
       let res: Response;
       try {
-        res = await fetch(`http://${t.ip}:${probe.port}${probe.path}`, { signal });
+        res = await fetch(`http://${hostPort(await t.dial(probe.port))}${probe.path}`, { signal });
       } catch (err) {
         ctx.signal.throwIfAborted();
         return noAnswer(err);
@@ -115,9 +130,11 @@ async function attempt(ctx: RunContext, t: Target, probe: Probe, namer?: Backend
       return new RegExp(probe.pattern).test(output) ? true : "not yet";
     }
     case "tcp":
-      return tcp(t.ip, probe.port, signal);
-    case "query":
-      return query(probe.engine === "postgres" ? postgresSession(t.ip, probe) : cassandraSession(t.ip, probe), probe);
+      return tcp(await t.dial(probe.port), signal);
+    case "query": {
+      const at = await t.dial(probe.port);
+      return query(probe.engine === "postgres" ? postgresSession(at, probe) : cassandraSession(at, probe), probe);
+    }
   }
 }
 
@@ -135,7 +152,7 @@ async function backends(
   if (!seen) seenThrough.set(t, (seen = new Set()));
   // A few requests per attempt: a round-robin balancer shows each replica within one round.
   for (let i = 0; i < probe.backends.length * 2; i++) {
-    const res = await fetch(`http://${t.ip}:${probe.port}${probe.path}`, { signal });
+    const res = await fetch(`http://${hostPort(await t.dial(probe.port))}${probe.path}`, { signal });
     await res.arrayBuffer();
     // The replica's own name, or the balancer's header with its address.
     const raw = res.headers.get(probe.header ?? "x-backend");
@@ -150,7 +167,7 @@ async function backends(
   return `${seen.size}/${probe.backends.length} replica(s) answering; not yet seen: ${missing.join(", ")}`;
 }
 
-function tcp(host: string, port: number, signal: AbortSignal): Promise<true | string> {
+function tcp({ host, port }: HostPort, signal: AbortSignal): Promise<true | string> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host, port });
     const done = (v: true | string) => {
@@ -179,10 +196,10 @@ type Session = {
   close(): Promise<void>;
 };
 
-function postgresSession(host: string, probe: QueryProbe): Session {
+function postgresSession({ host, port }: HostPort, probe: QueryProbe): Session {
   const client = new pg.Client({
     host,
-    port: probe.port,
+    port,
     user: probe.user,
     password: probe.password,
     database: probe.database,
@@ -208,9 +225,9 @@ export function noAnswer(err: unknown): string {
 }
 
 /** A session in `keyspace` (storage.init's statements name their tables without it). */
-function cassandraSession(host: string, probe: QueryProbe, keyspace?: string): Session {
+function cassandraSession(at: HostPort, probe: QueryProbe, keyspace?: string): Session {
   const client = new cassandra.Client({
-    contactPoints: [`${host}:${probe.port}`],
+    contactPoints: [hostPort(at)],
     ...(keyspace && { keyspace }),
     localDataCenter: "datacenter1",
     socketOptions: { connectTimeout: ATTEMPT_MS, readTimeout: 30_000 },
@@ -257,7 +274,8 @@ async function query(session: Session, probe: QueryProbe): Promise<true | string
 async function runInit(ctx: RunContext, t: Target, probe: QueryProbe, statements: ScriptStatement[]): Promise<void> {
   const began = Date.now();
   await ctx.report.detail(`running storage.init on ${t.spec.title}: ${statements.length} statement(s)`);
-  const session = probe.engine === "postgres" ? postgresSession(t.ip, probe) : cassandraSession(t.ip, probe, probe.database);
+  const at = await t.dial(probe.port);
+  const session = probe.engine === "postgres" ? postgresSession(at, probe) : cassandraSession(at, probe, probe.database);
   try {
     try {
       await session.connect();

@@ -1,8 +1,8 @@
 import { tiers, PlannedContainer, RunPlan } from "@scalelab/scenarios/plan";
 import { errorMessage } from "../log";
-import { StartedContainer } from "../provisioner/types";
+import { hostPort, StartedContainer } from "../provisioner/types";
 import { RunContext } from "./context";
-import { waitReady } from "./probes";
+import { dialer, waitReady } from "./probes";
 import { backendAddresses, BackendNamer } from "./backends";
 
 export type Provisioned = {
@@ -46,8 +46,8 @@ export async function waitHealthy(
   const entry = plan.containers.find((c) => c.role === plan.entry.role);
   const entryStarted = entry && started.get(entry.name);
   if (!entryStarted) throw new Error(`the plan has no ${plan.entry.role} container to send the load to`);
-  const { ip } = await ctx.deps.provisioner.inspect(entryStarted.id, plan.network.name);
-  return { containers: [...started.values()], entryUrl: `http://${ip}:${plan.entry.port}` };
+  const entryAddress = await ctx.deps.provisioner.dialAddress(entryStarted.id, plan.network.name, plan.entry.port);
+  return { containers: [...started.values()], entryUrl: `http://${hostPort(entryAddress)}` };
 }
 
 async function waitTier(ctx: RunContext, plan: RunPlan, tier: PlannedContainer[], started: Map<string, StartedContainer>) {
@@ -55,7 +55,7 @@ async function waitTier(ctx: RunContext, plan: RunPlan, tier: PlannedContainer[]
   const targets = await Promise.all(
     tier.map(async (spec) => {
       const s = started.get(spec.name)!;
-      return { spec, started: s, ip: (await ctx.deps.provisioner.inspect(s.id, network)).ip };
+      return { spec, started: s, dial: dialer(ctx, s.id, network) };
     }),
   );
   // Through the balancer in front of a user's image, its header's addresses name the replicas.

@@ -5,8 +5,8 @@ import { errorMessage } from "../log";
 /**
  * The worker's client of toxiproxy's HTTP API on a network-fault proxy (the plan's
  * `faultProxies`; the toxics each fault means are in @scalelab/scenarios/components/fault-proxy).
- * The worker reaches the proxy container by its IP on the run network:
- * `toxiproxyUrl((await provisioner.inspect(id, network)).ip, apiPort)`.
+ * The worker reaches the proxy container where the provisioner says:
+ * `toxiproxyUrl(hostPort(await provisioner.dialAddress(id, network, apiPort)))`.
  */
 
 /**
@@ -16,7 +16,7 @@ import { errorMessage } from "../log";
  */
 export const TOXIPROXY_CALL_MS = 6_000;
 
-export const toxiproxyUrl = (ip: string, apiPort: number) => `http://${ip}:${apiPort}`;
+export const toxiproxyUrl = (address: string) => `http://${address}`;
 
 type NetworkFault = Pick<TFault, "action" | "ms" | "jitterMs" | "percent" | "kbps">;
 

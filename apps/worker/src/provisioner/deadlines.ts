@@ -15,6 +15,7 @@ export function withDeadlines(p: Provisioner, ms: number): Provisioner {
     // Create, copy, start, the run itself, logs and removal.
     runIsolated: (spec, timeoutMs) => d(`run ${spec.name}`, p.runIsolated(spec, timeoutMs), 4 + timeoutMs / ms),
     inspect: (id, network) => d("inspect", p.inspect(id, network)),
+    dialAddress: (id, network, port) => d("inspect", p.dialAddress(id, network, port)),
     logs: (id, lines) => d("logs", p.logs(id, lines)),
     stats: (id, signal) => p.stats(id, signal),
     followOutput: (id, signal) => p.followOutput(id, signal),
@@ -26,5 +27,7 @@ export function withDeadlines(p: Provisioner, ms: number): Provisioner {
     removeByLabel: (labels) => d("remove", p.removeByLabel(labels), 3),
     labelValues: (label, where) => d("list", p.labelValues(label, where)),
     hostFacts: () => d("info", p.hostFacts()),
+    // Pushing a run's images to a cluster's registry moves hundreds of MB the first time.
+    prepareImages: (images, signal) => d("push images", p.prepareImages(images, signal), 20),
   };
 }

@@ -5,7 +5,16 @@ import { DockerStatsReading } from "@scalelab/scenarios/analysis";
 import Docker from "dockerode";
 import { demuxLogs } from "./logs";
 import { tarFiles } from "./tar";
-import { STOP_GRACE_SECONDS, ContainerAction, ContainerEvent, ContainerState, Provisioner, StartedContainer } from "./types";
+import {
+  STOP_GRACE_SECONDS,
+  ContainerAction,
+  ContainerEvent,
+  ContainerState,
+  HostPort,
+  LOCAL_NODE,
+  Provisioner,
+  StartedContainer,
+} from "./types";
 
 const statusOf = (err: unknown): number | undefined => (err as { statusCode?: number }).statusCode;
 const labelFilter = (labels: Record<string, string>) => ({ label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) });
@@ -72,7 +81,7 @@ export class DockerProvisioner implements Provisioner {
     });
     if (spec.files.length > 0) await this.putFiles(container.id, spec.files);
     await container.start();
-    return { id: container.id, name: spec.name, role: spec.role };
+    return { id: container.id, name: spec.name, role: spec.role, node: LOCAL_NODE };
   }
 
   async runIsolated(spec: PlannedContainer, timeoutMs: number): Promise<{ exitCode: number | undefined; stdout: string; stderr: string }> {
@@ -119,6 +128,10 @@ export class DockerProvisioner implements Provisioner {
       error: info.State.Error ?? "",
       ip,
     };
+  }
+
+  async dialAddress(containerId: string, network: string, port: number): Promise<HostPort> {
+    return { host: (await this.inspect(containerId, network)).ip, port };
   }
 
   async logs(containerId: string, lines: number): Promise<string> {
@@ -238,6 +251,11 @@ export class DockerProvisioner implements Provisioner {
     ]);
     const values = [...containers, ...networks].map((o) => o.Labels?.[label]).filter((v): v is string => Boolean(v));
     return new Set(values);
+  }
+
+  /** The local engine built them: nothing to do. */
+  async prepareImages(): Promise<{ pushed: string[]; skipped: string[] }> {
+    return { pushed: [], skipped: [] };
   }
 
   async hostFacts() {

@@ -7,7 +7,15 @@ export type ContainerAction = "stop" | "start" | "kill" | "restart" | "pause" | 
 /** Docker's own default grace period of `docker stop` and `docker restart`. */
 export const STOP_GRACE_SECONDS = 10;
 
-export type StartedContainer = { id: string; name: string; role: string };
+/** The one node of the local engine. */
+export const LOCAL_NODE = "local";
+
+/** `node`: the engine node it runs on, "local" on the local engine. */
+export type StartedContainer = { id: string; name: string; role: string; node: string };
+
+/** Where the worker opens a connection to reach a container's port. */
+export type HostPort = { host: string; port: number };
+export const hostPort = (a: HostPort) => `${a.host}:${a.port}`;
 
 export type ContainerState = {
   running: boolean;
@@ -44,6 +52,14 @@ export interface Provisioner {
    */
   runIsolated(spec: PlannedContainer, timeoutMs: number): Promise<{ exitCode: number | undefined; stdout: string; stderr: string }>;
   inspect(containerId: string, network: string): Promise<ContainerState>;
+  /**
+   * The address the worker dials for the container's `port`: on one engine the container's own
+   * address on the run network (its holder's, for a container in a holder's namespace) and the port
+   * itself; on a cluster, where the worker cannot reach a container's overlay address, its node's
+   * address and the port published there. Every connection the worker opens to a container (probes,
+   * figures, toxiproxy's API, k6's dashboard, the warm-up) goes through it.
+   */
+  dialAddress(containerId: string, network: string, port: number): Promise<HostPort>;
   /** The last lines of the container's stdout and stderr. */
   logs(containerId: string, lines: number): Promise<string>;
   /** The container's stdout, line by line, from its start until it exits or the signal aborts. */
@@ -73,4 +89,10 @@ export interface Provisioner {
   /** Values of `label` on the containers and networks carrying all of `where`, e.g. the run ids that have objects. */
   labelValues(label: string, where: Record<string, string>): Promise<Set<string>>;
   hostFacts(): Promise<Omit<THostFacts, "k6Version">>;
+  /**
+   * Makes the run's images (built on the host's engine) available where its containers run: nothing
+   * on the local engine; on a cluster, pushed to its registry unless there already. Returns the
+   * images pushed and those already there.
+   */
+  prepareImages(images: readonly string[], signal?: AbortSignal): Promise<{ pushed: string[]; skipped: string[] }>;
 }

@@ -42,7 +42,10 @@ describe("server.properties", () => {
 describe("stores", () => {
   it("cassandra.yaml names its own host as the seed", () => {
     expect(renderCassandraYaml()).toMatch(/seeds: "db:7000"/);
-    expect(renderCassandraYaml()).not.toMatch(/listen_address|rpc_address/);
+    expect(renderCassandraYaml()).not.toMatch(/listen_address/);
+    // Clients on every interface, told its own name's address.
+    expect(renderCassandraYaml()).toMatch(/^rpc_address: 0\.0\.0\.0$/m);
+    expect(renderCassandraYaml()).toMatch(/^broadcast_rpc_address: db$/m);
   });
 
   it("seeds products deterministically with the same prices in both stores", () => {

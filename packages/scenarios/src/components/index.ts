@@ -5,6 +5,7 @@
 export * from "./registry";
 export * from "./types";
 export * from "./figures";
+export * from "./ports";
 export * from "./form";
 export * from "../names";
 export * from "./slots";

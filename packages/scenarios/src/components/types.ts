@@ -125,6 +125,13 @@ export type PlannedContainer = {
   untrusted?: true;
   /** A figures endpoint polled every second during the load: the testbed's JSON or HAProxy's CSV. */
   stats?: { port: number; path: string; format?: "testbed" | "haproxy" };
+  /** The engine node it runs on (a Swarm node's host name), set by the worker from the run's placement; absent: the engine chooses. */
+  node?: string;
+  /**
+   * Ports the worker dials that are not its own (`dialedPorts`): a network holder's are those of the
+   * container that joins it. On a cluster each dialed port is published on the container's node.
+   */
+  publish?: number[];
 };
 
 export type FigureDef = {

@@ -58,7 +58,11 @@ export function renderCassandraYaml(): string {
     "commitlog_sync_period: 10000ms",
     "start_native_transport: true",
     `native_transport_port: ${CASSANDRA_PORT}`,
-    // No listen/rpc address: both default to the address of the host name (the container's IP).
+    // No listen address: it defaults to the address of the host name (the container's IP). Clients
+    // are taken on every interface (on a Swarm node the worker comes through the port published on
+    // the node, not over the run network) and told the host name's address, as before.
+    "rpc_address: 0.0.0.0",
+    `broadcast_rpc_address: ${STORE_HOST}`,
     "authenticator: AllowAllAuthenticator",
     "authorizer: AllowAllAuthorizer",
     "",

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buildPlan, tiers } from "../../plan/plan";
 import { ZRunCreate, TRunCreateInput } from "../../contract/run";
 import { LAB_IMAGES } from "../types";
+import { dialedPorts } from "../ports";
 
 const images = Object.fromEntries(LAB_IMAGES.map((i) => [i, `scalelab/${i}:test`]));
 const plan = (faults: TRunCreateInput["faults"]) =>
@@ -39,6 +40,10 @@ describe("network holders", () => {
       hostname: "app-1",
     });
     expect(p.containers.find((c) => c.name === "sl-cm3x9k2a-lb-0")).toMatchObject({ networkOf: "sl-cm3x9k2a-netns-lb-0" });
+    // On a cluster the worker reaches the target's probes and figures through the holder's published ports.
+    const target = p.containers.find((c) => c.name === "sl-cm3x9k2a-app-1")!;
+    expect(holder.publish).toEqual(dialedPorts(target));
+    expect(holder.publish).toContain(8080);
     expect(tiers(p).map((t) => t.map((c) => c.role))).toEqual([["netns"], ["app", "app"], ["netns"], ["lb"]]);
     // The other replica and the backends' names are as without faults.
     expect(p.containers.find((c) => c.name === "sl-cm3x9k2a-app-0")).toMatchObject({ aliases: ["app-0", "app"] });

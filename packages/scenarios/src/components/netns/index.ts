@@ -1,6 +1,7 @@
 import { TRunDefinition as TRunCreate } from "../../contract/definition";
 import { LABELS, NETNS_ROLE } from "../../names";
 import { TFault, TFaultTarget } from "../../contract/faults";
+import { dialedPorts } from "../ports";
 import { PlannedContainer } from "../types";
 
 /**
@@ -70,6 +71,8 @@ export function planNetnsHolders(
       files: [],
       tier: c.tier - 0.25,
       ready: [],
+      // The worker dials the target at the holder's address: on a cluster these are published on the holder.
+      publish: dialedPorts(c),
     };
     out[at] = { ...c, aliases: [], networkOf: holder.name };
     out.push(holder);
