@@ -146,7 +146,9 @@ up() {
     esac
   done
   [[ "$nodes" =~ ^[1-9]$ ]] && [ "$nodes" -le "$MAX_NODES" ] || die "--nodes must be a whole number from 1 to $MAX_NODES, got '$nodes'"
-  docker_ok || die "the Docker engine does not answer"
+  # What up.sh would install, where it is missing: Node.js, pnpm, the Docker engine, the workspace.
+  ensure_node; ensure_pnpm; ensure_docker
+  [ -d "$ROOT/node_modules" ] || ensure_workspace
   if healthy "$nodes"; then
     log "swarm: reusing the running cluster of $nodes nodes"
   else

@@ -153,9 +153,36 @@ shared_lane() {
   # The web's services (no server, no worker) after the first lane's files, on its database: the
   # web lane, with Playwright and the fuzz, is the longest.
   [ "$1" != 1 ] || step "integration: web services" pnpm --filter @scalelab/web test:integration $(vitest_json integration-web)
+  # Then the Swarm files, on the test cluster started before the lanes.
+  [ "$1" != 1 ] || step "integration: swarm (runs across the test cluster's nodes)" swarm_files
   # The Compose deployment after the second lane's files (the shorter of the two): its own
   # project, ports 3124/55532/56479, .env and instance label; it takes itself down.
   [ "$1" != 2 ] || step "compose: up, one run to success, down" compose_check
+}
+
+# The test Swarm cluster (scripts/swarm.sh: 3 Docker-in-Docker nodes and a registry) is up for the
+# whole of the lanes: the worker's Swarm files run in shared lane 1 (swarm_files), the web's
+# listing of its nodes there too, and the e2e form spec of engines in the web lane.
+SWARM_LABEL=scalelab.cluster=swarm-local
+swarm_up() {
+  bash "$ROOT/scripts/swarm.sh" up --nodes 3 >"$STATE/logs/swarm-up.log" 2>&1 || { tail -30 "$STATE/logs/swarm-up.log" >&2; return 1; }
+}
+# swarm_files: the worker's Swarm files (apps/worker/src/testing/lanes.ts SWARM and the provisioner's)
+# and the web's cluster file.
+swarm_files() {
+  local rc=0 files
+  files="$(cd "$ROOT/apps/worker" && pnpm --silent exec tsx src/testing/lanes.ts swarm)" || return 1
+  # shellcheck disable=SC2086 # one argument per file
+  pnpm --filter @scalelab/worker exec vitest run $files $(vitest_json integration-swarm) || rc=1
+  pnpm --filter @scalelab/web exec vitest run cluster $(vitest_json integration-swarm-web) || rc=1
+  return "$rc"
+}
+# swarm_down: down must leave nothing of the cluster (containers, volumes, network), whatever the tests did.
+swarm_down() {
+  local left
+  bash "$ROOT/scripts/swarm.sh" down >"$STATE/logs/swarm-down.log" 2>&1 || { tail -30 "$STATE/logs/swarm-down.log" >&2; return 1; }
+  left="$(docker ps -aq --filter "label=$SWARM_LABEL"; docker volume ls -q --filter "label=$SWARM_LABEL"; docker network ls -q --filter "label=$SWARM_LABEL")"
+  [ -z "$left" ] || { echo "swarm.sh down left objects of the test cluster: $left" >&2; return 1; }
 }
 
 # compose_check: scripts/compose-check.sh (the app image is cached by content: only a changed
@@ -168,9 +195,11 @@ for k in $(seq 1 "$SHARED_LANES"); do
   (unset DATABASE_URL REDIS_URL; control_plane "${TEST_DB}_$k" $((TEST_REDIS_DB + 10 + k)) --fresh) || FAILED+=("control plane for shared lane $k")
   INSTANCES+=("$SCALELAB_INSTANCE-$k")
 done
+step "swarm: the test cluster up (3 nodes, a registry)" swarm_up
 lane web web_lane
 for k in $(seq 1 "$SHARED_LANES"); do lane "worker-$k" shared_lane "$k"; done
 join_lanes
+step "swarm: the test cluster down, nothing of it left" swarm_down
 
 leftovers() {
   local i f left rc=0

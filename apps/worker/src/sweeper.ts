@@ -1,4 +1,10 @@
 import { Db } from "@scalelab/db";
+import { listEngines } from "@scalelab/db/engines";
+import { ZEngineConfig } from "@scalelab/scenarios/contract";
+import Docker from "dockerode";
+import { errorMessage } from "./log";
+import { withDeadlines } from "./provisioner/deadlines";
+import { provisionerFor } from "./provisioner/factory";
 import { LABELS, runLabels } from "@scalelab/scenarios/plan";
 import { Logger } from "./log";
 import { Provisioner } from "./provisioner/types";
@@ -25,6 +31,37 @@ export async function sweep(opts: {
   for (const id of swept) {
     const removed = await opts.provisioner.removeByLabel(runLabels(id));
     opts.log.info("swept leftovers of an inactive run", { runId: id, ...removed });
+  }
+  return swept;
+}
+
+/**
+ * The same sweep on every stored engine (Swarm clusters: services, containers on every node,
+ * configs, networks), one after the other; an engine that cannot be reached or swept is logged
+ * and tried again at the next sweep. Never throws.
+ */
+export async function sweepEngines(opts: {
+  db: Db;
+  docker: Docker;
+  instance: string;
+  current: () => string | undefined;
+  log: Logger;
+  callMs: number;
+}): Promise<string[]> {
+  const swept: string[] = [];
+  try {
+    for (const row of await listEngines(opts.db)) {
+      const config = ZEngineConfig.safeParse(row.config);
+      if (!config.success) continue;
+      try {
+        const provisioner = withDeadlines(provisionerFor(config.data, opts.docker), opts.callMs);
+        swept.push(...(await sweep({ ...opts, provisioner })));
+      } catch (err) {
+        opts.log.warn("sweep of an engine failed", { engine: row.name, error: errorMessage(err) });
+      }
+    }
+  } catch (err) {
+    opts.log.warn("sweep of the engines failed", { error: errorMessage(err) });
   }
   return swept;
 }

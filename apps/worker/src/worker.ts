@@ -11,6 +11,7 @@ import { createLogger, errorMessage, Logger } from "./log";
 import { DEFAULT_TIMEOUTS, PipelineDeps, PrepareImages, Timeouts } from "./pipeline/context";
 import { withDeadlines } from "./provisioner/deadlines";
 import { DockerProvisioner } from "./provisioner/docker";
+import { sweepEngines } from "./sweeper";
 import { HOST_KEY, RUN_QUEUE, runChannel, RunJobData } from "@scalelab/scenarios/messages";
 import { deleteIfAsked } from "./deletion";
 import { retryIfWanted } from "./experiments";
@@ -76,6 +77,8 @@ export async function start(opts: StartOptions): Promise<WorkerHandle> {
     log.info("host", host);
     await markInterrupted(db, pub, queue, log);
     await sweep({ provisioner, db, instance, current: () => current, log });
+    // A Swarm engine may be slow or away: its sweep does not hold up the start.
+    void sweepEngines({ db, docker, instance, current: () => current, log, callMs: timeouts.dockerCallMs });
   } catch (err) {
     await disconnect();
     throw err;
@@ -121,6 +124,7 @@ export async function start(opts: StartOptions): Promise<WorkerHandle> {
     sweep({ provisioner, db, instance, current: () => current, log }).catch((err) =>
       log.warn("sweep failed", { error: errorMessage(err) }),
     );
+    void sweepEngines({ db, docker, instance, current: () => current, log, callMs: timeouts.dockerCallMs });
   }, opts.sweepIntervalMs ?? 60_000);
   log.info("worker started", { queue: RUN_QUEUE, instance });
 

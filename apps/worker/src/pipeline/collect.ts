@@ -3,7 +3,7 @@ import { TErrorCounts } from "@scalelab/scenarios/contract";
 import { brokerSummary, poolSummary } from "@scalelab/scenarios/components";
 import { RunPlan } from "@scalelab/scenarios/plan";
 import { evaluateThresholds, THostFacts, thresholdText, TInterference, TRunSummary } from "@scalelab/scenarios/contract";
-import { LOADGEN_SATURATION, loadgenUse, roleUse, round } from "@scalelab/scenarios/analysis";
+import { LOADGEN_SATURATION, loadgenUse, nodeUse, roleUse, round } from "@scalelab/scenarios/analysis";
 import { HOST_NOISE, hostNoiseSummary, hostSeconds, isHostNoisy } from "@scalelab/scenarios/analysis";
 import { RunContext } from "./context";
 import { LoadResult } from "./load";
@@ -52,6 +52,15 @@ export async function collect(
   const onHost = hostSeconds(load.host, readings);
   await report.saveHost(onHost);
   const hostNoise = hostNoiseSummary(onHost);
+  // On an engine of several nodes: each node's cores and the CPU its containers used (saturation per node).
+  const nodes =
+    host.nodes && host.containerNodes && host.nodes.length > 0
+      ? nodeUse(
+          host.nodes,
+          host.containerNodes,
+          readings.map((r) => ({ t: r.t, container: r.container, cpuPct: r.cpuPct })),
+        )
+      : undefined;
   const pool = poolSummary(load.figures.series, seconds, totals.requests);
   const figureTotals = load.figures.totals();
   const broker = brokerSummary(load.figures.series, seconds, figureTotals);
@@ -90,6 +99,7 @@ export async function collect(
     ...(faults && { faults }),
     ...(interference.length > 0 && { interference }),
     ...(hostNoise && { hostNoise }),
+    ...(nodes && { nodes }),
     ...(load.script && { script: load.script }),
   };
   if (run.thresholds.length > 0) summary.thresholds = evaluateThresholds(run.thresholds, summary);

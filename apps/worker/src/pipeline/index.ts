@@ -1,14 +1,17 @@
 import { setMaxListeners } from "node:events";
 import { K6_VERSION } from "@scalelab/images";
 import { buildPlan, RunPlan } from "@scalelab/scenarios/plan";
-import { runWarnings, ZRunCreate, TRunStep } from "@scalelab/scenarios/contract";
+import { nodeWarnings, runWarnings, ZRunCreate, TRunStep } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 import { errorMessage } from "../log";
+import { withDeadlines } from "../provisioner/deadlines";
+import { provisionerFor } from "../provisioner/factory";
 import { watchCancel } from "./cancel";
 import { collect } from "./collect";
 import { InterferenceWatch, watchInterference } from "./interference";
 import { RunStopped, PipelineDeps, RunContext } from "./context";
 import { runLoad } from "./load";
+import { engineConfig, placeRun, runNodesFacts } from "./placement";
 import { prepareImages, ServiceImage } from "./prepare-images";
 import { checkScript } from "./script-check";
 import { provision, waitHealthy } from "./provision";
@@ -34,8 +37,10 @@ export type Outcome =
  * a run cancelled while waiting) is skipped, so one run never gets two sets of containers.
  * Teardown runs whatever happened before it.
  */
-export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: AbortSignal): Promise<Outcome> {
-  const { db, log } = deps;
+export async function runPipeline(engineDeps: PipelineDeps, runId: string, shutdown: AbortSignal): Promise<Outcome> {
+  const { db, log } = engineDeps;
+  // The run's engine's provisioner once its engine is read (below); teardown uses whichever it got to.
+  let deps = engineDeps;
   const row = await db.run.findUnique({ where: { id: runId } });
   // Deleted while it waited in the queue: nothing to run, nothing to leave behind.
   if (!row) return { status: "skipped", reason: "run does not exist (deleted)" };
@@ -47,7 +52,7 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
     log.info("skipping run that is not queued", { runId, status: row.status });
     return { status: "skipped", reason: `run is ${row.status}` };
   }
-  const report = new RunReporter(db, deps.pub, runId, log, "queued");
+  const report = new RunReporter(db, engineDeps.pub, runId, log, "queued");
   if (row.cancelRequested) {
     await report.finish("cancelled", "queued", null, "cancelled before it started");
     return { status: "cancelled", error: null, detail: "cancelled before it started" };
@@ -73,12 +78,18 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
     ctl.signal.throwIfAborted();
     const parsed = ZRunCreate.safeParse({
       name: row.name ?? undefined,
+      engine: row.engine,
       topology: row.topology,
       workload: row.workload,
       faults: (row.faults as { actual?: unknown }[]).map(({ actual: _, ...f }) => f),
       thresholds: row.thresholds,
     });
     if (!parsed.success) throw new Error(`invalid run definition:\n${z.prettifyError(parsed.error)}`);
+    // A Swarm engine's provisioner for this run (the local one stays the worker's own).
+    const engine = await engineConfig(db, parsed.data.engine);
+    if (engine)
+      deps = { ...engineDeps, provisioner: withDeadlines(provisionerFor(engine, engineDeps.docker), engineDeps.timeouts.dockerCallMs) };
+    const nodes = await deps.provisioner.nodes();
     const ctx: RunContext = { runId, run: parsed.data, deps, report, signal: ctl.signal };
 
     // Recorded at once (while the images are checked), so a run that fails later still says what it was measured on.
@@ -92,11 +103,27 @@ export async function runPipeline(deps: PipelineDeps, runId: string, shutdown: A
     if (hostSettled.status === "rejected") throw hostSettled.reason;
     if (imagesSettled.status === "rejected") throw imagesSettled.reason;
     const { images, serviceImage } = imagesSettled.value;
-    const host = { ...hostSettled.value, ...(serviceImage && { serviceImage }) };
-    if (serviceImage) await db.run.update({ where: { id: runId }, data: { host } });
-    // Said before any container starts, as the preview said it: the containers' CPU limits beyond the host's cores.
-    for (const warning of runWarnings(ctx.run, host)) await report.event("warn", warning.message);
-    const plan = pinImage(buildPlan({ runId, instance: deps.instance, run: ctx.run, images }), serviceImage);
+    const pinned = pinImage(buildPlan({ runId, instance: deps.instance, run: ctx.run, images }), serviceImage);
+    // Each container on its node: placement on a Swarm engine, the one node "local" otherwise.
+    const placed = placeRun([...pinned.containers, ...pinned.loadgens], nodes, ctx.run.topology.placement);
+    const plan = { ...pinned, containers: placed.slice(0, pinned.containers.length), loadgens: placed.slice(pinned.containers.length) };
+    const host = {
+      ...hostSettled.value,
+      ...(serviceImage && { serviceImage }),
+      ...(nodes && runNodesFacts(ctx.run.engine, nodes, placed)),
+    };
+    if (serviceImage || nodes) await db.run.update({ where: { id: runId }, data: { host } });
+    // Said before any container starts, as the preview said it: the containers' CPU limits beyond the host's (or a node's) cores.
+    for (const warning of nodes ? nodeWarnings(ctx.run, nodes) : runWarnings(ctx.run, host)) await report.event("warn", warning.message);
+    if (engine) {
+      // The nodes pull the run's images from the engine's registry: what it lacks is pushed (tags are content hashes).
+      const wanted = [...new Set([...plan.containers, ...plan.loadgens].map((c) => c.image))];
+      const { pushed, skipped } = await deps.provisioner.prepareImages(wanted, ctl.signal);
+      await report.event(
+        "info",
+        `engine ${engine.name}: pushed ${pushed.length} image(s) to its registry${pushed.length > 0 ? ` (${pushed.join(", ")})` : ""}, ${skipped.length} already there`,
+      );
+    }
     // Before any container of the topology: a script that does not compile fails the run here.
     ctx.script = await checkScript(ctx, plan);
 

@@ -27,6 +27,7 @@ export function withDeadlines(p: Provisioner, ms: number): Provisioner {
     removeByLabel: (labels) => d("remove", p.removeByLabel(labels), 3),
     labelValues: (label, where) => d("list", p.labelValues(label, where)),
     hostFacts: () => d("info", p.hostFacts()),
+    nodes: () => d("nodes", p.nodes()),
     // Pushing a run's images to a cluster's registry moves hundreds of MB the first time.
     prepareImages: (images, signal) => d("push images", p.prepareImages(images, signal), 20),
   };

@@ -258,6 +258,10 @@ export class DockerProvisioner implements Provisioner {
     return { pushed: [], skipped: [] };
   }
 
+  async nodes(): Promise<null> {
+    return null;
+  }
+
   async hostFacts() {
     const [info, version] = await Promise.all([this.docker.info(), this.docker.version()]);
     return {

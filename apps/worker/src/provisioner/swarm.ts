@@ -6,7 +6,7 @@ import { dialedPorts } from "@scalelab/scenarios/components";
 import { K6_DASHBOARD_PORT } from "@scalelab/scenarios/loadgen";
 import { PlannedContainer, PlannedFile, UNTRUSTED } from "@scalelab/scenarios/plan";
 import { DockerStatsReading } from "@scalelab/scenarios/analysis";
-import { TEngineConfig } from "@scalelab/scenarios/contract";
+import { swarmNodeView, TEngineConfig, TEngineNode, TSwarmNodeJson } from "@scalelab/scenarios/contract";
 import Docker from "dockerode";
 import { DockerProvisioner } from "./docker";
 import { pushImages, registryRef } from "./registry";
@@ -75,7 +75,7 @@ type SwarmTask = {
  */
 export class SwarmProvisioner implements Provisioner {
   private readonly manager: Docker;
-  private readonly nodes = new Map<string, { docker: Docker; local: DockerProvisioner; host: string }>();
+  private readonly engineNodes = new Map<string, { docker: Docker; local: DockerProvisioner; host: string }>();
   /** Where each container this provisioner started (or found) runs. */
   private readonly placed = new Map<string, Placed>();
   /** Planned container name → its container id (a network holder's, for those that join it). */
@@ -95,7 +95,7 @@ export class SwarmProvisioner implements Provisioner {
     this.manager = engineClient(config.manager, config.tlsDir);
     for (const n of config.nodes) {
       const docker = engineClient(n.endpoint, config.tlsDir);
-      this.nodes.set(n.name, {
+      this.engineNodes.set(n.name, {
         docker,
         local: new DockerProvisioner(docker),
         host: new URL(n.endpoint.replace(/^tcp:/, "http:")).hostname,
@@ -120,10 +120,10 @@ export class SwarmProvisioner implements Provisioner {
   }
 
   private node(name: string) {
-    const n = this.nodes.get(name);
+    const n = this.engineNodes.get(name);
     if (!n)
       throw new Error(
-        `node ${JSON.stringify(name)} is not one of engine ${this.config.name}'s nodes (${[...this.nodes.keys()].join(", ")})`,
+        `node ${JSON.stringify(name)} is not one of engine ${this.config.name}'s nodes (${[...this.engineNodes.keys()].join(", ")})`,
       );
     return n;
   }
@@ -132,7 +132,7 @@ export class SwarmProvisioner implements Provisioner {
   private async locate(containerId: string): Promise<{ name: string; docker: Docker; local: DockerProvisioner; host: string }> {
     const known = this.placed.get(containerId);
     if (known) return { name: known.node, ...this.node(known.node) };
-    for (const [name, n] of this.nodes) {
+    for (const [name, n] of this.engineNodes) {
       try {
         const info = await n.docker.getContainer(containerId).inspect();
         this.placed.set(containerId, { node: name });
@@ -360,7 +360,7 @@ export class SwarmProvisioner implements Provisioner {
     sinceNano: bigint,
     signal: AbortSignal,
   ): AsyncIterable<ContainerEvent> {
-    const streams = [...this.nodes.entries()].map(([name, n]) => ({
+    const streams = [...this.engineNodes.entries()].map(([name, n]) => ({
       name,
       it: n.local.containerEvents(labels, actions, sinceNano, signal)[Symbol.asyncIterator](),
     }));
@@ -388,7 +388,7 @@ export class SwarmProvisioner implements Provisioner {
     const deadline = Date.now() + (this.opts.removeTimeoutMs ?? 60_000);
     for (let pass = 0; ; pass++) {
       const found = await Promise.all(
-        [...this.nodes.values()].map(async (n) => ({ n, list: await n.docker.listContainers({ all: true, filters }) })),
+        [...this.engineNodes.values()].map(async (n) => ({ n, list: await n.docker.listContainers({ all: true, filters }) })),
       );
       if (found.every((f) => f.list.length === 0)) break;
       if (Date.now() > deadline) throw new Error(`containers of ${JSON.stringify(labels)} are still on engine ${this.config.name}'s nodes`);
@@ -419,7 +419,7 @@ export class SwarmProvisioner implements Provisioner {
     const [services, networks, ...perNode] = await Promise.all([
       this.manager.listServices({ filters }),
       this.manager.listNetworks({ filters }),
-      ...[...this.nodes.values()].map((n) => n.docker.listContainers({ all: true, filters })),
+      ...[...this.engineNodes.values()].map((n) => n.docker.listContainers({ all: true, filters })),
     ]);
     const values = [
       ...services.map((s) => s.Spec?.Labels?.[label]),
@@ -430,6 +430,15 @@ export class SwarmProvisioner implements Provisioner {
   }
 
   /** The cluster's totals: every node's CPUs and memory as Swarm reports them; kernel, OS and version of the manager. */
+  async nodes(): Promise<TEngineNode[]> {
+    const nodes = (await this.manager.listNodes()) as TSwarmNodeJson[];
+    // By name: placement takes the engine's order, which must not depend on the manager's listing.
+    return nodes
+      .map(swarmNodeView)
+      .map(({ name, cpus, memoryBytes, availability, state }) => ({ name, cpus, memoryBytes, availability, state }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
   async hostFacts() {
     const [nodes, info, version] = await Promise.all([this.manager.listNodes(), this.manager.info(), this.manager.version()]);
     const resources = (nodes as { Description?: { Resources?: { NanoCPUs?: number; MemoryBytes?: number } } }[]).map(

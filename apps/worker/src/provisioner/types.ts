@@ -1,5 +1,5 @@
 import { PlannedContainer, PlannedFile } from "@scalelab/scenarios/plan";
-import { THostFacts } from "@scalelab/scenarios/contract";
+import { TEngineNode, THostFacts } from "@scalelab/scenarios/contract";
 import { DockerStatsReading } from "@scalelab/scenarios/analysis";
 
 export type ContainerAction = "stop" | "start" | "kill" | "restart" | "pause" | "unpause";
@@ -89,6 +89,8 @@ export interface Provisioner {
   /** Values of `label` on the containers and networks carrying all of `where`, e.g. the run ids that have objects. */
   labelValues(label: string, where: Record<string, string>): Promise<Set<string>>;
   hostFacts(): Promise<Omit<THostFacts, "k6Version">>;
+  /** The engine's nodes with their CPUs, memory and availability, as placement needs them; null on the local engine (one node, the host). */
+  nodes(): Promise<TEngineNode[] | null>;
   /**
    * Makes the run's images (built on the host's engine) available where its containers run: nothing
    * on the local engine; on a cluster, pushed to its registry unless there already. Returns the

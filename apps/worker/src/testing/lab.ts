@@ -52,6 +52,7 @@ export async function openLab(env: Env, docker: Docker) {
       data: {
         id,
         name: run.name,
+        engine: run.engine,
         topology: run.topology,
         workload: run.workload,
         faults: run.faults,

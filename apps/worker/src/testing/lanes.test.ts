@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { QUIET, splitLanes } from "./lanes";
+import { QUIET, SWARM, splitLanes } from "./lanes";
 
 const src = join(dirname(fileURLToPath(import.meta.url)), "..");
 const files = readdirSync(src)
@@ -11,11 +11,12 @@ const files = readdirSync(src)
 
 describe("the integration lanes", () => {
   it("put every integration file in exactly one lane", () => {
-    const { quiet, shared } = splitLanes(files, 2);
-    const all = [...quiet, ...shared.flat()];
+    const { quiet, swarm, shared } = splitLanes(files, 2);
+    const all = [...quiet, ...swarm, ...shared.flat()];
     expect(all.sort()).toEqual([...files].sort());
     expect(new Set(all).size).toBe(all.length);
     expect(quiet).toHaveLength(QUIET.length);
+    expect(swarm).toHaveLength(SWARM.length);
   });
 
   it("balance the shared lanes by their files' seconds, a new file included", () => {

@@ -21,6 +21,13 @@ import { fileURLToPath } from "node:url";
 export const QUIET = ["host-noise", "components-throughput", "faults", "fault-proxy", "container-resources"] as const;
 
 /**
+ * The files that need the test Swarm cluster (scripts/swarm.sh): scripts/test.sh starts it once
+ * before the lanes, runs them with the provisioner's own (src/provisioner/*.integration.test.ts) in
+ * one step of shared lane 1, and takes the cluster down after the lanes.
+ */
+export const SWARM = ["swarm-run"] as const;
+
+/**
  * Seconds each file took, one at a time, from a fresh clone on 2026-11-26 (the split's weights;
  * a file not listed weighs DEFAULT_SECONDS until it is).
  */
@@ -50,11 +57,12 @@ export const DEFAULT_SECONDS = 30;
 
 /**
  * Seconds each shared lane spends besides its files (scripts/test.sh's shared_lane): lane 1 then
- * runs the web's services' integration tests (27 s), lane 2 the Compose check (34–46 s with the
+ * runs the web's services' integration tests (27 s) and the Swarm files (about 85 s on the running
+ * cluster, 2026-11-26), lane 2 the Compose check (34–46 s with the
  * app image cached, about 160 s when a source change rebuilds its web; 2026-11-26). The split
  * starts each lane with them.
  */
-export const LANE_HEAD_START: readonly number[] = [27, 160];
+export const LANE_HEAD_START: readonly number[] = [112, 160];
 
 const SUFFIX = ".integration.test.ts";
 export const fileName = (path: string) => basename(path, SUFFIX);
@@ -68,7 +76,7 @@ export function splitLanes(
   files: readonly string[],
   shared: number,
   headStart: readonly number[] = LANE_HEAD_START,
-): { quiet: string[]; shared: string[][] } {
+): { quiet: string[]; swarm: string[]; shared: string[][] } {
   if (!Number.isInteger(shared) || shared < 1) throw new Error(`shared lanes must be a whole number ≥ 1, got ${shared}`);
   const names = new Set(files.map(fileName));
   const missing = QUIET.filter((q) => !names.has(q));
@@ -76,20 +84,24 @@ export function splitLanes(
     throw new Error(`quiet integration file(s) not found: ${missing.join(", ")} (update QUIET in src/testing/lanes.ts)`);
   const quietNames: ReadonlySet<string> = new Set(QUIET);
   const quiet = files.filter((f) => quietNames.has(fileName(f)));
+  const swarmNames: ReadonlySet<string> = new Set(SWARM);
+  const swarm = files.filter((f) => swarmNames.has(fileName(f)));
   const weight = (f: string) => SECONDS[fileName(f)] ?? DEFAULT_SECONDS;
-  const others = files.filter((f) => !quietNames.has(fileName(f))).sort((a, b) => weight(b) - weight(a) || a.localeCompare(b));
+  const others = files
+    .filter((f) => !quietNames.has(fileName(f)) && !swarmNames.has(fileName(f)))
+    .sort((a, b) => weight(b) - weight(a) || a.localeCompare(b));
   const lanes = Array.from({ length: shared }, (_, i) => ({ files: [] as string[], seconds: headStart[i] ?? 0 }));
   for (const f of others) {
     const lane = lanes.reduce((min, l) => (l.seconds < min.seconds ? l : min));
     lane.files.push(f);
     lane.seconds += weight(f);
   }
-  return { quiet, shared: lanes.map((l) => l.files) };
+  return { quiet, swarm, shared: lanes.map((l) => l.files) };
 }
 
-/** `tsx src/testing/lanes.ts quiet` or `… shared K/N`: the lane's files, one per line, relative to apps/worker. */
+/** `tsx src/testing/lanes.ts quiet`, `… swarm` or `… shared K/N`: the lane's files, one per line, relative to apps/worker. */
 function main(argv: string[]) {
-  const usage = "usage: lanes.ts quiet | shared K/N   (the integration files of one lane, one per line)";
+  const usage = "usage: lanes.ts quiet | swarm | shared K/N   (the integration files of one lane, one per line)";
   const src = join(dirname(fileURLToPath(import.meta.url)), "..");
   const files = readdirSync(src)
     .filter((f) => f.endsWith(SUFFIX))
@@ -98,6 +110,14 @@ function main(argv: string[]) {
   const [which, part] = argv;
   if (which === "quiet") {
     console.log(splitLanes(files, 1).quiet.join("\n"));
+    return;
+  }
+  if (which === "swarm") {
+    const provisioner = readdirSync(join(src, "provisioner"))
+      .filter((f) => f.endsWith(SUFFIX))
+      .sort()
+      .map((f) => `src/provisioner/${f}`);
+    console.log([...provisioner, ...splitLanes(files, 1).swarm].join("\n"));
     return;
   }
   const m = which === "shared" ? /^(\d+)\/(\d+)$/.exec(part ?? "") : null;

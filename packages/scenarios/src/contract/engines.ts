@@ -125,6 +125,26 @@ export const ZEngineView = z.object({
 });
 export type TEngineView = z.infer<typeof ZEngineView>;
 
+/** A node as Docker's `GET /nodes` gives it (the fields the lab reads). */
+export type TSwarmNodeJson = {
+  Description?: { Hostname?: string; Resources?: { NanoCPUs?: number; MemoryBytes?: number } };
+  Spec?: { Role?: string; Availability?: string };
+  Status?: { State?: string; Addr?: string };
+};
+
+/** A Swarm node as the lab lists it (docker node ls's facts, with its CPUs and memory). */
+export function swarmNodeView(n: TSwarmNodeJson): TEngineNodeView {
+  return {
+    name: n.Description?.Hostname ?? "",
+    role: n.Spec?.Role === "manager" ? "manager" : "worker",
+    cpus: Math.round(((n.Description?.Resources?.NanoCPUs ?? 0) / 1e9) * 1000) / 1000,
+    memoryBytes: n.Description?.Resources?.MemoryBytes ?? 0,
+    state: n.Status?.State ?? "unknown",
+    availability: n.Spec?.Availability ?? "unknown",
+    address: n.Status?.Addr ?? "",
+  };
+}
+
 /** The nodes that take a run's containers, as host validation and placement need them. */
 export type TEngineNode = { name: string; cpus: number; memoryBytes: number; availability: string; state?: string };
 

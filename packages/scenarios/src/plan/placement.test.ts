@@ -126,6 +126,12 @@ describe("placeContainers", () => {
     expect(!pinned.ok && pinned.issues[0]!.message).toMatch(/pinned to node n1, which also runs the system under test/);
   });
 
+  it("a replica with a network holder planned before the replicas keeps its index's place in the spread", () => {
+    // The plan lists a fault target's holder first; app-1 must still land on the second node.
+    const cs = [c("netns-app-1", "netns", 0), ...replicas(3).map((r) => (r.name === "app-1" ? { ...r, networkOf: "netns-app-1" } : r))];
+    expect(nodesOf(place(cs, three))).toMatchObject({ "app-0": "n1", "app-1": "n2", "netns-app-1": "n2", "app-2": "n3" });
+  });
+
   it("containers that join another's network go where their holder goes, counted as the role that joins", () => {
     const cs = [
       c("netns-app-1", "netns", 0),

@@ -44,8 +44,12 @@ function unitsOf(containers: readonly PlaceableContainer[]): Unit[] {
     u.names.push(c.name);
     u.cpus += c.cpus ?? 0;
     u.memoryBytes += c.memoryBytes ?? 0;
-    // A holder stands for what joins it: the unit is a replica (app), not a netns.
-    if (c.name !== root && u.joinerRole === undefined) u.joinerRole = c.role;
+    // A holder stands for what joins it: the unit is a replica (app), not a netns, and takes the
+    // replica's place in the order (a holder planned first must not move app-1 before app-0).
+    if (c.name !== root && u.joinerRole === undefined) {
+      u.joinerRole = c.role;
+      u.order = order;
+    }
   });
   return [...units.values()].map(({ joinerRole, ...u }) => ({ ...u, role: joinerRole ?? u.role })).sort((a, b) => a.order - b.order);
 }

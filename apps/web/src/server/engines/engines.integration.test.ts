@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { removeEngine, saveEngine } from "@scalelab/db/engines";
 import type { TEngineConfig, TEngineView } from "@scalelab/scenarios/contract";
-import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getEnv } from "~/env";
 import { appRouter } from "../routers/_app";
@@ -11,14 +10,13 @@ import { openServiceDeps } from "../testing-services";
 import { createRestHandler } from "../rest/handler";
 
 // Real Postgres, Redis and Docker. An engine pointing at the host's own engine as a Swarm manager
-// must be listed unreachable (the host is no swarm manager); a cluster from `scripts/swarm.sh up`,
-// when its nodes run, is registered under a name of this test's and listed with its nodes.
+// must be listed unreachable (the host is no swarm manager). A cluster's listing is in
+// engines-swarm.cluster.test.ts, which the suite runs with the test cluster up.
 const env = getEnv();
 const API = "http://lab.test/api/v1";
 const suffix = randomUUID().slice(0, 6);
 const notSwarm = `it-host-${suffix}`;
 const refused = `it-refused-${suffix}`;
-const cluster = `it-swarm-${suffix}`;
 const prefix = `engines-integration ${suffix}`;
 let deps: Deps;
 let close: () => Promise<void>;
@@ -39,19 +37,6 @@ const list = async () => {
   return (await res.json()) as TEngineView[];
 };
 
-/** The nodes of the test cluster scripts/swarm.sh starts (labelled scalelab.cluster=swarm-local), by hostname. */
-async function swarmNodes(): Promise<{ name: string; endpoint: string }[]> {
-  const docker = new Docker({ socketPath: env.SCALELAB_DOCKER_SOCKET });
-  const found = await docker.listContainers({ filters: { label: ["scalelab.cluster=swarm-local", "scalelab.swarm-role=node"] } });
-  return found
-    .map((c) => ({
-      name: (c.Names[0] ?? "").replace(/^\/scalelab-swarm-/, ""),
-      endpoint: `tcp://${Object.values(c.NetworkSettings.Networks)[0]?.IPAddress ?? ""}:2375`,
-    }))
-    .sort((a, b) => a.name.localeCompare(b.name));
-}
-const clusterNodes = await swarmNodes();
-
 beforeAll(async () => {
   ({ deps, close } = await openServiceDeps());
   rest = createRestHandler({ router: appRouter, createContext: () => ({ deps }) });
@@ -61,7 +46,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const name of [notSwarm, refused, cluster]) await removeEngine(deps.db, name);
+  for (const name of [notSwarm, refused]) await removeEngine(deps.db, name);
   await deps.db.run.deleteMany({ where: { name: { startsWith: prefix } } });
   await close();
 });
@@ -92,46 +77,6 @@ describe("GET /api/v1/engines", () => {
   it("tRPC engines.list answers the same", async () => {
     const caller = appRouter.createCaller({ deps });
     expect((await caller.engines.list({})).map((e) => e.name)).toEqual((await list()).map((e) => e.name));
-  });
-
-  it.runIf(clusterNodes.length > 0)("a cluster from scripts/swarm.sh is listed with its nodes, CPUs and memory", async () => {
-    await save(config(cluster, clusterNodes[0]!.endpoint, clusterNodes));
-    const view = (await list()).find((e) => e.name === cluster)!;
-    expect(view).toMatchObject({ kind: "swarm", reachable: true, error: null });
-    expect(view.nodes.map((n) => n.name)).toEqual(clusterNodes.map((n) => n.name));
-    expect(view.nodes[0]).toMatchObject({ role: "manager", state: "ready", availability: "active" });
-    for (const n of view.nodes) {
-      expect(n.cpus).toBeGreaterThan(0);
-      expect(n.memoryBytes).toBeGreaterThan(0);
-      expect(n.address).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
-    }
-    expect(view.cpus).toBe(view.nodes.reduce((s, n) => s + n.cpus, 0));
-
-    // A run on it is validated against its nodes: a pin to a node it lacks names the field.
-    const body = {
-      ...runBody(2, `${prefix} pin`),
-      engine: cluster,
-      topology: { service: { replicas: 2, memoryMb: 64 }, placement: { pin: { app: "node9" } } },
-    };
-    const res = await rest(post(`${API}/runs`, JSON.stringify(body)));
-    expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({
-      issues: [{ path: "topology.placement.pin.app", message: expect.stringContaining("node node9 is not a node of this engine") }],
-    });
-    const tooBig = {
-      ...runBody(2, `${prefix} cpus`),
-      engine: cluster,
-      topology: { service: { replicas: 2, memoryMb: 64, cpus: view.nodes[0]!.cpus + 1 } },
-    };
-    const big = await rest(post(`${API}/runs`, JSON.stringify(tooBig)));
-    expect(await big.json()).toMatchObject({
-      issues: [
-        {
-          path: "topology.service.cpus",
-          message: expect.stringMatching(/^service.cpus must be between 0.05 and \d+ \(node node\d has \d+ CPUs\)$/),
-        },
-      ],
-    });
   });
 });
 

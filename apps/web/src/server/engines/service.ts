@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { listEngines, findEngine } from "@scalelab/db/engines";
 import {
   engineTotals,
+  swarmNodeView,
+  type TSwarmNodeJson,
   LOCAL_ENGINE,
   ZEngineConfig,
   type TEngineConfig,
@@ -34,25 +36,6 @@ export function engineDocker(config: TEngineConfig, endpoint: string = config.ma
   return new Docker({ host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port), timeout, ...tls });
 }
 
-type SwarmNode = {
-  Description?: { Hostname?: string; Resources?: { NanoCPUs?: number; MemoryBytes?: number } };
-  Spec?: { Role?: string; Availability?: string };
-  Status?: { State?: string; Addr?: string };
-};
-
-/** A Swarm node as the list shows it (docker node ls's facts, with its CPUs and memory). */
-export function nodeView(n: SwarmNode): TEngineNodeView {
-  return {
-    name: n.Description?.Hostname ?? "",
-    role: n.Spec?.Role === "manager" ? "manager" : "worker",
-    cpus: Math.round(((n.Description?.Resources?.NanoCPUs ?? 0) / 1e9) * 1000) / 1000,
-    memoryBytes: n.Description?.Resources?.MemoryBytes ?? 0,
-    state: n.Status?.State ?? "unknown",
-    availability: n.Spec?.Availability ?? "unknown",
-    address: n.Status?.Addr ?? "",
-  };
-}
-
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -69,9 +52,9 @@ export async function readEngine(config: TEngineConfig): Promise<TEngineView> {
   try {
     const docker = engineDocker(config);
     const nodes = (
-      (await withTimeout(docker.listNodes(), ENGINE_TIMEOUT_MS, `engine ${config.name}'s manager ${config.manager}`)) as SwarmNode[]
+      (await withTimeout(docker.listNodes(), ENGINE_TIMEOUT_MS, `engine ${config.name}'s manager ${config.manager}`)) as TSwarmNodeJson[]
     )
-      .map(nodeView)
+      .map(swarmNodeView)
       .sort((a, b) => a.name.localeCompare(b.name));
     return { ...base, reachable: true, error: null, ...engineTotals(nodes), nodes };
   } catch (err) {

@@ -1,0 +1,171 @@
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { saveEngine } from "@scalelab/db/engines";
+import {
+  ZFaultRecord,
+  ZHostFacts,
+  ZRunCreate,
+  ZRunSummary,
+  ZEngineConfig,
+  TEngineConfig,
+  THostFacts,
+  TRunCreateInput,
+} from "@scalelab/scenarios/contract";
+import { ensureImages } from "@scalelab/images";
+import { buildPlan, LABELS, requiredImages } from "@scalelab/scenarios/plan";
+import { beforeAll, describe, expect, it } from "vitest";
+import { instanceId } from "./env";
+import { createLogger } from "./log";
+import { SwarmProvisioner } from "./provisioner/swarm";
+import { sweepEngines } from "./sweeper";
+import { useLabWorker } from "./testing/lab";
+
+/*
+ * Whole runs on the test Swarm cluster (bash scripts/swarm.sh up: three Docker-in-Docker nodes and
+ * a registry), through the queue and the worker, as a user's REST call would make them: the run
+ * names the engine `swarm-local`, the worker reads it from the database, places the containers,
+ * pushes what the registry lacks, and runs the same pipeline as on one host. No cluster fails the
+ * file naming the command that starts one.
+ */
+const ENGINE_FILE = fileURLToPath(new URL("../../../.scalelab/engines/swarm-local.json", import.meta.url));
+const ctx = useLabWorker("swarm-run");
+let config: TEngineConfig;
+let cluster: SwarmProvisioner;
+
+beforeAll(async () => {
+  const text = await readFile(ENGINE_FILE, "utf8").catch(() => {
+    throw new Error(`no test cluster registered (${ENGINE_FILE} is missing): start one with \`bash scripts/swarm.sh up\``);
+  });
+  config = ZEngineConfig.parse(JSON.parse(text));
+  cluster = new SwarmProvisioner(config, { host: ctx.docker });
+  const nodes = await cluster.nodes().catch((err: Error) => {
+    throw new Error(`the test cluster's manager ${config.manager} does not answer (${err.message}): \`bash scripts/swarm.sh up\``);
+  });
+  expect(nodes.filter((n) => n.state === "ready").map((n) => n.name)).toEqual(["node1", "node2", "node3"]);
+  // As `lab engine add` stores it, in this test's own database.
+  await saveEngine(ctx.lab.db, config.name, config.kind, config);
+});
+
+/** The node a run's container ran on, by its host name (`app-1`; the recorded names carry the run's prefix). */
+const nodeOf = (host: THostFacts, hostname: string) =>
+  Object.entries(host.containerNodes ?? {}).find(([name]) => name.endsWith(`-${hostname}`))?.[1];
+
+async function run(body: TRunCreateInput) {
+  const id = await ctx.lab.createRun({ ...body, engine: config.name });
+  const row = await ctx.lab.finished(id, 300_000);
+  const events = await ctx.lab.db.runEvent.findMany({ where: { runId: id }, orderBy: { id: "asc" } });
+  const timeline = events.map((e) => `${e.level} ${e.message}`).join("\n");
+  expect(row.error, timeline).toBeNull();
+  expect(row.status, timeline).toBe("succeeded");
+  // Nothing of the run on any node, nor on the manager.
+  expect([...(await cluster.labelValues(LABELS.run, { [LABELS.run]: id }))], timeline).toEqual([]);
+  const host = ZHostFacts.parse(row.host);
+  const summary = ZRunSummary.parse(row.summary);
+  const samples = await ctx.lab.db.runSample.findMany({ where: { runId: id }, orderBy: { t: "asc" } });
+  const cpu = await ctx.lab.db.containerSample.findMany({ where: { runId: id }, select: { container: true, t: true, cpuPct: true } });
+  const answered = (t: number, backend: string) =>
+    ((samples.find((s) => s.t === t)?.backends ?? {}) as Record<string, number>)[backend] ?? 0;
+  console.log(
+    `${body.name}: ${summary.requests} requests, ${summary.errors} errors, backends ${JSON.stringify(summary.backends)}, ` +
+      `p95 ${summary.latencyMs.p95} ms (${summary.loadgen?.percentiles}), nodes ${JSON.stringify(host.containerNodes)}\n${timeline}`,
+  );
+  return { id, host, summary, samples, cpu, answered, timeline, faults: ZFaultRecord.array().parse(row.faults) };
+}
+
+describe("runs on the test Swarm cluster", () => {
+  it("3 nginx round-robin replicas spread over 3 nodes, 2 k6 instances: per-node placement, per-second CPU of each replica, even counts, merged percentiles", async () => {
+    const { host, summary, cpu, timeline } = await run({
+      name: "swarm: spread",
+      topology: {
+        balancer: { kind: "nginx", algorithm: "round_robin" },
+        service: { replicas: 3, cpus: 0.2, memoryMb: 64 },
+        placement: { strategy: "spread" },
+      },
+      workload: { endpoint: "hostname", vus: 6, durationSeconds: 8, loadgenInstances: 2 },
+    });
+    const replicas = ["app-0", "app-1", "app-2"];
+    expect(new Set(replicas.map((r) => nodeOf(host, r))).size, JSON.stringify(host.containerNodes)).toBe(3);
+    expect(host.nodes?.map((n) => n.name).sort()).toEqual(["node1", "node2", "node3"]);
+    expect(host.engine).toBe(config.name);
+    // The load generators on two nodes (spread like any role).
+    const loadgens = Object.entries(host.containerNodes ?? {}).filter(([name]) => /-loadgen-\d+$/.test(name));
+    expect(loadgens).toHaveLength(2);
+    expect(new Set(loadgens.map(([, n]) => n)).size).toBe(2);
+    // Per-second CPU of each replica, read through its own node's engine.
+    for (const r of replicas) {
+      const seconds = cpu.filter((c) => c.container.endsWith(`-${r}`));
+      expect(seconds.length, `${r}'s CPU seconds`).toBeGreaterThanOrEqual(5);
+      expect(Math.max(...seconds.map((s) => s.cpuPct)), `${r}'s CPU`).toBeGreaterThan(0);
+    }
+    // Round robin: each replica within 5 % of a third.
+    const even = summary.requests / 3;
+    for (const r of replicas)
+      expect(Math.abs((summary.backends?.[r] ?? 0) - even) / even, `${r}: ${summary.backends?.[r]}`).toBeLessThan(0.05);
+    expect(summary.loadgen?.percentiles).toBe("merged");
+    expect(summary.nodes?.map((n) => n.node).sort()).toEqual(["node1", "node2", "node3"]);
+    expect(timeline).toMatch(/engine swarm-local: pushed \d+ image\(s\)/);
+  });
+
+  it("a stop and start of the replica on node 2 shows on the timeline as on one host; 2 wrk instances merged; a second run pushes nothing", async () => {
+    const { host, summary, faults, answered, timeline } = await run({
+      name: "swarm: stop and start on node 2",
+      topology: {
+        balancer: { kind: "nginx", algorithm: "round_robin", maxFails: 1, failTimeoutSeconds: 1 },
+        service: { replicas: 3, cpus: 0.2, memoryMb: 64 },
+      },
+      workload: { loadgen: "wrk", endpoint: "hostname", connections: 6, threads: 1, durationSeconds: 10, loadgenInstances: 2 },
+      faults: [
+        { at: 3, action: "stop", target: { role: "app", index: 1 } },
+        { at: 6, action: "start", target: { role: "app", index: 1 } },
+      ],
+    });
+    expect(nodeOf(host, "app-1")).toBe("node2");
+    for (const f of faults) {
+      expect(f.actual, timeline).toBeDefined();
+      expect(f.actual!.error, timeline).toBeUndefined();
+      // Looser than one host's 1 s: the action goes to the node's engine, inside a node container, beside the other lanes.
+      expect(f.actual!.lagMs).toBeLessThan(2000);
+    }
+    expect(timeline).toMatch(/fault stop app-1 @3s applied at [34]\.\d{3} s/);
+    expect(timeline).toMatch(/fault start app-1 @6s applied at [67]\.\d{3} s/);
+    // Out of service while stopped, back at the end.
+    expect(answered(4, "app-1"), "app-1 at 4 s").toBe(0);
+    expect(answered(9, "app-1"), "app-1 at 9 s").toBeGreaterThan(0);
+    expect(summary.faults?.map((e) => e.action)).toEqual(["stop", "start"]);
+    expect(summary.loadgen?.percentiles).toBe("merged");
+    // The images the first run pushed (the testbed's, nginx's) are not pushed again.
+    expect(timeline).toMatch(/engine swarm-local: pushed \d+ image\(s\) to its registry/);
+    expect(timeline).not.toMatch(/pushed \d+ image\(s\) to its registry \([^)]*(testbed|nginx)/);
+  });
+
+  it("a run a killed worker left on the cluster (its row no longer running) is removed by the engines' sweep, as the next start does", async () => {
+    // What a worker killed mid-run leaves: the run's network and a service on a node, and a row the next start marks interrupted.
+    const id = await ctx.lab.createRun(
+      {
+        name: "swarm: left by a killed worker",
+        engine: config.name,
+        topology: { service: { replicas: 1 } },
+        workload: { vus: 1, durationSeconds: 5 },
+      },
+      { enqueue: false, status: "interrupted" },
+    );
+    const instance = instanceId(ctx.env);
+    const left = ZRunCreate.parse({ topology: { service: { replicas: 1 } }, workload: { vus: 1, durationSeconds: 5 } });
+    const plan = buildPlan({ runId: id, instance, run: left, images: await ensureImages(ctx.docker, requiredImages(left)) });
+    const replica = plan.containers.find((c) => c.role === "app")!;
+    await cluster.prepareImages([replica.image]);
+    await cluster.createNetwork({ name: plan.network.name, labels: plan.network.labels });
+    await cluster.startContainer({ ...replica, node: "node2" }, plan.network.name);
+    expect([...(await cluster.labelValues(LABELS.run, { [LABELS.run]: id }))]).toEqual([id]);
+    const swept = await sweepEngines({
+      db: ctx.lab.db,
+      docker: ctx.docker,
+      instance,
+      current: () => undefined,
+      log: createLogger("sweep"),
+      callMs: 30_000,
+    });
+    expect(swept).toContain(id);
+    expect([...(await cluster.labelValues(LABELS.run, { [LABELS.run]: id }))]).toEqual([]);
+  });
+});
