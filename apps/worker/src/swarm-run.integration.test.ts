@@ -12,6 +12,7 @@ import {
   TRunCreateInput,
 } from "@scalelab/scenarios/contract";
 import { ensureImages } from "@scalelab/images";
+import { runFindings } from "@scalelab/scenarios/analysis";
 import { buildPlan, LABELS, requiredImages } from "@scalelab/scenarios/plan";
 import { beforeAll, describe, expect, it } from "vitest";
 import { instanceId } from "./env";
@@ -87,6 +88,9 @@ describe("runs on the test Swarm cluster", () => {
     expect(new Set(replicas.map((r) => nodeOf(host, r))).size, JSON.stringify(host.containerNodes)).toBe(3);
     expect(host.nodes?.map((n) => n.name).sort()).toEqual(["node1", "node2", "node3"]);
     expect(host.engine).toBe(config.name);
+    // The test cluster's nodes are containers on this machine: its cores are the run's, and the findings say so first.
+    expect(host.sharedMachine).toBe(true);
+    expect(runFindings({ summary, hostCpus: host.cpus, sharedMachine: true })[0]?.code).toBe("nodes_share_machine");
     // The load generators on two nodes (spread like any role).
     const loadgens = Object.entries(host.containerNodes ?? {}).filter(([name]) => /-loadgen-\d+$/.test(name));
     expect(loadgens).toHaveLength(2);

@@ -25,6 +25,16 @@ function pinImage(plan: RunPlan, image: ServiceImage | undefined): RunPlan {
   return { ...plan, containers: plan.containers.map((c) => (c.image === image.reference ? { ...c, image: image.id } : c)) };
 }
 
+/**
+ * Nodes that report this machine's exact memory are containers on it (scripts/swarm.sh's test
+ * cluster): they share its cores, so the run's CPU is this machine's, said so in its host facts.
+ */
+async function sharedMachine(deps: PipelineDeps, nodes: readonly { memoryBytes: number }[]) {
+  const info = (await deps.docker.info()) as { MemTotal?: number; NCPU?: number };
+  const shared = nodes.length > 0 && info.MemTotal !== undefined && nodes.every((n) => n.memoryBytes === info.MemTotal);
+  return shared && info.NCPU ? { sharedMachine: true, cpus: info.NCPU } : {};
+}
+
 /** How often the run's cancel column is polled, as a fallback for a missed cancel message. */
 const CANCEL_POLL_MS = 5_000;
 
@@ -111,6 +121,7 @@ export async function runPipeline(engineDeps: PipelineDeps, runId: string, shutd
       ...hostSettled.value,
       ...(serviceImage && { serviceImage }),
       ...(nodes && runNodesFacts(ctx.run.engine, nodes, placed)),
+      ...(nodes && (await sharedMachine(engineDeps, nodes))),
     };
     if (serviceImage || nodes) await db.run.update({ where: { id: runId }, data: { host } });
     // Said before any container starts, as the preview said it: the containers' CPU limits beyond the host's (or a node's) cores.

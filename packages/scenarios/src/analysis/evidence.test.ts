@@ -25,6 +25,9 @@ function everyFinding(): TFinding[] {
   const stop = { container: "sl-1-app-0", title: "replica app-0", role: "app", action: "stop" as const, at: 12.2, until: 21.1 };
   out.push(...runFindings({ summary: { ...exp3, durationSeconds: 30, interference: [stop] }, hostCpus: 2 }));
   out.push(...runFindings({ summary: { ...fixture("exp1--1-replica"), hostNoise: noise }, hostCpus: 2 }));
+  // On the test Swarm cluster: three nodes on one machine.
+  const nodes = ["node1", "node2", "node3"].map((node) => ({ node, cpus: 2, containers: 2, cpuPct: 60 }));
+  out.push(...runFindings({ summary: { ...fixture("exp1--1-replica"), nodes }, hostCpus: 2, sharedMachine: true }));
   const exp6 = fixture("exp6--grpc-retry-off");
   out.push(...runFindings({ summary: { ...exp6, errors: exp6.errors + 5 }, hostCpus: 2 }));
   out.push(...runFindings({ summary: { ...exp3, errors: 30, errorRate: 0.002, errorKinds: { "502": 30 } }, hostCpus: 2 }));

@@ -83,6 +83,7 @@ export const EVIDENCE: Record<string, TEvidenceEntry> = {
   // The host and the containers.
   hostCpus: { label: "Host cores", format: count },
   node: { label: "Node", format: text },
+  nodes: { label: "Nodes", format: count },
   nodeContainers: { label: "Containers on the node", format: count },
   totalCpuPct: { label: "Containers' CPU together (% of one core)", format: pct },
   cpuPctByRole: { label: "CPU by role (% of one core, or of the limit)", format: byName(pct) },

@@ -45,6 +45,19 @@ describe("run findings on recorded runs", () => {
     );
   });
 
+  it("experiment 1 across the test cluster's nodes: the nodes share one machine, said first; on separate machines nothing of it", () => {
+    const f = fixture("exp1--4-replicas");
+    const nodes = ["node1", "node2", "node3", "node4"].map((node) => ({ node, cpus: 2, containers: 2, cpuPct: 46 }));
+    const shared = runFindings({ summary: { ...f.summary, nodes }, hostCpus: 2, sharedMachine: true });
+    expect(shared.map((x) => x.code)).toEqual(["nodes_share_machine", "host_cpu_saturated"]);
+    expect(shared[0]!.message).toMatch(
+      /^The engine's 4 nodes \(node1, node2, node3, node4\) are containers on one machine of 2 cores: they share its cores, so spreading containers over them cannot add throughput here/,
+    );
+    expect(runFindings({ summary: { ...f.summary, nodes }, hostCpus: 8, sharedMachine: false }).map((x) => x.code)).not.toContain(
+      "nodes_share_machine",
+    );
+  });
+
   it("experiment 3: a replica at 0.2 CPU is throttled at its limit, with room on the host", () => {
     expect(codes("exp3--1-replica-connections-1")).toEqual(["replicas_throttled"]);
     const f = finding("exp3--1-replica-connections-1", "replicas_throttled")!;

@@ -23,6 +23,7 @@ export type TFinding = z.infer<typeof ZFinding>;
 /** Every code a finding may have (run findings, then experiment findings); the evidence of each is labelled in ./evidence.ts. */
 export const FINDING_CODES = [
   "interference",
+  "nodes_share_machine",
   "host_noise",
   "loadgen_saturated",
   "host_cpu_saturated",
@@ -62,7 +63,8 @@ export const FINDING_THRESHOLDS = {
 } as const;
 
 /** `openModel`: the load came at a fixed rate (k6's arrival rate), so no bottleneck is expected to show. */
-type RunInput = { summary: TRunSummary; hostCpus: number | null; openModel?: boolean };
+/** `sharedMachine`: the engine's nodes ran on one machine (THostFacts.sharedMachine). */
+type RunInput = { summary: TRunSummary; hostCpus: number | null; openModel?: boolean; sharedMachine?: boolean };
 
 const pct = (v: number) => `${Math.round(v)} %`;
 const round1 = (v: number) => Math.round(v * 10) / 10;
@@ -83,13 +85,14 @@ const TOPOLOGY_FINDINGS = new Set([
 export function runFindings(input: RunInput): TFinding[] {
   const s = input.summary;
   const interference = (s.interference ?? []).filter((i) => affectsLoad(i, s.durationSeconds));
-  // On several nodes each has its own host: its noise is said per node.
-  const noise = s.nodes?.length
+  // On several nodes each has its own host: its noise is said per node, when it was read per node.
+  const noise = s.nodes?.some((n) => n.hostNoise)
     ? s.nodes.flatMap((n) => (isHostNoisy(n.hostNoise) ? [hostNoiseFinding(n.hostNoise, n.node)] : []))
     : isHostNoisy(s.hostNoise)
       ? [hostNoiseFinding(s.hostNoise)]
       : [];
-  const findings = [...noise, ...figureFindings(input, interference.length > 0)];
+  const shared = input.sharedMachine && s.nodes && s.nodes.length > 1 ? [sharedMachineFinding(s.nodes, input.hostCpus)] : [];
+  const findings = [...shared, ...noise, ...figureFindings(input, interference.length > 0)];
   if (interference.length === 0) return findings;
   return [
     {
@@ -111,6 +114,16 @@ export function runFindings(input: RunInput): TFinding[] {
 }
 
 /** Other work on the host took a noticeable share of it during the load (./host-noise.ts). */
+/** The nodes are containers on one machine: where containers were placed cannot add CPU. */
+function sharedMachineFinding(nodes: readonly { node: string }[], hostCpus: number | null): TFinding {
+  return {
+    code: "nodes_share_machine",
+    level: "info",
+    message: `The engine's ${nodes.length} nodes (${nodes.map((n) => n.node).join(", ")}) are containers on one machine${hostCpus ? ` of ${hostCpus} cores` : ""}: they share its cores, so spreading containers over them cannot add throughput here. On a cluster of separate machines (docs/DISTRIBUTED.md) it can.`,
+    evidence: { nodes: nodes.length, ...(hostCpus !== null && { hostCpus }) },
+  };
+}
+
 function hostNoiseFinding(n: THostNoise, node?: string): TFinding {
   const host = node === undefined ? "the host" : `node ${node}`;
   return {
@@ -151,7 +164,7 @@ function throttling(r: TRoleUse, their: string): { text: string; evidence: Recor
 }
 
 /** `interfered`: the topology was not intact for part of the load (outside interference). */
-function figureFindings({ summary: s, hostCpus, openModel = false }: RunInput, interfered: boolean): TFinding[] {
+function figureFindings({ summary: s, hostCpus, openModel = false, sharedMachine = false }: RunInput, interfered: boolean): TFinding[] {
   const out: TFinding[] = [];
   const roles = s.containers ?? {};
   const app = roles.app;
@@ -166,8 +179,8 @@ function figureFindings({ summary: s, hostCpus, openModel = false }: RunInput, i
   }
 
   let hostSaturated = false;
-  if (s.nodes?.length) {
-    // Per node: the containers placed on a node share its cores only.
+  if (s.nodes?.length && !sharedMachine) {
+    // Per node: the containers placed on a node share its cores only (nodes on one machine share all of its cores).
     for (const n of s.nodes) {
       if (n.containers === 0 || n.cpuPct < FINDING_THRESHOLDS.hostSaturated * n.cpus * 100) continue;
       hostSaturated = true;

@@ -264,5 +264,10 @@ export const ZHostFacts = z.object({
   nodes: z.array(ZRunNode).optional(),
   /** The node each of the run's containers ran on: container name → node name (with `nodes`). */
   containerNodes: z.record(z.string(), z.string()).optional(),
+  /**
+   * The engine's nodes are containers on the lab's own machine (scripts/swarm.sh's test cluster: each
+   * reports the machine's exact memory): they share its cores, so no placement can add CPU.
+   */
+  sharedMachine: z.boolean().optional(),
 });
 export type THostFacts = z.infer<typeof ZHostFacts>;

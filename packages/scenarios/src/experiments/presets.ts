@@ -34,7 +34,15 @@ export type TPreset = {
    * `example` is a patch that completes the base, for the list's run count and estimate only.
    */
   template?: { needs: string; example: Record<string, unknown> };
+  /**
+   * A preset for a Swarm engine (issue 18): the engine its base names, the active nodes it needs
+   * at least, and how to get them; running it on an engine with fewer nodes is refused, saying so.
+   */
+  engine?: { name: string; nodes: number; setup: string };
 };
+
+/** The test cluster's engine name (scripts/swarm.sh). */
+export const SWARM_LOCAL = "swarm-local";
 
 /** The "How does my service scale?" preset: a replica sweep of the user's image. */
 export const SCALE_MY_SERVICE = "scale-my-service";
@@ -62,6 +70,32 @@ export const PRESETS: readonly TPreset[] = [
       variants: [
         { name: "1 replica", patch: {} },
         { name: "4 replicas", patch: { topology: { service: { replicas: 4 } } } },
+      ],
+      repetitions: 3,
+    },
+  },
+  {
+    name: "replicas-across-nodes",
+    title: "1b. Replicas across nodes",
+    shows:
+      "Experiment 1 on a Swarm cluster: 4 replicas spread over 4 nodes against 4 on one node, with where each ran, each node's CPU and the load generators' merged percentiles.",
+    expected:
+      "On a real cluster (a machine per node) the spread replicas have 4 nodes' cores and give up to about 4× the req/s of the packed ones, until the balancer or the load generator is the limit. On the test cluster of one machine (scripts/swarm.sh) the nodes share the same cores, so no gain can show: both variants are within noise of each other, and the findings say the host is saturated either way.",
+    scaled:
+      'Experiment 1\'s setup (nginx round robin, no CPU limits, wrk -t1 -c100 on /hostname, 20 s per run) on the engine swarm-local with at least 4 nodes: `bash scripts/swarm.sh up --nodes 4`. For a real cluster, register it (docs/DISTRIBUTED.md) and give its name in the patch: {"engine": "<name>"}.',
+    source: "EXPERIMENTS.md §1 (its author: in the real world each container would be its own server)",
+    reference: [],
+    engine: { name: SWARM_LOCAL, nodes: 4, setup: "bash scripts/swarm.sh up --nodes 4" },
+    experiment: {
+      name: "Replicas across nodes",
+      base: {
+        engine: SWARM_LOCAL,
+        topology: { balancer: { kind: "nginx", algorithm: "round_robin" }, service: { replicas: 4 } },
+        workload: { loadgen: "wrk", connections: 100, threads: 1, endpoint: "hostname", durationSeconds: 20 },
+      },
+      variants: [
+        { name: "4 on one node", patch: { topology: { placement: { pin: { app: "node1" } } } } },
+        { name: "4 on 4 nodes", patch: { topology: { placement: { strategy: "spread" } } } },
       ],
       repetitions: 3,
     },

@@ -121,7 +121,10 @@ export async function engineNodes(deps: Pick<Deps, "db" | "redis">, engine: stri
   if (!row) {
     const names = (await listEngines(deps.db)).map((r) => r.name);
     throw new AppError("unprocessable", `engine ${engine} is not known`, [
-      { path: "engine", message: `engine must be one of: ${[LOCAL_ENGINE, ...names].join(", ")} (GET /api/v1/engines lists them)` },
+      {
+        path: "engine",
+        message: `engine must be one of: ${[LOCAL_ENGINE, ...names].join(", ")} (GET /api/v1/engines lists them; a Swarm cluster is added on the lab's host with lab engine add, the test cluster swarm-local with bash scripts/swarm.sh up)`,
+      },
     ]);
   }
   const config = parseStored(row);

@@ -9,10 +9,12 @@ import {
 } from "@scalelab/scenarios/experiments";
 import { METRIC_KEYS } from "@scalelab/scenarios/analysis";
 import { PRESETS, presetByName } from "@scalelab/scenarios/experiments";
-import { int, text, ZExperimentThresholds } from "@scalelab/scenarios/contract";
+import { int, LOCAL_ENGINE, text, ZExperimentThresholds } from "@scalelab/scenarios/contract";
+import { nodeTakesContainers } from "@scalelab/scenarios/plan";
 import { z } from "zod";
 import { AppError, invalidInput } from "../errors";
 import type { Deps } from "../runtime";
+import { engineNodes } from "../engines/service";
 import { createExperiment } from "./service";
 import type { TExperimentRef } from "./types";
 
@@ -35,6 +37,10 @@ export const ZPresetView = z.object({
     .string()
     .optional()
     .describe("a preset for the user's own service: the fields the run's patch must give (its runs and estimate assume they are given)"),
+  engine: z
+    .object({ name: z.string(), nodes: z.number().int(), setup: z.string() })
+    .optional()
+    .describe("a preset for a Swarm engine: the engine its base names, the active nodes it needs at least, and how to get them"),
   experiment: ZExperimentCreate,
   runs: z.number().int(),
   estimatedSeconds: z.number().int(),
@@ -86,6 +92,7 @@ export async function listPresets(_deps: Deps) {
       source: p.source,
       reference: p.reference,
       ...(p.template && { needs: p.template.needs }),
+      ...(p.engine && { engine: p.engine }),
       experiment,
       runs: out.runs,
       estimatedSeconds: estimateSeconds(out.variants, experiment.repetitions, experiment.settleSeconds),
@@ -117,5 +124,21 @@ export async function runPreset(deps: Deps, input: z.infer<typeof ZPresetRunInpu
     ...(input.values !== undefined && sweep && { sweep: [{ ...sweep[0]!, values: input.values }] }),
     ...(input.thresholds !== undefined && { thresholds: input.thresholds }),
   });
+  // A base engine that is not a name is refused by the experiment's own validation, naming it.
+  const engine = def.base.engine === undefined ? LOCAL_ENGINE : def.base.engine;
+  if (preset.engine && typeof engine === "string") await requireNodes(deps, preset.name, preset.engine, engine);
   return createExperiment(deps, def, { preset: preset.name });
+}
+
+/** A Swarm preset's engine (as patched) must have the active nodes the preset compares across. */
+async function requireNodes(deps: Deps, preset: string, need: { nodes: number; setup: string }, engine: string) {
+  // The lab's own engine is one node.
+  const active = (await engineNodes(deps, engine))?.filter(nodeTakesContainers).length ?? 1;
+  if (active >= need.nodes) return;
+  throw new AppError("unprocessable", `preset ${preset} needs ${need.nodes} nodes`, [
+    {
+      path: "engine",
+      message: `engine ${engine} has ${active} active node(s); preset ${preset} needs at least ${need.nodes}: ${need.setup}, or a cluster of your own (docs/DISTRIBUTED.md) given as {"engine": "<name>"} in the patch`,
+    },
+  ]);
 }

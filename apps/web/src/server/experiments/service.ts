@@ -210,7 +210,14 @@ export async function getExperiment(deps: Deps, id: string): Promise<TExperiment
       name: v.name,
       runs: runs.flatMap((r, i) =>
         (r.variant ?? 0) === index && r.status === "succeeded" && summaries[i]
-          ? [{ summary: summaries[i], hostCpus: ZHostFacts.safeParse(r.host).data?.cpus ?? null, openModel: isOpenModel(r.workload) }]
+          ? [
+              {
+                summary: summaries[i],
+                hostCpus: ZHostFacts.safeParse(r.host).data?.cpus ?? null,
+                sharedMachine: ZHostFacts.safeParse(r.host).data?.sharedMachine === true,
+                openModel: isOpenModel(r.workload),
+              },
+            ]
           : [],
       ),
     })),

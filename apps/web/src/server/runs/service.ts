@@ -140,6 +140,7 @@ export function toRunView(
       ? runFindings({
           summary: summary.data,
           hostCpus: host.success ? host.data.cpus : null,
+          sharedMachine: host.success && host.data.sharedMachine === true,
           openModel: ZWorkload.safeParse(row.workload).data?.arrivalRate !== undefined,
         })
       : [],
