@@ -133,6 +133,7 @@ EOF
   else
     log "swarm: 'lab engine add' failed (is the lab's control plane up, and the engines command there?): $(grep -m1 -i 'error' "$STATE/logs/swarm-register.log")"
     log "swarm: the config is in $ENGINE_JSON; register it later with: pnpm --silent --filter @scalelab/lab lab engine add $CLUSTER ${args[*]}"
+    return 1
   fi
 }
 

@@ -48,6 +48,7 @@ export async function retryIfWanted(db: Db, queue: Queue<RunJobData>, runId: str
     data: {
       id,
       name: run.name,
+      engine: run.engine,
       topology: run.topology as Prisma.InputJsonValue,
       workload: run.workload as Prisma.InputJsonValue,
       faults: faults as Prisma.InputJsonValue,

@@ -1,4 +1,6 @@
+import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
+import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { saveEngine } from "@scalelab/db/engines";
 import {
@@ -30,6 +32,7 @@ import { useLabWorker } from "./testing/lab";
  */
 const ENGINE_FILE = fileURLToPath(new URL("../../../.scalelab/engines/swarm-local.json", import.meta.url));
 const ctx = useLabWorker("swarm-run");
+const execFileP = promisify(execFile);
 let config: TEngineConfig;
 let cluster: SwarmProvisioner;
 
@@ -171,5 +174,38 @@ describe("runs on the test Swarm cluster", () => {
     });
     expect(swept).toContain(id);
     expect([...(await cluster.labelValues(LABELS.run, { [LABELS.run]: id }))]).toEqual([]);
+  });
+
+  it("a container on a node reaches no node's engine API and not the registry (a user's image must not drive the cluster)", async () => {
+    const image = `${config.registry!.pull}/scalelab/nginx`;
+    const listed = await execFileP("docker", ["exec", "scalelab-swarm-node1", "docker", "images", "--format", "{{.Repository}}:{{.Tag}}"]);
+    const tag = listed.stdout.split("\n").find((l) => l.startsWith(`${image}:`));
+    expect(tag, "the earlier runs pulled nginx onto node1").toBeDefined();
+    const targets = [
+      ...config.nodes.map((n) => new URL(n.endpoint.replace(/^tcp:/, "http:")).host),
+      config.registry!.pull,
+      "172.17.0.1:2375",
+    ];
+    const script = targets
+      .map((t) => `timeout 3 bash -c 'exec 3<>/dev/tcp/${t.replace(":", "/")}' 2>/dev/null && echo "${t} open" || echo "${t} closed"`)
+      .join("; ");
+    // The control: Swarm's own management port on the manager stays open to the same probe.
+    const manager = `${new URL(config.manager.replace(/^tcp:/, "http:")).hostname}:2377`;
+    const probe = `${script}; timeout 3 bash -c 'exec 3<>/dev/tcp/${manager.replace(":", "/")}' 2>/dev/null && echo "${manager} open" || echo "${manager} closed"`;
+    const out = await execFileP("docker", [
+      "exec",
+      "scalelab-swarm-node1",
+      "docker",
+      "run",
+      "--rm",
+      "--entrypoint",
+      "bash",
+      tag!,
+      "-c",
+      probe,
+    ]);
+    expect(out.stdout.trim().split("\n")).toEqual([...targets.map((t) => `${t} closed`), `${manager} open`]);
+    // The lab's host still reaches every engine (the test's own client).
+    expect((await cluster.nodes()).length).toBe(3);
   });
 });

@@ -51,7 +51,8 @@ export async function collect(
   // The host's CPU outside the run's containers and the worker, second by second.
   const onHost = hostSeconds(load.host, readings);
   await report.saveHost(onHost);
-  const hostNoise = hostNoiseSummary(onHost);
+  // Read from this machine's CPU: the run's host only on one host or nodes on this machine (per-node sampling on a real cluster is not built).
+  const hostNoise = host.nodes && !host.sharedMachine ? undefined : hostNoiseSummary(onHost);
   // On an engine of several nodes: each node's cores and the CPU its containers used (saturation per node).
   const nodes =
     host.nodes && host.containerNodes && host.nodes.length > 0

@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { K6_VERSION } from "@scalelab/images";
 import { buildPlan, RunPlan } from "@scalelab/scenarios/plan";
-import { nodeWarnings, runWarnings, ZRunCreate, TRunStep } from "@scalelab/scenarios/contract";
+import { nodeWarnings, runWarnings, ZRunCreate, TEngineConfig, TRunStep } from "@scalelab/scenarios/contract";
 import { z } from "zod";
 import { errorMessage } from "../log";
 import { withDeadlines } from "../provisioner/deadlines";
@@ -26,13 +26,17 @@ function pinImage(plan: RunPlan, image: ServiceImage | undefined): RunPlan {
 }
 
 /**
- * Nodes that report this machine's exact memory are containers on it (scripts/swarm.sh's test
- * cluster): they share its cores, so the run's CPU is this machine's, said so in its host facts.
+ * An engine whose every node's endpoint is a container of the lab's own engine (scripts/swarm.sh's
+ * test cluster of Docker-in-Docker nodes) runs on this machine: its nodes share its cores, so the
+ * run's CPU is this machine's, and its host facts say so.
  */
-async function sharedMachine(deps: PipelineDeps, nodes: readonly { memoryBytes: number }[]) {
-  const info = (await deps.docker.info()) as { MemTotal?: number; NCPU?: number };
-  const shared = nodes.length > 0 && info.MemTotal !== undefined && nodes.every((n) => n.memoryBytes === info.MemTotal);
-  return shared && info.NCPU ? { sharedMachine: true, cpus: info.NCPU } : {};
+async function sharedMachine(deps: PipelineDeps, engine: TEngineConfig) {
+  const containers = await deps.docker.listContainers();
+  const local = new Set(containers.flatMap((c) => Object.values(c.NetworkSettings?.Networks ?? {}).map((n) => n.IPAddress)));
+  const hosts = engine.nodes.map((n) => (n.endpoint.startsWith("tcp://") ? new URL(n.endpoint.replace(/^tcp:/, "http:")).hostname : ""));
+  if (!hosts.every((h) => local.has(h))) return {};
+  const info = (await deps.docker.info()) as { NCPU?: number };
+  return { sharedMachine: true, ...(info.NCPU && { cpus: info.NCPU }) };
 }
 
 /** How often the run's cancel column is polled, as a fallback for a missed cancel message. */
@@ -121,7 +125,7 @@ export async function runPipeline(engineDeps: PipelineDeps, runId: string, shutd
       ...hostSettled.value,
       ...(serviceImage && { serviceImage }),
       ...(nodes && runNodesFacts(ctx.run.engine, nodes, placed)),
-      ...(nodes && (await sharedMachine(engineDeps, nodes))),
+      ...(engine && (await sharedMachine(engineDeps, engine))),
     };
     if (serviceImage || nodes) await db.run.update({ where: { id: runId }, data: { host } });
     // Said before any container starts, as the preview said it: the containers' CPU limits beyond the host's (or a node's) cores.

@@ -98,7 +98,7 @@ export class SwarmProvisioner implements Provisioner {
       this.engineNodes.set(n.name, {
         docker,
         local: new DockerProvisioner(docker),
-        host: new URL(n.endpoint.replace(/^tcp:/, "http:")).hostname,
+        host: nodeHost(n.endpoint),
       });
     }
   }

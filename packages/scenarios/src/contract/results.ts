@@ -265,8 +265,8 @@ export const ZHostFacts = z.object({
   /** The node each of the run's containers ran on: container name → node name (with `nodes`). */
   containerNodes: z.record(z.string(), z.string()).optional(),
   /**
-   * The engine's nodes are containers on the lab's own machine (scripts/swarm.sh's test cluster: each
-   * reports the machine's exact memory): they share its cores, so no placement can add CPU.
+   * The engine's nodes are containers on the lab's own machine (scripts/swarm.sh's test cluster: every
+   * node's endpoint is a container of the lab's engine): they share its cores, so no placement can add CPU.
    */
   sharedMachine: z.boolean().optional(),
 });

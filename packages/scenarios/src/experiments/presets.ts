@@ -82,7 +82,7 @@ export const PRESETS: readonly TPreset[] = [
     expected:
       "On a real cluster (a machine per node) the spread replicas have 4 nodes' cores and give up to about 4× the req/s of the packed ones, until the balancer or the load generator is the limit. On the test cluster of one machine (scripts/swarm.sh) the nodes share the same cores, so no gain can show: both variants are within noise of each other, and the findings say the host is saturated either way.",
     scaled:
-      'Experiment 1\'s setup (nginx round robin, no CPU limits, wrk -t1 -c100 on /hostname, 20 s per run) on the engine swarm-local with at least 4 nodes: `bash scripts/swarm.sh up --nodes 4`. For a real cluster, register it (docs/DISTRIBUTED.md) and give its name in the patch: {"engine": "<name>"}.',
+      "Experiment 1's setup (nginx round robin, no CPU limits, wrk -t1 -c100 on /hostname, 20 s per run) on the engine swarm-local with at least 4 nodes: `bash scripts/swarm.sh up --nodes 4`. For a real cluster, register it (docs/DISTRIBUTED.md) and run the same experiment through POST /experiments with its name as engine and one of its nodes in the pin.",
     source: "EXPERIMENTS.md §1 (its author: in the real world each container would be its own server)",
     reference: [],
     engine: { name: SWARM_LOCAL, nodes: 4, setup: "bash scripts/swarm.sh up --nodes 4" },
