@@ -39,6 +39,9 @@ async function sharedMachine(deps: PipelineDeps, engine: TEngineConfig) {
   return { sharedMachine: true, ...(info.NCPU && { cpus: info.NCPU }) };
 }
 
+/** A Swarm task's start may pull its image on the node first: 7 Docker calls' time (210 s at 30 s), beyond the provisioner's own 180 s wait for the task. */
+const SWARM_START_FACTOR = 7;
+
 /** How often the run's cancel column is polled, as a fallback for a missed cancel message. */
 const CANCEL_POLL_MS = 5_000;
 
@@ -102,7 +105,13 @@ export async function runPipeline(engineDeps: PipelineDeps, runId: string, shutd
     // A Swarm engine's provisioner for this run (the local one stays the worker's own).
     const engine = await engineConfig(db, parsed.data.engine);
     if (engine)
-      deps = { ...engineDeps, provisioner: withDeadlines(provisionerFor(engine, engineDeps.docker), engineDeps.timeouts.dockerCallMs) };
+      deps = {
+        ...engineDeps,
+        provisioner: withDeadlines(provisionerFor(engine, engineDeps.docker), engineDeps.timeouts.dockerCallMs, {
+          // A task's start includes its node's first pull from the registry (Swarm's own wait: 180 s).
+          startFactor: SWARM_START_FACTOR,
+        }),
+      };
     const nodes = await deps.provisioner.nodes();
     const ctx: RunContext = { runId, run: parsed.data, deps, report, signal: ctl.signal };
 

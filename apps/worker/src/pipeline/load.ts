@@ -2,7 +2,15 @@ import { setMaxListeners } from "node:events";
 import { gracefulStopSeconds, K6_DASHBOARD_PORT } from "@scalelab/scenarios/loadgen";
 import { K6EventReader } from "@scalelab/scenarios/loadgen";
 import { wrkTotals } from "@scalelab/scenarios/loadgen";
-import { K6Histograms, mergeSummaries, percentilesMerge, SampleMerger, withoutHistogram, WithHistogram } from "@scalelab/scenarios/loadgen";
+import {
+  K6Histograms,
+  mergeableSecond,
+  mergeSummaries,
+  percentilesMerge,
+  SampleMerger,
+  withoutHistogram,
+  WithHistogram,
+} from "@scalelab/scenarios/loadgen";
 import { PlannedContainer, RunPlan } from "@scalelab/scenarios/plan";
 import { TRunSummary, TSample, TScriptSummary } from "@scalelab/scenarios/contract";
 import { THostReading } from "@scalelab/scenarios/analysis";
@@ -265,7 +273,7 @@ function follow(
     for await (const { event, data } of events) {
       const update = reader.push(event ?? "message", data);
       if (update?.type === "sample" && histograms) {
-        const histogram = await histograms.waitSecond(update.sample.t, K6_HISTOGRAM_WAIT_MS);
+        const histogram = mergeableSecond(await histograms.waitSecond(update.sample.t, K6_HISTOGRAM_WAIT_MS), update.sample.requests);
         yield histogram ? { ...update, sample: { ...update.sample, histogram } } : update;
       } else if (update) yield update;
       if (update?.type === "stop") return;

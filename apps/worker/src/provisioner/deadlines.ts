@@ -6,11 +6,12 @@ import { STOP_GRACE_SECONDS, Provisioner } from "./types";
  * their own signal): a Docker engine that stops answering fails the step instead of hanging the worker.
  * Removal gets three times as long, since a teardown must finish whenever it can.
  */
-export function withDeadlines(p: Provisioner, ms: number): Provisioner {
+export function withDeadlines(p: Provisioner, ms: number, opts: { startFactor?: number } = {}): Provisioner {
+  const startFactor = opts.startFactor ?? 2;
   const d = <T>(what: string, promise: Promise<T>, factor = 1) => deadline(promise, ms * factor, `the Docker engine (${what})`);
   return {
     createNetwork: (spec) => d("create network", p.createNetwork(spec)),
-    startContainer: (spec, network) => d(`start ${spec.name}`, p.startContainer(spec, network), 2),
+    startContainer: (spec, network) => d(`start ${spec.name}`, p.startContainer(spec, network), startFactor),
     putFiles: (id, files) => d("copy files", p.putFiles(id, files)),
     // Create, copy, start, the run itself, logs and removal.
     runIsolated: (spec, timeoutMs) => d(`run ${spec.name}`, p.runIsolated(spec, timeoutMs), 4 + timeoutMs / ms),

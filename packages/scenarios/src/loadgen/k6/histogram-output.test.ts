@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { K6Histograms, k6HistogramFlags, parseK6HistogramLine } from "./histogram-output";
+import { K6Histograms, k6HistogramFlags, mergeableSecond, parseK6HistogramLine } from "./histogram-output";
 
 const second = (t: number, hist: Record<string, number>) =>
   JSON.stringify({ type: "scalelab-hist", t, count: Object.values(hist).reduce((a, b) => a + b, 0), hist });
@@ -40,5 +40,15 @@ describe("the k6 output's lines", () => {
     const waiting = h.waitSecond(0, 5000);
     h.end();
     expect(await waiting).toBeUndefined();
+  });
+});
+
+describe("mergeableSecond", () => {
+  it("merges a second's histogram, an empty one only for a second without requests; a missing or empty line with requests falls back", () => {
+    const h = { "300": 4 };
+    expect(mergeableSecond(h, 4)).toBe(h);
+    expect(mergeableSecond({}, 0)).toEqual({});
+    expect(mergeableSecond({}, 12)).toBeUndefined();
+    expect(mergeableSecond(undefined, 12)).toBeUndefined();
   });
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { TLatencyHistogram, ZLatencyHistogram } from "../../contract/latency";
 import { TWorkload } from "../../contract/workload";
 import { K6_METRICS } from "./script";
+import { histogramCount } from "../histogram";
 
 /*
  * The lab's k6 has an output extension (packages/images/xk6-scalelab) that records the request
@@ -95,4 +96,14 @@ export class K6Histograms {
     this.waiters = [];
     for (const w of waiters) w();
   }
+}
+
+/**
+ * The histogram to merge a k6 second with, or undefined when that second falls back to the worst
+ * instance's percentiles: a second the dashboard counted requests in but whose histogram line came
+ * without any (the output buckets by sample time, the dashboard by arrival) is not merged from nothing.
+ */
+export function mergeableSecond(histogram: TLatencyHistogram | undefined, requests: number): TLatencyHistogram | undefined {
+  if (histogram === undefined) return undefined;
+  return requests > 0 && histogramCount(histogram) === 0 ? undefined : histogram;
 }
