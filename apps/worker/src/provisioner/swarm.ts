@@ -385,13 +385,29 @@ export class SwarmProvisioner implements Provisioner {
     const removedServices = await Promise.all(services.map((s) => removing(() => this.manager.getService(s.ID).remove())));
     let containers = removedServices.filter(Boolean).length;
     // The plain containers (those in a holder's namespace), then until the removed services' task containers are gone.
+    // A node that does not answer is skipped, not the end of the removal: the configs and the
+    // network are the manager's and are removed all the same; the error then says what is left,
+    // and the sweep tries again.
     const deadline = Date.now() + (this.opts.removeTimeoutMs ?? 60_000);
+    const unreachable = new Map<string, string>();
     for (let pass = 0; ; pass++) {
-      const found = await Promise.all(
-        [...this.engineNodes.values()].map(async (n) => ({ n, list: await n.docker.listContainers({ all: true, filters }) })),
-      );
+      const found = (
+        await Promise.all(
+          [...this.engineNodes.entries()].map(async ([name, n]) => {
+            try {
+              return [{ n, list: await n.docker.listContainers({ all: true, filters }) }];
+            } catch (err) {
+              unreachable.set(name, (err as Error).message);
+              return [];
+            }
+          }),
+        )
+      ).flat();
       if (found.every((f) => f.list.length === 0)) break;
-      if (Date.now() > deadline) throw new Error(`containers of ${JSON.stringify(labels)} are still on engine ${this.config.name}'s nodes`);
+      if (Date.now() > deadline) {
+        unreachable.set("*", `containers of ${JSON.stringify(labels)} are still on engine ${this.config.name}'s nodes`);
+        break;
+      }
       for (const { n, list } of found) {
         await Promise.all(list.filter((c) => c.State === "paused").map((c) => removing(() => n.docker.getContainer(c.Id).unpause())));
         const removed = await Promise.all(list.map((c) => removing(() => n.docker.getContainer(c.Id).remove({ force: true, v: true }))));
@@ -410,21 +426,28 @@ export class SwarmProvisioner implements Provisioner {
       if (Date.now() > deadline) throw new Error(`the network of ${JSON.stringify(labels)} is still on engine ${this.config.name}`);
       await sleep(250);
     }
+    if (unreachable.size > 0) {
+      const why = [...unreachable].map(([node, e]) => (node === "*" ? e : `node ${node}: ${e}`)).join("; ");
+      throw new Error(`removed the services, configs and network of ${JSON.stringify(labels)}, but not every node's containers: ${why}`);
+    }
     for (const [id, p] of this.placed) if (p.service && services.some((s) => s.Spec?.Name === p.service)) this.placed.delete(id);
     return { containers, networks: removedNetworks.filter(Boolean).length };
   }
 
+  /** Over the manager's services, configs and networks and every node's containers; a node that does not answer is left out (its leftovers are found once it does). */
   async labelValues(label: string, where: Record<string, string>): Promise<Set<string>> {
     const filters = labelFilter(where);
-    const [services, networks, ...perNode] = await Promise.all([
+    const [services, configs, networks, perNode] = await Promise.all([
       this.manager.listServices({ filters }),
+      this.manager.listConfigs({ filters }),
       this.manager.listNetworks({ filters }),
-      ...[...this.engineNodes.values()].map((n) => n.docker.listContainers({ all: true, filters })),
+      Promise.allSettled([...this.engineNodes.values()].map((n) => n.docker.listContainers({ all: true, filters }))),
     ]);
     const values = [
       ...services.map((s) => s.Spec?.Labels?.[label]),
+      ...configs.map((c) => (c.Spec as { Labels?: Record<string, string> } | undefined)?.Labels?.[label]),
       ...networks.map((n) => n.Labels?.[label]),
-      ...perNode.flat().map((c) => c.Labels?.[label]),
+      ...perNode.flatMap((r) => (r.status === "fulfilled" ? r.value : [])).map((c) => c.Labels?.[label]),
     ].filter((v): v is string => Boolean(v));
     return new Set(values);
   }
@@ -432,9 +455,11 @@ export class SwarmProvisioner implements Provisioner {
   /** The cluster's totals: every node's CPUs and memory as Swarm reports them; kernel, OS and version of the manager. */
   async nodes(): Promise<TEngineNode[]> {
     const nodes = (await this.manager.listNodes()) as TSwarmNodeJson[];
-    // By name: placement takes the engine's order, which must not depend on the manager's listing.
+    // Only the nodes the engine's config gives an endpoint for: the worker can read and act on no
+    // other. By name: placement takes the engine's order, which must not depend on the manager's listing.
     return nodes
       .map(swarmNodeView)
+      .filter((n) => this.engineNodes.has(n.name))
       .map(({ name, cpus, memoryBytes, availability, state }) => ({ name, cpus, memoryBytes, availability, state }))
       .sort((a, b) => a.name.localeCompare(b.name));
   }

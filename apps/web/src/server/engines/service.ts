@@ -132,5 +132,9 @@ export async function engineNodes(deps: Pick<Deps, "db" | "redis">, engine: stri
     throw new AppError("unavailable", `engine ${engine}'s stored config is invalid (${config.invalid}): add it again with lab engine add`);
   const view = await readEngine(config);
   if (!view.reachable) throw new AppError("unavailable", `engine ${engine} is not reachable: ${view.error}`);
-  return view.nodes.map((n) => ({ name: n.name, cpus: n.cpus, memoryBytes: n.memoryBytes, availability: n.availability, state: n.state }));
+  // Placement uses only the nodes the config gives an endpoint for (the worker reaches no other).
+  const configured = new Set(config.nodes.map((n) => n.name));
+  return view.nodes
+    .filter((n) => configured.has(n.name))
+    .map((n) => ({ name: n.name, cpus: n.cpus, memoryBytes: n.memoryBytes, availability: n.availability, state: n.state }));
 }
