@@ -932,6 +932,7 @@ export interface operations {
                                 containerNodes?: {
                                     [key: string]: string;
                                 };
+                                sharedMachine?: boolean;
                             } | null;
                             summary: {
                                 requests: number;
@@ -1836,6 +1837,7 @@ export interface operations {
                             containerNodes?: {
                                 [key: string]: string;
                             };
+                            sharedMachine?: boolean;
                         } | null;
                         summary: {
                             requests: number;
@@ -3215,6 +3217,7 @@ export interface operations {
                                 containerNodes?: {
                                     [key: string]: string;
                                 };
+                                sharedMachine?: boolean;
                             } | null;
                             summary: {
                                 requests: number;
@@ -5215,6 +5218,12 @@ export interface operations {
                         }[];
                         /** @description a preset for the user's own service: the fields the run's patch must give (its runs and estimate assume they are given) */
                         needs?: string;
+                        /** @description a preset for a Swarm engine: the engine its base names, the active nodes it needs at least, and how to get them */
+                        engine?: {
+                            name: string;
+                            nodes: number;
+                            setup: string;
+                        };
                         experiment: {
                             name: string;
                             base: {
