@@ -113,7 +113,7 @@ describe("runs on the test Swarm cluster", () => {
     expect(timeline).toMatch(/engine swarm-local: pushed \d+ image\(s\)/);
   });
 
-  it("a stop and start of the replica on node 2 shows on the timeline as on one host; 2 wrk instances merged; a second run pushes nothing", async () => {
+  it("a stop and start of the replica on node 2 and a delay in front of node 1's show on the timeline as on one host; 2 wrk instances merged; a second run pushes nothing", async () => {
     const { host, summary, faults, answered, timeline } = await run({
       name: "swarm: stop and start on node 2",
       topology: {
@@ -124,6 +124,9 @@ describe("runs on the test Swarm cluster", () => {
       faults: [
         { at: 3, action: "stop", target: { role: "app", index: 1 } },
         { at: 6, action: "start", target: { role: "app", index: 1 } },
+        // A network fault across nodes: toxiproxy in front of app-0 (node 1), nginx reaching it over the overlay.
+        { at: 2, action: "delay", ms: 100, target: { role: "app", index: 0 } },
+        { at: 8, action: "clear", target: { role: "app", index: 0 } },
       ],
     });
     expect(nodeOf(host, "app-1")).toBe("node2");
@@ -138,7 +141,10 @@ describe("runs on the test Swarm cluster", () => {
     // Out of service while stopped, back at the end.
     expect(answered(4, "app-1"), "app-1 at 4 s").toBe(0);
     expect(answered(9, "app-1"), "app-1 at 9 s").toBeGreaterThan(0);
-    expect(summary.faults?.map((e) => e.action)).toEqual(["stop", "start"]);
+    expect(summary.faults?.map((e) => e.action).sort()).toEqual(["clear", "delay", "start", "stop"]);
+    // app-0's answers carried the delay for 6 of the 10 s: its mean is well above app-2's (no fault).
+    const avg = (b: string) => summary.backendStats?.[b]?.latencyMs?.avg ?? 0;
+    expect(avg("app-0") - avg("app-2"), JSON.stringify(summary.backendStats)).toBeGreaterThan(40);
     expect(summary.loadgen?.percentiles).toBe("merged");
     // The images the first run pushed (the testbed's, nginx's) are not pushed again.
     expect(timeline).toMatch(/engine swarm-local: pushed \d+ image\(s\) to its registry/);

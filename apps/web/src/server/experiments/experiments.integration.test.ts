@@ -3,6 +3,7 @@ import type { TExperimentCreateInput } from "@scalelab/scenarios/experiments";
 import { ZExperimentCreate } from "@scalelab/scenarios/experiments";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
+import { removeEngine } from "@scalelab/db/engines";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../errors";
 import { createRestHandler } from "../rest/handler";
@@ -173,15 +174,25 @@ describe("REST", () => {
     expect(await storedExperiments(b.name)).toBe(0);
   });
 
-  it("GET /presets lists the seven write-ups and scale-my-service; POST /presets/{name}/run starts one with a patch, an unknown name is a 404", async () => {
+  it("GET /presets lists the seven write-ups, scale-my-service and the Swarm preset; POST /presets/{name}/run starts one with a patch, an unknown name is a 404", async () => {
     const list = (await (await rest(new Request(`${API}/presets`))).json()) as {
       name: string;
       runs: number;
       reference: unknown[];
       needs?: string;
+      engine?: { name: string; nodes: number };
     }[];
-    expect(list.filter((p) => !p.needs)).toHaveLength(7);
+    expect(list.filter((p) => !p.needs && !p.engine)).toHaveLength(7);
     expect(list.filter((p) => p.needs).map((p) => [p.name, p.runs])).toEqual([["scale-my-service", 9]]);
+    expect(list.filter((p) => p.engine).map((p) => [p.name, p.engine?.name, p.engine?.nodes, p.runs])).toEqual([
+      ["replicas-across-nodes", "swarm-local", 4, 6],
+    ]);
+    // Without a swarm-local engine in this test's database, the Swarm preset is refused naming the engine, and nothing is created.
+    await removeEngine(deps.db, "swarm-local");
+    const swarm = await rest(post(`${API}/presets/replicas-across-nodes/run`, JSON.stringify({ experimentName: `${prefix} swarm` })));
+    expect(swarm.status).toBe(422);
+    expect(((await swarm.json()) as { issues: { path: string }[] }).issues.map((i) => i.path)).toEqual(["engine"]);
+    expect(await deps.db.experiment.count({ where: { name: `${prefix} swarm` } })).toBe(0);
     const res = await rest(
       post(
         `${API}/presets/cpu-limit-replicas/run`,
