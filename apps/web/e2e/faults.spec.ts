@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { uniqueName } from "./helpers";
+import { uniqueName, pageRunEnd } from "./helpers";
 
 // Images are built by the test script before the specs; a cold machine may still build one.
 const RUN_TIMEOUT = 5 * 60_000;
@@ -69,7 +69,7 @@ test("two faults added on the form's timeline are checked as typed, applied duri
   await expect(page.getByTestId("run-setup")).toContainText("stop app-1 @3s, start app-1 @7s");
 
   const status = page.getByTestId("run-status");
-  await expect(status).toHaveAttribute("data-status", /^(succeeded|failed|cancelled|interrupted)$/, { timeout: RUN_TIMEOUT });
+  await pageRunEnd(page, RUN_TIMEOUT);
   const error = (await page.getByTestId("run-error").count()) > 0 ? await page.getByTestId("run-error").textContent() : "";
   expect(await status.getAttribute("data-status"), error ?? "").toBe("succeeded");
 

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { uniqueName } from "./helpers";
+import { uniqueName, pageRunEnd } from "./helpers";
 
 // The first wrk or HAProxy run of a machine may build their images: minutes on a cold machine.
 const RUN_TIMEOUT = 6 * 60_000;
@@ -35,7 +35,7 @@ test("HAProxy leastconn with wrk, picked in the form, previews its configs and r
   await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
   await expect(page.getByTestId("run-name")).toContainText(name);
   const status = page.getByTestId("run-status");
-  await expect(status).toHaveAttribute("data-status", /^(succeeded|failed|cancelled|interrupted)$/, { timeout: RUN_TIMEOUT });
+  await pageRunEnd(page, RUN_TIMEOUT);
   const error = (await page.getByTestId("run-error").count()) > 0 ? await page.getByTestId("run-error").textContent() : "";
   expect(await status.getAttribute("data-status"), error ?? "").toBe("succeeded");
 

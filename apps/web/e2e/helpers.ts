@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { expect, type APIRequestContext } from "@playwright/test";
+import { expect, type APIRequestContext, type Page } from "@playwright/test";
 
 export const uniqueName = (prefix: string) => `${prefix} ${randomUUID().slice(0, 8)}`;
 
@@ -77,4 +77,17 @@ export async function tagNewest(repository: string, target: string): Promise<str
 /** Removes the tag `target` (the image itself stays while other tags name it). */
 export async function untag(target: string): Promise<void> {
   await docker("DELETE", `/images/${encodeURIComponent(target)}?noprune=true`);
+}
+
+/**
+ * The run this page shows, to its end: from the API first (up to `timeoutMs`: a fresh machine may
+ * build images), then the page's own status within 30 s of it. A page whose live stream stalled
+ * fails in half a minute, and is retried, rather than at the run's bound (a suite lost 9 min so).
+ */
+export async function pageRunEnd(page: Page, timeoutMs: number): Promise<void> {
+  const id = new URL(page.url()).pathname.split("/").pop()!;
+  await waitForRunEnd(page.request, id, timeoutMs);
+  await expect(page.getByTestId("run-status")).toHaveAttribute("data-status", /^(succeeded|failed|cancelled|interrupted)$/, {
+    timeout: 30_000,
+  });
 }

@@ -30,7 +30,10 @@ test("the live page shows each of the run's events once, as the stored timeline 
       if (status && !["queued", "running"].includes(status)) clearInterval(timer);
     }, 50);
   });
-  await expect(page.getByTestId("run-status")).toHaveAttribute("data-status", "succeeded", { timeout: RUN_TIMEOUT });
+  // The run's end from the API first, then the page within 30 s of it: a page whose live stream
+  // stalled fails here in half a minute (and is retried) rather than at the run's 8-minute bound.
+  await waitForRunEnd(request, id, RUN_TIMEOUT);
+  await expect(page.getByTestId("run-status")).toHaveAttribute("data-status", "succeeded", { timeout: 30_000 });
   const logs = await page.evaluate(() => (window as unknown as { __logs: string[][] }).__logs);
   expect(logs.length, "the page showed events while the run was live").toBeGreaterThan(1);
   for (const lines of logs) expect(lines.length, `each event once:\n${lines.join("\n")}`).toBe(new Set(lines).size);

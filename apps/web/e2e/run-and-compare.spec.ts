@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { uniqueName, waitForRunEnd } from "./helpers";
+import { uniqueName, waitForRunEnd, pageRunEnd } from "./helpers";
 
 // The first run of a fresh machine may build the lab images.
 const RUN_TIMEOUT = 8 * 60_000;
@@ -41,7 +41,7 @@ test("a run from the form goes live, succeeds and compares with a second run", a
     }, 100);
   });
   const status = page.getByTestId("run-status");
-  await expect(status).toHaveAttribute("data-status", /^(succeeded|failed|cancelled|interrupted)$/, { timeout: RUN_TIMEOUT });
+  await pageRunEnd(page, RUN_TIMEOUT);
   const error = (await page.getByTestId("run-error").count()) > 0 ? await page.getByTestId("run-error").textContent() : "";
   expect(await status.getAttribute("data-status"), error ?? "").toBe("succeeded");
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { expect, test, type Page } from "@playwright/test";
 import { pack } from "tar-stream";
-import { docker, runsNamed, tagNewest, uniqueName, untag } from "./helpers";
+import { docker, runsNamed, tagNewest, uniqueName, untag, pageRunEnd } from "./helpers";
 
 /**
  * The run form for a user's own service and workload (issue 15), filled in as a user would: the
@@ -205,7 +205,7 @@ test.describe("a run of your own image", () => {
 
     await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
     const status = page.getByTestId("run-status");
-    await expect(status).toHaveAttribute("data-status", /^(succeeded|failed|cancelled|interrupted)$/, { timeout: RUN_TIMEOUT });
+    await pageRunEnd(page, RUN_TIMEOUT);
     const error = (await page.getByTestId("run-error").count()) > 0 ? await page.getByTestId("run-error").textContent() : "";
     expect(await status.getAttribute("data-status"), error ?? "").toBe("succeeded");
 
