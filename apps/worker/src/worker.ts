@@ -76,7 +76,10 @@ export async function start(opts: StartOptions): Promise<WorkerHandle> {
     await pub.set(HOST_KEY, JSON.stringify(ZHostFacts.parse(host)));
     log.info("host", host);
     await markInterrupted(db, pub, queue, log);
-    await sweep({ provisioner, db, instance, current: () => current, log });
+    // A leftover that cannot be removed now is logged and tried again at the next sweep: it does not stop the worker.
+    await sweep({ provisioner, db, instance, current: () => current, log }).catch((err) =>
+      log.warn("sweep at start failed", { error: errorMessage(err) }),
+    );
     // A Swarm engine may be slow or away: its sweep does not hold up the start.
     void sweepEngines({ db, docker, instance, current: () => current, log, callMs: timeouts.dockerCallMs });
   } catch (err) {

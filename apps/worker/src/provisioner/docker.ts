@@ -239,8 +239,30 @@ export class DockerProvisioner implements Provisioner {
       containers.map((c) => removing(() => this.docker.getContainer(c.Id).remove({ force: true, v: true }))),
     );
     const networks = await this.docker.listNetworks({ filters });
-    const removedNetworks = await Promise.all(networks.map((n) => removing(() => this.docker.getNetwork(n.Id).remove())));
+    const removedNetworks = await Promise.all(networks.map((n) => this.removeNetwork(n.Id)));
     return { containers: removedContainers.filter(Boolean).length, networks: removedNetworks.filter(Boolean).length };
+  }
+
+  /**
+   * Removes a run's network. The engine may still count an endpoint of a container removed a moment
+   * ago ("has active endpoints", a 403): each endpoint it lists is detached by force and the removal
+   * tried again, for up to 5 s. (A stale endpoint the engine no longer lists, as Docker 20.10 kept
+   * once under a full suite's load on 2026-11-26, survives this: the error then stands.)
+   */
+  private async removeNetwork(id: string): Promise<boolean> {
+    const network = this.docker.getNetwork(id);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await removing(() => network.remove());
+      } catch (err) {
+        if (statusOf(err) !== 403 || attempt >= 20) throw err;
+        const info = (await network.inspect().catch(() => null)) as { Containers?: Record<string, unknown> } | null;
+        for (const container of Object.keys(info?.Containers ?? {})) {
+          await network.disconnect({ Container: container, Force: true }).catch(() => undefined);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
   }
 
   async labelValues(label: string, where: Record<string, string>): Promise<Set<string>> {
