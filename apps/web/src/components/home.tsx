@@ -147,6 +147,12 @@ function Presets() {
               <div className="muted">{p.shows}</div>
               <div className="home-preset-cost">
                 {p.runs} runs, about {formatDuration(p.estimatedSeconds)}
+                {p.engine && (
+                  <>
+                    {" "}
+                    · needs engine {p.engine.name} with {p.engine.nodes} nodes: <code>{p.engine.setup}</code>
+                  </>
+                )}
               </div>
             </li>
           ))}

@@ -141,6 +141,12 @@ function PresetCard({ preset }: { preset: TPresetView }) {
           )}
         </div>
 
+        {preset.engine && (
+          <p className="muted" data-testid="preset-engine">
+            It runs on the engine {preset.engine.name} with at least {preset.engine.nodes} nodes: start the test cluster with{" "}
+            <code>{preset.engine.setup}</code> (docs/DISTRIBUTED.md for a cluster of your own).
+          </p>
+        )}
         {preset.needs ? <YourServiceRun preset={preset} /> : <QuickRun preset={preset} load={durations} />}
       </div>
     </section>
