@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { removeEngine, saveEngine } from "@scalelab/db/engines";
-import type { TEngineConfig, TEngineView } from "@scalelab/scenarios/contract";
+import type { TEngineConfig } from "@scalelab/scenarios/contract";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getEnv } from "~/env";
@@ -9,6 +9,7 @@ import type { Deps } from "../runtime";
 import { post, runBody } from "../testing";
 import { openServiceDeps } from "../testing-services";
 import { createRestHandler } from "../rest/handler";
+import { listEngineViews, swarmConfig } from "./testing";
 
 // The engines' listing and a run's validation against a real Swarm cluster: the test cluster of
 // `bash scripts/swarm.sh up` (scripts/test.sh's Swarm step runs this file with it up; the web's
@@ -24,19 +25,8 @@ let rest: (req: Request) => Promise<Response>;
 let clusterNodes: { name: string; endpoint: string }[];
 
 const save = (c: TEngineConfig) => saveEngine(deps.db, c.name, c.kind, c);
-const config = (name: string, manager: string, nodes: { name: string; endpoint: string }[]): TEngineConfig => ({
-  name,
-  kind: "swarm",
-  manager,
-  nodes,
-  tlsDir: null,
-  registry: null,
-});
-const list = async () => {
-  const res = await rest(new Request(`${API}/engines`));
-  expect(res.status).toBe(200);
-  return (await res.json()) as TEngineView[];
-};
+const config = swarmConfig;
+const list = () => listEngineViews(rest, API);
 
 /** The nodes of the test cluster scripts/swarm.sh starts (labelled scalelab.cluster=swarm-local), by hostname. */
 async function swarmNodes(): Promise<{ name: string; endpoint: string }[]> {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { removeEngine, saveEngine } from "@scalelab/db/engines";
-import type { TEngineConfig, TEngineView } from "@scalelab/scenarios/contract";
+import type { TEngineConfig } from "@scalelab/scenarios/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getEnv } from "~/env";
 import { appRouter } from "../routers/_app";
@@ -8,6 +8,7 @@ import type { Deps } from "../runtime";
 import { post, runBody } from "../testing";
 import { openServiceDeps } from "../testing-services";
 import { createRestHandler } from "../rest/handler";
+import { listEngineViews, swarmConfig } from "./testing";
 
 // Real Postgres, Redis and Docker. An engine pointing at the host's own engine as a Swarm manager
 // must be listed unreachable (the host is no swarm manager). A cluster's listing is in
@@ -23,19 +24,8 @@ let close: () => Promise<void>;
 let rest: (req: Request) => Promise<Response>;
 
 const save = (c: TEngineConfig) => saveEngine(deps.db, c.name, c.kind, c);
-const config = (name: string, manager: string, nodes = [{ name: "node1", endpoint: manager }]): TEngineConfig => ({
-  name,
-  kind: "swarm",
-  manager,
-  nodes,
-  tlsDir: null,
-  registry: null,
-});
-const list = async () => {
-  const res = await rest(new Request(`${API}/engines`));
-  expect(res.status).toBe(200);
-  return (await res.json()) as TEngineView[];
-};
+const config = swarmConfig;
+const list = () => listEngineViews(rest, API);
 
 beforeAll(async () => {
   ({ deps, close } = await openServiceDeps());
