@@ -17,6 +17,7 @@ const engine = (name: string, nodes: { name: string; endpoint: string }[]): TEng
   nodes,
   tlsDir: null,
   registry: null,
+  machines: "auto",
 });
 const stored: string[] = [];
 async function store(c: TEngineConfig) {

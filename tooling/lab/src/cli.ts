@@ -19,8 +19,10 @@ const usage = `usage:
   lab migrate            (DATABASE_URL from the environment)
   lab token create NAME  an API token, printed once (DATABASE_URL, else the lab's own from scripts/up.sh)
   lab engine add NAME --manager tcp://HOST:PORT [--node NAME=tcp://HOST:PORT …] [--tls-dir DIR]
-                 [--registry-push HOST:PORT --registry-pull HOST:PORT]
-                         a Docker Swarm cluster runs can name (an existing NAME is replaced)
+                 [--registry-push HOST:PORT --registry-pull HOST:PORT] [--machines auto|shared|separate]
+                         a Docker Swarm cluster runs can name (an existing NAME is replaced);
+                         --machines: the nodes run on this machine (shared) or each on its own
+                         (separate: host noise is read on each node); auto (default) decides by the endpoints
   lab engine remove NAME
   lab engine list [--json]`;
 
@@ -36,6 +38,7 @@ const { positionals, values } = parseArgs({
     "tls-dir": { type: "string" },
     "registry-push": { type: "string" },
     "registry-pull": { type: "string" },
+    machines: { type: "string" },
     json: { type: "boolean", default: false },
   },
 });
@@ -108,7 +111,7 @@ if (cmd === "control-plane up") {
   await withLabDb(async (db) => {
     await saveEngine(db, r.config.name, r.config.kind, r.config);
     log(
-      `engine ${r.config.name}: ${r.config.kind}, manager ${r.config.manager}, ${r.config.nodes.length} node(s) ${r.config.nodes.map((n) => n.name).join(", ")}`,
+      `engine ${r.config.name}: ${r.config.kind}, manager ${r.config.manager}, ${r.config.nodes.length} node(s) ${r.config.nodes.map((n) => n.name).join(", ")}, machines ${r.config.machines}`,
     );
   });
 } else if (positionals[0] === "engine" && positionals[1] === "remove" && positionals.length === 3) {

@@ -44,6 +44,7 @@ describe("lab engine", () => {
       nodes: [{ name: "node1", endpoint: "tcp://10.9.0.2:2375" }],
       tlsDir: null,
       registry: null,
+      machines: "auto",
     });
     const listed = await lab("engine", "list");
     expect(listed.stdout).toMatch(/^local\tdocker\t/);
@@ -63,10 +64,13 @@ describe("lab engine", () => {
       "127.0.0.1:5000",
       "--registry-pull",
       "10.9.0.1:5000",
+      "--machines",
+      "separate",
     );
     expect((await findEngine(db, name))?.config).toMatchObject({
       manager: "tcp://10.9.0.3:2375",
       registry: { push: "127.0.0.1:5000", pull: "10.9.0.1:5000" },
+      machines: "separate",
     });
     const json = JSON.parse((await lab("engine", "list", "--json")).stdout) as { name: string; nodes: unknown[] }[];
     expect(json.find((e) => e.name === name)?.nodes).toHaveLength(2);

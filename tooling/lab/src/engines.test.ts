@@ -32,8 +32,11 @@ describe("lab engine add's arguments", () => {
         ],
         tlsDir: null,
         registry: { push: "127.0.0.1:5000", pull: "registry:5000" },
+        machines: "auto",
       },
     });
+    const apart = engineFromArgs(args({ machines: "separate" }));
+    expect(apart.ok && apart.config.machines).toBe("separate");
   });
 
   it("name the option and its rule", () => {
@@ -46,6 +49,7 @@ describe("lab engine add's arguments", () => {
     expect(errors({ name: "local" })[0]).toMatch(/^NAME: name must not be "local"/);
     expect(errors({ "registry-pull": undefined })[0]).toMatch(/^--registry-push and --registry-pull go together/);
     expect(errors({ "registry-pull": "registry" })[0]).toMatch(/^--registry-pull: registry.pull must be HOST:PORT/);
+    expect(errors({ machines: "some" })).toEqual(["--machines: machines must be one of auto, shared, separate"]);
   });
 
   it("need a TLS directory with ca.pem, cert.pem and key.pem", () => {

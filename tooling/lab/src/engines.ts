@@ -9,6 +9,7 @@ export type EngineAddArgs = {
   "tls-dir"?: string | undefined;
   "registry-push"?: string | undefined;
   "registry-pull"?: string | undefined;
+  machines?: string | undefined;
 };
 
 /**
@@ -44,6 +45,7 @@ export function engineFromArgs(a: EngineAddArgs): { ok: true; config: TEngineCon
     tlsDir,
     registry:
       a["registry-push"] !== undefined && a["registry-pull"] !== undefined ? { push: a["registry-push"], pull: a["registry-pull"] } : null,
+    ...(a.machines !== undefined && { machines: a.machines }),
   });
   if (!parsed.success) {
     const option: Record<string, string> = {
@@ -52,6 +54,7 @@ export function engineFromArgs(a: EngineAddArgs): { ok: true; config: TEngineCon
       nodes: "--node",
       tlsDir: "--tls-dir",
       registry: "--registry",
+      machines: "--machines",
     };
     for (const i of parsed.error.issues) {
       if (i.path[0] === "manager" && !a.manager) continue;

@@ -19,11 +19,14 @@ export function HostChart({
   runId,
   active,
   hostNoise,
+  nodeNoise,
   markers,
 }: {
   runId: string;
   active: boolean;
   hostNoise?: TRunSummary["hostNoise"];
+  /** On a cluster of separate machines: each node's own (TRunSummary.nodes[].hostNoise). */
+  nodeNoise?: TRunSummary["nodes"];
   markers?: readonly Marker[];
 }) {
   const trpc = useTRPC();
@@ -41,6 +44,8 @@ export function HostChart({
   const [picked, setPicked] = useState<string | null>(null);
   const node = picked !== null && nodes.includes(picked) ? picked : (nodes[0] ?? "local");
   const rows = useMemo(() => hostRows(samplesOfNode(samples.data ?? [], node)), [samples.data, node]);
+  const noise = nodes.length > 1 ? nodeNoise?.find((n) => n.node === node)?.hostNoise : hostNoise;
+  const of = nodes.length > 1 ? `node ${node}` : "the host";
   return (
     <section className="panel" data-testid="host-chart">
       <h2>
@@ -69,11 +74,10 @@ export function HostChart({
         markers={markers}
         empty={active ? "Measured during the load; shown when it is over." : "The host's CPU was not recorded for this run."}
       />
-      {hostNoise && nodes.length <= 1 && (
+      {noise && (
         <p className="muted" data-testid="host-noise-summary" style={{ marginTop: 8 }}>
-          Other work used a mean {fmt(hostNoise.meanPct)} % of the host ({fmt(hostNoise.meanCores)} of its {hostNoise.cores} cores), p95{" "}
-          {fmt(hostNoise.p95Pct)} %, busiest second {fmt(hostNoise.maxPct)} %, over {hostNoise.seconds} s; the lab's worker{" "}
-          {fmt(hostNoise.workerMeanPct)} %.
+          Other work used a mean {fmt(noise.meanPct)} % of {of} ({fmt(noise.meanCores)} of its {noise.cores} cores), p95 {fmt(noise.p95Pct)}{" "}
+          %, busiest second {fmt(noise.maxPct)} %, over {noise.seconds} s; the lab's worker {fmt(noise.workerMeanPct)} %.
         </p>
       )}
     </section>

@@ -384,7 +384,7 @@ export function RunPage({ id, initial }: { id: string; initial?: TRunSnapshot | 
         />
       </div>
 
-      <HostChart runId={run.id} active={active} hostNoise={summary?.hostNoise} markers={markers} />
+      <HostChart runId={run.id} active={active} hostNoise={summary?.hostNoise} nodeNoise={summary?.nodes} markers={markers} />
 
       {backends.keys.length > 0 && (
         <section className="panel">

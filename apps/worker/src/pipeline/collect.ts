@@ -4,7 +4,7 @@ import { brokerSummary, poolSummary } from "@scalelab/scenarios/components";
 import { RunPlan } from "@scalelab/scenarios/plan";
 import { evaluateThresholds, THostFacts, thresholdText, TInterference, TRunSummary } from "@scalelab/scenarios/contract";
 import { LOADGEN_SATURATION, loadgenUse, nodeUse, roleUse, round } from "@scalelab/scenarios/analysis";
-import { HOST_NOISE, hostNoiseSummary, hostSeconds, isHostNoisy } from "@scalelab/scenarios/analysis";
+import { HOST_NOISE, hostNoiseSummary, hostSeconds, hostSecondsByNode, isHostNoisy, THostNoise } from "@scalelab/scenarios/analysis";
 import { RunContext } from "./context";
 import { LoadResult } from "./load";
 
@@ -48,18 +48,21 @@ export async function collect(
   const limits: Record<string, number | undefined> = {};
   for (const c of [...plan.containers, ...plan.loadgens]) limits[c.role] = c.cpus;
   const containers = roleUse(readings, limits);
-  // The host's CPU outside the run's containers and the worker, second by second.
-  const onHost = hostSeconds(load.host, readings);
-  await report.saveHost(onHost);
-  // Read from this machine's CPU: the run's host only on one host or nodes on this machine (per-node sampling on a real cluster is not built).
+  // The host's CPU outside the run's containers and the worker, second by second: the lab's host's
+  // (one engine, or nodes that are containers on it), or on a cluster of separate machines each
+  // node's own, less the containers placed on it.
+  const byNode = load.hostByNode && host.containerNodes ? hostSecondsByNode(load.hostByNode, readings, host.containerNodes) : undefined;
+  const onHost = byNode ? [] : hostSeconds(load.host, readings);
+  await report.saveHost(byNode ? Object.values(byNode).flat() : onHost);
   const hostNoise = host.nodes && !host.sharedMachine ? undefined : hostNoiseSummary(onHost);
-  // On an engine of several nodes: each node's cores and the CPU its containers used (saturation per node).
+  // On an engine of several nodes: each node's cores and the CPU its containers used (saturation per node), and its noise.
   const nodes =
     host.nodes && host.containerNodes && host.nodes.length > 0
       ? nodeUse(
           host.nodes,
           host.containerNodes,
           readings.map((r) => ({ t: r.t, container: r.container, cpuPct: r.cpuPct })),
+          byNode,
         )
       : undefined;
   const pool = poolSummary(load.figures.series, seconds, totals.requests);
@@ -135,12 +138,13 @@ export async function collect(
       `${summary.droppedIterations} iterations were dropped: the arrival rate was not reached (maxVUs or the system under test saturated)`,
     );
   }
-  if (isHostNoisy(hostNoise)) {
-    await report.event(
+  const noisy = (where: string, n: THostNoise) =>
+    report.event(
       "warn",
-      `other work on the host used a mean ${hostNoise.meanPct} % of its ${hostNoise.cores} cores outside this run's containers during the load (${hostNoise.busySeconds} of ${hostNoise.seconds} s at ${HOST_NOISE.busySecondPct} % or more): the figures were measured on a shared host`,
+      `other work on ${where} used a mean ${n.meanPct} % of its ${n.cores} cores outside this run's containers during the load (${n.busySeconds} of ${n.seconds} s at ${HOST_NOISE.busySecondPct} % or more): the figures were measured on a shared ${where === "the host" ? "host" : "node"}`,
     );
-  }
+  if (isHostNoisy(hostNoise)) await noisy("the host", hostNoise);
+  for (const n of nodes ?? []) if (isHostNoisy(n.hostNoise)) await noisy(`node ${n.node}`, n.hostNoise);
   if (!loadgen) {
     await report.event(
       "warn",

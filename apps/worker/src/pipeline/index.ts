@@ -26,15 +26,19 @@ function pinImage(plan: RunPlan, image: ServiceImage | undefined): RunPlan {
 }
 
 /**
- * An engine whose every node's endpoint is a container of the lab's own engine (scripts/swarm.sh's
- * test cluster of Docker-in-Docker nodes) runs on this machine: its nodes share its cores, so the
- * run's CPU is this machine's, and its host facts say so.
+ * Whether the engine's nodes share this machine (TEngineConfig.machines): said so (`shared`), or
+ * (`auto`) every node's endpoint is a container of the lab's own engine (scripts/swarm.sh's test
+ * cluster of Docker-in-Docker nodes). Then its nodes share this machine's cores, the run's CPU is
+ * this machine's, and its host facts say so; otherwise each node's host is read on the node.
  */
 async function sharedMachine(deps: PipelineDeps, engine: TEngineConfig) {
-  const containers = await deps.docker.listContainers();
-  const local = new Set(containers.flatMap((c) => Object.values(c.NetworkSettings?.Networks ?? {}).map((n) => n.IPAddress)));
-  const hosts = engine.nodes.map((n) => (n.endpoint.startsWith("tcp://") ? new URL(n.endpoint.replace(/^tcp:/, "http:")).hostname : ""));
-  if (!hosts.every((h) => local.has(h))) return {};
+  if (engine.machines === "separate") return {};
+  if (engine.machines === "auto") {
+    const containers = await deps.docker.listContainers();
+    const local = new Set(containers.flatMap((c) => Object.values(c.NetworkSettings?.Networks ?? {}).map((n) => n.IPAddress)));
+    const hosts = engine.nodes.map((n) => (n.endpoint.startsWith("tcp://") ? new URL(n.endpoint.replace(/^tcp:/, "http:")).hostname : ""));
+    if (!hosts.every((h) => local.has(h))) return {};
+  }
   const info = (await deps.docker.info()) as { NCPU?: number };
   return { sharedMachine: true, ...(info.NCPU && { cpus: info.NCPU }) };
 }
@@ -162,8 +166,19 @@ export async function runPipeline(engineDeps: PipelineDeps, runId: string, shutd
     await report.enter("warmup");
     await warmup(ctx, topology.entryUrl);
 
+    // On a cluster of separate machines, each node of the run reads its own CPU counters (host noise
+    // per node); the lab's host, or nodes that are containers on it, the worker reads itself.
+    const nodeCpu =
+      engine && !host.sharedMachine
+        ? await deps.provisioner.nodeCpuReaders([...new Set(placed.flatMap((c) => (c.node ? [c.node] : [])))], {
+            name: `sl-${runId.slice(0, 8)}-cpu`,
+            image: plan.loadgens[0]!.image,
+            labels: plan.network.labels,
+          })
+        : undefined;
+
     await report.enter("running");
-    const load = await runLoad(ctx, plan, topology.containers, interference);
+    const load = await runLoad(ctx, plan, topology.containers, interference, nodeCpu);
 
     await report.enter("collecting");
     await collect(ctx, plan, load, { ...host, k6Version: K6_VERSION }, interference.entries());

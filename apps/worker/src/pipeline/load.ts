@@ -42,6 +42,8 @@ export type LoadResult = {
   script?: TScriptSummary;
   /** The host's busy CPU and the worker's own in each second of the load (host-cpu.ts). */
   host: THostReading[];
+  /** On a cluster of separate machines: each node's busy CPU in each second of the load, read on the node. */
+  hostByNode?: Record<string, THostReading[]>;
 };
 
 type LoadUpdate = { type: "start"; at: Date } | { type: "sample"; sample: WithHistogram<TSample> } | { type: "stop"; at: Date };
@@ -68,6 +70,8 @@ export async function runLoad(
   plan: RunPlan,
   containers: StartedContainer[],
   interference: InterferenceWatch,
+  /** A reader of each node's /proc/stat (Provisioner.nodeCpuReaders): host noise per node. */
+  nodeCpu: ReadonlyMap<string, () => Promise<string>> = new Map(),
 ): Promise<LoadResult> {
   const { deps, report, runId, signal } = ctx;
   const network = plan.network.name;
@@ -81,6 +85,8 @@ export async function runLoad(
     log: deps.log,
   });
   const host = followHostCpu({ log: deps.log });
+  const nodeHosts = [...nodeCpu].map(([node, read]) => ({ node, cpu: followHostCpu({ log: deps.log, read, node }) }));
+  const hosts = [host, ...nodeHosts.map((n) => n.cpu)];
 
   const { durationSeconds } = ctx.run.workload;
   // A script's own scenarios take what k6 inspect said they may (graceful stops included); the lab's, the workload's duration.
@@ -133,7 +139,7 @@ export async function runLoad(
               faults.begin(update.at.getTime());
               interference.begin(update.at.getTime());
               stats.begin(update.at.getTime());
-              host.begin(update.at.getTime());
+              for (const h of hosts) h.begin(update.at.getTime());
               figures.begin(update.at.getTime());
               await deps.db.run.update({ where: { id: runId }, data: { loadStartedAt: update.at } });
               await report.detail(
@@ -159,14 +165,14 @@ export async function runLoad(
     await saving;
     if (failed.signal.aborted) throw failed.signal.reason;
   } catch (err) {
-    host.stop();
+    for (const h of hosts) h.stop();
     await Promise.all([faults.stop(), stats.stop(), figures.stop(), saving.catch(() => undefined)]);
     signal.throwIfAborted();
     if (overtime.aborted) throw new Error(`the load generator did not finish within ${Math.round(limitMs / 1000)} s`);
     throw failed.signal.aborted ? failed.signal.reason : err;
   }
-  host.stop();
-  await Promise.all([faults.stop(), stats.stop()]);
+  for (const h of hosts) h.stop();
+  await Promise.all([faults.stop(), stats.stop(), ...nodeHosts.map((n) => n.cpu.settled())]);
   try {
     await drain(ctx, figures);
   } finally {
@@ -206,6 +212,9 @@ export async function runLoad(
     figures,
     seconds,
     host: host.seconds().filter((h) => h.t < seconds),
+    ...(nodeHosts.length > 0 && {
+      hostByNode: Object.fromEntries(nodeHosts.map((n) => [n.node, n.cpu.seconds().filter((h) => h.t < seconds)])),
+    }),
     ...(script && { script }),
   };
 }

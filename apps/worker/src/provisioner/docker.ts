@@ -280,6 +280,41 @@ export class DockerProvisioner implements Provisioner {
     return { pushed: [], skipped: [] };
   }
 
+  /** The local engine's host is the worker's own: it reads /proc/stat itself (pipeline/host-cpu.ts). */
+  async nodeCpuReaders(): Promise<Map<string, () => Promise<string>>> {
+    return new Map();
+  }
+
+  /**
+   * A probe of this engine's machine: a container of `image` that only sleeps (no network, a
+   * twentieth of a CPU, 16 MiB), and a reader that execs `cat /proc/stat` in it (the machine's
+   * counters: /proc/stat is not namespaced) within `timeoutMs`.
+   */
+  async startCpuProbe(name: string, image: string, labels: Record<string, string>, timeoutMs = 5_000): Promise<() => Promise<string>> {
+    const container = await this.docker.createContainer({
+      name,
+      Image: image,
+      Entrypoint: ["sleep", "infinity"],
+      Cmd: [],
+      Labels: labels,
+      Healthcheck: { Test: ["NONE"] },
+      HostConfig: { NetworkMode: "none", NanoCpus: 50_000_000, Memory: 16 * 2 ** 20, MemorySwap: 16 * 2 ** 20, Init: true },
+    });
+    await container.start();
+    return async () => {
+      const exec = await container.exec({ Cmd: ["cat", "/proc/stat"], AttachStdout: true, AttachStderr: true });
+      const stream = (await exec.start({ hijack: true, stdin: false })) as Readable;
+      const chunks: Buffer[] = [];
+      const timer = setTimeout(() => stream.destroy(new Error(`reading /proc/stat in ${name} took over ${timeoutMs / 1000} s`)), timeoutMs);
+      try {
+        for await (const chunk of stream) chunks.push(chunk as Buffer);
+      } finally {
+        clearTimeout(timer);
+      }
+      return demuxLogs(Buffer.concat(chunks));
+    };
+  }
+
   async nodes(): Promise<null> {
     return null;
   }

@@ -10,7 +10,16 @@ import { swarmNodeView, TEngineConfig, TEngineNode, TSwarmNodeJson } from "@scal
 import Docker from "dockerode";
 import { DockerProvisioner } from "./docker";
 import { pushImages, registryRef } from "./registry";
-import { STOP_GRACE_SECONDS, ContainerAction, ContainerEvent, ContainerState, HostPort, Provisioner, StartedContainer } from "./types";
+import {
+  STOP_GRACE_SECONDS,
+  ContainerAction,
+  ContainerEvent,
+  ContainerState,
+  HostPort,
+  NodeCpuProbe,
+  Provisioner,
+  StartedContainer,
+} from "./types";
 
 /** Swarm configs hold at most 500 KiB (swarmkit's MaxConfigSize). */
 export const MAX_CONFIG_BYTES = 500 * 1024;
@@ -117,6 +126,24 @@ export class SwarmProvisioner implements Provisioner {
     if (!this.config.registry) return { pushed: [], skipped: [...images] };
     if (!this.opts.host) throw new Error(`engine ${this.config.name}: pushing images needs the host's Docker engine (opts.host)`);
     return pushImages(this.opts.host, this.config.registry, images, signal);
+  }
+
+  /**
+   * Each node's machine's CPU counters, for host noise per node: a probe container on each node (the
+   * given image, pulled from the registry like a task's; it only sleeps) and a reader that execs
+   * `cat /proc/stat` in it through the node's engine. The probes carry the run's labels: the
+   * run's removal (removeByLabel on every node) takes them.
+   */
+  async nodeCpuReaders(nodes: readonly string[], probe: NodeCpuProbe): Promise<Map<string, () => Promise<string>>> {
+    const image = this.imageRef(probe.image);
+    const readers = await Promise.all(
+      nodes.map(async (name) => {
+        const n = this.node(name);
+        await this.pull(n.docker, image);
+        return [name, await n.local.startCpuProbe(`${probe.name}-${name}`, image, probe.labels)] as const;
+      }),
+    );
+    return new Map(readers);
   }
 
   private node(name: string) {

@@ -97,4 +97,13 @@ export interface Provisioner {
    * images pushed and those already there.
    */
   prepareImages(images: readonly string[], signal?: AbortSignal): Promise<{ pushed: string[]; skipped: string[] }>;
+  /**
+   * A reader of each given node's CPU counters (the text of its machine's /proc/stat), for host noise
+   * per node on a cluster of separate machines; none on the local engine, whose host the worker reads
+   * itself. What it starts to read them carries `probe.labels` and goes with the run's teardown.
+   */
+  nodeCpuReaders(nodes: readonly string[], probe: NodeCpuProbe): Promise<Map<string, () => Promise<string>>>;
 }
+
+/** What a node's CPU reader runs as: a container of `image` (one with a shell's `sleep` and `cat`), named `name`-<node>. */
+export type NodeCpuProbe = { name: string; image: string; labels: Record<string, string> };

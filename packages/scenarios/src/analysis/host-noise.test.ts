@@ -1,6 +1,15 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { HOST_NOISE, hostBusyPct, hostNoiseSummary, hostSeconds, isHostNoisy, parseProcStat, THostReading } from "./host-noise";
+import {
+  HOST_NOISE,
+  hostBusyPct,
+  hostNoiseSummary,
+  hostSeconds,
+  hostSecondsByNode,
+  isHostNoisy,
+  parseProcStat,
+  THostReading,
+} from "./host-noise";
 
 const stat = (name: string) => readFileSync(new URL(`./fixtures/host/${name}`, import.meta.url), "utf8");
 
@@ -49,6 +58,18 @@ describe("the outside share", () => {
       // Docker's and the host's seconds do not line up to the tick: a second can read a little more inside than the host had.
       { t: 1, cores: 2, hostCpuPct: 80, runCpuPct: 90, workerCpuPct: 2, otherCpuPct: 0 },
     ]);
+  });
+
+  it("on separate machines is each node's CPU less the containers placed on that node only, marked with the node", () => {
+    const placed = { "sl-1-app-0": "node1", "sl-1-app-1": "node2", "sl-1-loadgen-0": "node2" };
+    const rows = [c(0, "sl-1-app-0", 60), c(0, "sl-1-app-1", 50), c(0, "sl-1-loadgen-0", 30)];
+    const remote = (hostCpuPct: number) => [{ t: 0, cores: 4, hostCpuPct, workerCpuPct: 0 }];
+    expect(hostSecondsByNode({ node1: remote(100), node2: remote(90), node3: remote(5) }, rows, placed)).toEqual({
+      node1: [{ t: 0, cores: 4, hostCpuPct: 100, runCpuPct: 60, workerCpuPct: 0, otherCpuPct: 40, node: "node1" }],
+      node2: [{ t: 0, cores: 4, hostCpuPct: 90, runCpuPct: 80, workerCpuPct: 0, otherCpuPct: 10, node: "node2" }],
+      // No reading of any of the run's containers on the node in that second: unknown, as on one host.
+      node3: [{ t: 0, cores: 4, hostCpuPct: 5, runCpuPct: 0, workerCpuPct: 0, otherCpuPct: null, node: "node3" }],
+    });
   });
 
   it("is unknown in a second that lacks a container's reading it has before and after (not a false spike)", () => {

@@ -99,6 +99,27 @@ export function hostSeconds(host: readonly THostReading[], containers: readonly 
 }
 
 /**
+ * On a cluster of separate machines: each node's seconds (its own /proc/stat, read on the node)
+ * less the CPU of the run's containers placed on that node only, marked with the node's name.
+ * Containers `containerNodes` does not place count on no node.
+ */
+export function hostSecondsByNode(
+  hostByNode: Readonly<Record<string, readonly THostReading[]>>,
+  containers: readonly TContainerCpu[],
+  containerNodes: Readonly<Record<string, string>>,
+): Record<string, THostSecond[]> {
+  return Object.fromEntries(
+    Object.entries(hostByNode).map(([node, readings]) => [
+      node,
+      hostSeconds(
+        readings,
+        containers.filter((c) => containerNodes[c.container] === node),
+      ).map((s) => ({ ...s, node })),
+    ]),
+  );
+}
+
+/**
  * The outside share over the load, in % of the host (100 = every core): mean, p95 and max over the
  * seconds with a known figure, the mean also in cores; the worker's own mean beside it.
  */

@@ -25,6 +25,9 @@ describe("ZEngineConfig", () => {
     expect(messages(config)).toEqual([]);
     expect(messages({ ...config, manager: "unix:///var/run/docker.sock", tlsDir: "/etc/lab/tls" })).toEqual([]);
     expect(messages({ ...config, registry: null, manager: "tcp://[fd00::2]:2376" })).toEqual([]);
+    // A config stored before `machines` was reads as auto.
+    expect(ZEngineConfig.parse(config).machines).toBe("auto");
+    expect(ZEngineConfig.parse({ ...config, machines: "separate" }).machines).toBe("separate");
   });
 
   it("names the field and the rule of a bad value", () => {
@@ -34,6 +37,7 @@ describe("ZEngineConfig", () => {
       "manager: manager must be a Docker endpoint tcp://HOST:PORT (port 1–65535) or unix:///absolute/path.sock",
     ]);
     expect(messages({ ...config, manager: "tcp://10.0.0.2:70000" })[0]).toMatch(/^manager: /);
+    expect(messages({ ...config, machines: "many" })).toEqual(["machines: machines must be one of auto, shared, separate"]);
     expect(messages({ ...config, manager: "tcp://a;rm -rf:2375" })[0]).toMatch(/^manager: /);
     expect(messages({ ...config, nodes: [{ name: "node 1", endpoint: "tcp://h:1" }] })[0]).toMatch(
       /^nodes.0.name: nodes\[\].name must be a node's hostname/,

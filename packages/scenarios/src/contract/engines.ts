@@ -67,6 +67,17 @@ export const TLS_FILES = ["ca.pem", "cert.pem", "key.pem"] as const;
 
 export const ENGINE_NODES = { min: 1, max: 64 } as const;
 
+/**
+ * What an engine's nodes run on, which decides where a run reads the host's CPU (host noise):
+ * - `shared`: on the lab's own machine (containers or VMs here): they share its cores; the worker
+ *   reads this machine's counters, and the findings say no placement can add CPU;
+ * - `separate`: each on a machine of its own: each node's counters are read on the node (a probe
+ *   container per node), less the CPU of the run's containers placed there;
+ * - `auto` (the default): `shared` when every node's endpoint is a container of the lab's own
+ *   engine (scripts/swarm.sh's test cluster), else `separate`.
+ */
+export const ENGINE_MACHINE_KINDS = ["auto", "shared", "separate"] as const;
+
 export const ZEngineConfig = strict("", {
   name: ZEngineName,
   kind: z.literal("swarm", { error: 'kind must be "swarm"' }),
@@ -97,6 +108,8 @@ export const ZEngineConfig = strict("", {
     /** Where the nodes pull them from. */
     pull: hostPort("registry.pull"),
   }).nullable(),
+  /** What the nodes run on (ENGINE_MACHINES): where the run's host CPU and noise are read. */
+  machines: z.enum(ENGINE_MACHINE_KINDS, { error: `machines must be one of ${ENGINE_MACHINE_KINDS.join(", ")}` }).default("auto"),
 });
 export type TEngineConfig = z.infer<typeof ZEngineConfig>;
 

@@ -9,6 +9,7 @@ export const swarmConfig = (name: string, manager: string, nodes = [{ name: "nod
   nodes,
   tlsDir: null,
   registry: null,
+  machines: "auto",
 });
 
 /** GET /api/v1/engines through the REST handler: must be a 200. */
