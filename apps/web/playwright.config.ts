@@ -14,8 +14,9 @@ export default defineConfig({
   expect: { timeout: 30_000 },
   // One retry, reported as flaky in the results: beside the worker's integration lanes, Docker
   // adds and removes network interfaces all along, and Chromium then drops requests in flight
-  // (net::ERR_NETWORK_CHANGED, even on 127.0.0.1); a page whose script chunk was dropped never
-  // hydrates. A test that fails twice fails.
+  // (net::ERR_NETWORK_CHANGED, even on 127.0.0.1). A page whose script chunk was dropped reloads
+  // itself once (src/lib/asset-reload.ts; before it, such a page never hydrated or showed
+  // "Application error", and twice in one test failed a CI run). A test that fails twice fails.
   retries: 1,
   reporter: [["list"]],
   use: {

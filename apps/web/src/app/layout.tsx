@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { Nav } from "~/components/nav";
+import { ASSET_RELOAD_SCRIPT } from "~/lib/asset-reload";
 import { Providers } from "~/trpc/client";
 import "./globals.css";
 
@@ -13,6 +14,10 @@ export const metadata: Metadata = {
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
+      <head>
+        {/* Before Next's own scripts: a page whose chunk failed to load reloads itself once (~/lib/asset-reload). */}
+        <script dangerouslySetInnerHTML={{ __html: ASSET_RELOAD_SCRIPT }} />
+      </head>
       <body>
         <header className="topbar">
           <Link href="/" className="brand" prefetch={false}>
