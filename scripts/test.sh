@@ -39,7 +39,8 @@ unset DATABASE_URL REDIS_URL
 control_plane "$TEST_DB" "$TEST_REDIS_DB" --fresh
 # The test workers label and sweep only their own objects, so a dashboard's lab on the same
 # Docker engine is left alone (and does not count as a leftover below).
-export SCALELAB_INSTANCE=scalelab-test
+TEST_INSTANCE=scalelab-test
+export SCALELAB_INSTANCE="$TEST_INSTANCE"
 build_lab_images
 
 # The e2e web's build (Next, CPU only, about a minute) runs beside the image builds' integration
@@ -64,7 +65,7 @@ step "integration: worker pipeline, on a quiet host" worker_files quiet integrat
 
 E2E_URL="http://127.0.0.1:$E2E_PORT"
 
-# The e2e web and worker, shared by Playwright and the contract fuzz. The web is built into
+# The e2e web and worker, shared by Playwright and the CLI's integration tests. The web is built into
 # apps/web/.next-e2e, so a dashboard started by scripts/up.sh from this checkout keeps serving its
 # own build (.next) meanwhile.
 e2e_up() {
@@ -82,41 +83,47 @@ playwright() {
     pnpm --filter @scalelab/web test:e2e --reporter=list,json || { tail -40 "$STATE/logs/e2e-worker.log" >&2; return 1; }
 }
 
-# The contract fuzz: schemathesis with every check on, against the e2e web and the OpenAPI
-# document it serves (settings and every tuned check, with the reason, in
-# apps/web/e2e/schemathesis.toml). The e2e worker is stopped first: the runs and experiments the
-# fuzz creates (hundreds, some an hour long) stay queued with no worker to start them, and are
-# wiped afterwards with the test database and Redis index (which the next start wipes anyway),
-# so no worker ever takes them. Its JUnit report counts in the tally (one test per operation,
-# and one for the stateful phase).
-contract() {
-  local rc=0
-  stop_pidfile "$STATE/e2e-worker.pid"
+# The contract fuzz: schemathesis with every check on, against a web of its own (the e2e build,
+# port $CONTRACT_PORT) and the OpenAPI document it serves (settings and every tuned check, with the
+# reason, in apps/web/e2e/schemathesis.toml). It runs in shared lane 1, on a database and Redis index
+# of its own with no worker at all: the runs and experiments the fuzz creates (hundreds, some an hour
+# long) stay queued with nobody to start them, and are wiped afterwards. Its JUnit report counts in
+# the tally (one test per operation, and one for the stateful phase).
+CONTRACT_PORT="${CONTRACT_PORT:-$((E2E_PORT + 1))}"
+CONTRACT_URL="http://127.0.0.1:$CONTRACT_PORT"
+CONTRACT_DB="${TEST_DB}_contract"
+CONTRACT_REDIS_DB=$((TEST_REDIS_DB + 14))
+contract() (
+  rc=0
+  [ "$E2E_BUILD_RC" = 0 ] || { log "building the e2e web failed, see $STATE/logs/e2e-web-build.log"; exit 1; }
+  set -a; . "$STATE/env.$CONTRACT_DB"; set +a
+  export SCALELAB_INSTANCE="$TEST_INSTANCE-contract"
+  stop_pidfile "$STATE/contract-web.pid"
   if ! ensure_schemathesis; then
     rc=1
-  elif ! wait_http "$E2E_URL/api/v1/openapi.json" 5; then
-    log "the e2e web is not up"; rc=1
+  elif ! start_web contract-web "$CONTRACT_PORT" "$E2E_WEB_DIST" || ! wait_http "$CONTRACT_URL/api/v1/openapi.json" 90; then
+    tail -30 "$STATE/logs/contract-web.log" >&2; rc=1
   else
     mkdir -p "$STATE/contract"
     (cd "$STATE/contract" && "$SCHEMATHESIS_VENV/bin/st" --config-file "$ROOT/apps/web/e2e/schemathesis.toml" \
-      run "$E2E_URL/api/v1/openapi.json" --checks all --no-color \
+      run "$CONTRACT_URL/api/v1/openapi.json" --checks all --no-color \
       --report junit --report-junit-path "$RESULTS/contract.junit.xml") >"$STATE/logs/contract.log" 2>&1 || rc=1
     # The summary (operations, phases, test cases, time); on failure every failure with its curl.
     # Its closing rule ("=== 2 warnings in 60 s ===") is left out: it has pytest's form, and a CI
     # that reads pytest's closing line takes it for a run of no test (the tally below is the count).
-    local section=' SUMMARY '; [ "$rc" = 0 ] || section=' FAILURES '
+    section=' SUMMARY '; [ "$rc" = 0 ] || section=' FAILURES '
     sed -n "/$section/,\$p" "$STATE/logs/contract.log" | grep -v -E '^=+ .* in [0-9.]+s =+$' >&2 || true
   fi
-  stop_pidfile "$STATE/e2e-web.pid"
-  log "wiping the test database and Redis index (the fuzz's queued runs)"
-  (cd "$ROOT/tooling/lab" && pnpm --silent lab control-plane up --database "$TEST_DB" --redis-db "$TEST_REDIS_DB" --fresh) >/dev/null || rc=1
-  return "$rc"
-}
+  stop_pidfile "$STATE/contract-web.pid"
+  log "wiping the fuzz's database and Redis index (its queued runs)"
+  (cd "$ROOT/tooling/lab" && pnpm --silent lab control-plane up --database "$CONTRACT_DB" --redis-db "$CONTRACT_REDIS_DB" --fresh) >/dev/null || rc=1
+  exit "$rc"
+)
 
 # Lanes: what only checks behaviour runs side by side, each lane with its own database, Redis index
 # and instance label, its output prefixed with its name as it comes: the web's suites (Playwright,
-# the CLI, the contract fuzz) on the test database, and the rest of the worker's integration files
-# in SHARED_LANES lanes of about equal length (the first then runs the web's services). Nothing in
+# the CLI) on the test database, and the rest of the worker's integration files in SHARED_LANES
+# lanes of about equal length (the first then runs the web's services, the Swarm files and the fuzz). Nothing in
 # them compares a figure with a bound the others' load could cross (those files ran above, alone).
 SHARED_LANES=2
 LANES=()
@@ -141,7 +148,7 @@ web_lane() {
   step "e2e: playwright" playwright
   # The CLI as a user types it, against the same web and worker (before the fuzz stops the worker).
   step "integration: cli" env SCALELAB_WEB_URL="$E2E_URL" pnpm --filter @scalelab/cli test:integration $(vitest_json integration-cli)
-  step "contract: schemathesis" contract
+  stop_pidfile "$STATE/e2e-worker.pid"; stop_pidfile "$STATE/e2e-web.pid"
 }
 
 # shared_lane K: the K-th shared lane of the worker's integration files, on its own database
@@ -155,6 +162,8 @@ shared_lane() {
   [ "$1" != 1 ] || step "integration: web services" pnpm --filter @scalelab/web test:integration $(vitest_json integration-web)
   # Then the Swarm files, on the test cluster started before the lanes.
   [ "$1" != 1 ] || step "integration: swarm (runs across the test cluster's nodes)" swarm_files
+  # Then the contract fuzz, on a web of its own (the web lane, with Playwright and the CLI, is the longest).
+  [ "$1" != 1 ] || step "contract: schemathesis" contract
   # The Compose deployment after the second lane's files (the shorter of the two): its own
   # project, ports 3124/55532/56479, .env and instance label; it takes itself down.
   [ "$1" != 2 ] || step "compose: up, one run to success, down" compose_check
@@ -195,6 +204,8 @@ for k in $(seq 1 "$SHARED_LANES"); do
   (unset DATABASE_URL REDIS_URL; control_plane "${TEST_DB}_$k" $((TEST_REDIS_DB + 10 + k)) --fresh) || FAILED+=("control plane for shared lane $k")
   INSTANCES+=("$SCALELAB_INSTANCE-$k")
 done
+(unset DATABASE_URL REDIS_URL; control_plane "$CONTRACT_DB" "$CONTRACT_REDIS_DB" --fresh) || FAILED+=("control plane for the contract fuzz")
+INSTANCES+=("$TEST_INSTANCE-contract")
 step "swarm: the test cluster up (3 nodes, a registry)" swarm_up
 lane web web_lane
 for k in $(seq 1 "$SHARED_LANES"); do lane "worker-$k" shared_lane "$k"; done
