@@ -2,6 +2,7 @@ import { K6_DASHBOARD_PORT } from "@scalelab/scenarios/loadgen";
 import { PlannedContainer } from "@scalelab/scenarios/plan";
 import { describe, expect, it } from "vitest";
 import { configName, engineClient, nodeHost, publishedPorts } from "./swarm";
+import { hostPort } from "./types";
 
 const container = (over: Partial<PlannedContainer>): PlannedContainer => ({
   name: "sl-run-x",
@@ -48,8 +49,10 @@ describe("configName", () => {
 describe("engineClient", () => {
   it("takes tcp://host:port or unix:///path only", () => {
     expect(() => engineClient("tcp://10.0.0.1:2375", null)).not.toThrow();
+    // An IPv6 address, bracketed as the engine's config takes it.
+    expect((engineClient("tcp://[fd00::2]:2376", null).modem as { host?: string }).host).toBe("fd00::2");
     expect((engineClient("unix:///var/run/docker.sock", null).modem as { socketPath?: string }).socketPath).toBe("/var/run/docker.sock");
-    for (const bad of ["http://10.0.0.1:2375", "tcp://10.0.0.1", "tcp://a:2375/x"]) {
+    for (const bad of ["http://10.0.0.1:2375", "tcp://10.0.0.1", "tcp://a:2375/x", "tcp://fd00::2:2376"]) {
       expect(() => engineClient(bad, null), bad).toThrow(/is not tcp:\/\/host:port or unix/);
     }
   });
@@ -57,6 +60,9 @@ describe("engineClient", () => {
   it("dials a node's published ports at its engine's host, the lab's own for a socket", () => {
     expect(nodeHost("tcp://172.21.0.3:2375")).toBe("172.21.0.3");
     expect(nodeHost("unix:///var/run/docker.sock")).toBe("127.0.0.1");
+    expect(nodeHost("tcp://[fd00::2]:2376")).toBe("fd00::2");
+    expect(hostPort({ host: nodeHost("tcp://[fd00::2]:2376"), port: 30001 })).toBe("[fd00::2]:30001");
+    expect(hostPort({ host: "172.21.0.3", port: 30001 })).toBe("172.21.0.3:30001");
   });
 
   it("reads the certificates from the TLS directory, naming a missing one", () => {

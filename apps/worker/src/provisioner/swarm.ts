@@ -30,21 +30,27 @@ const PENDING_WITH_REASON_MS = 5_000;
 const statusOf = (err: unknown): number | undefined => (err as { statusCode?: number }).statusCode;
 const labelFilter = (labels: Record<string, string>) => ({ label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) });
 
+/** `tcp://HOST:PORT` (HOST a name, an IPv4 address or a bracketed IPv6 one, as the contract takes it): the host unbracketed and the port. */
+function tcpEndpoint(endpoint: string): { host: string; port: number } | undefined {
+  const m = /^tcp:\/\/(?:\[([0-9A-Fa-f:.]+)\]|([^:/[\]]+)):(\d{1,5})$/.exec(endpoint);
+  return m ? { host: (m[1] ?? m[2])!, port: Number(m[3]) } : undefined;
+}
+
 /** A dockerode client of an engine at tcp://host:port (over TLS with the certificates in tlsDir when given) or unix:///path. */
 export function engineClient(endpoint: string, tlsDir: string | null): Docker {
   const socket = /^unix:\/\/(\/.+)$/.exec(endpoint)?.[1];
   if (socket) return new Docker({ socketPath: socket });
-  const m = /^tcp:\/\/([^:/]+):(\d{1,5})$/.exec(endpoint);
-  if (!m) throw new Error(`engine endpoint ${JSON.stringify(endpoint)} is not tcp://host:port or unix:///path`);
-  const [, host, port] = m as unknown as [string, string, string];
-  if (!tlsDir) return new Docker({ protocol: "http", host, port: Number(port) });
+  const tcp = tcpEndpoint(endpoint);
+  if (!tcp) throw new Error(`engine endpoint ${JSON.stringify(endpoint)} is not tcp://host:port or unix:///path`);
+  const { host, port } = tcp;
+  if (!tlsDir) return new Docker({ protocol: "http", host, port });
   const read = (f: string) => readFileSync(path.join(tlsDir, f));
-  return new Docker({ protocol: "https", host, port: Number(port), ca: read("ca.pem"), cert: read("cert.pem"), key: read("key.pem") });
+  return new Docker({ protocol: "https", host, port, ca: read("ca.pem"), cert: read("cert.pem"), key: read("key.pem") });
 }
 
 /** The address the worker dials a node's published ports at: its engine's host (the lab's own host for a unix socket). */
 export function nodeHost(endpoint: string): string {
-  return /^tcp:\/\/([^:/]+):/.exec(endpoint)?.[1] ?? "127.0.0.1";
+  return tcpEndpoint(endpoint)?.host ?? "127.0.0.1";
 }
 
 /**

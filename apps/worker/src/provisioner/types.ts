@@ -15,7 +15,8 @@ export type StartedContainer = { id: string; name: string; role: string; node: s
 
 /** Where the worker opens a connection to reach a container's port. */
 export type HostPort = { host: string; port: number };
-export const hostPort = (a: HostPort) => `${a.host}:${a.port}`;
+/** `host:port` for a URL or a client: an IPv6 address in brackets. */
+export const hostPort = (a: HostPort) => (a.host.includes(":") ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`);
 
 export type ContainerState = {
   running: boolean;
