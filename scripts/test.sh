@@ -39,8 +39,7 @@ unset DATABASE_URL REDIS_URL
 control_plane "$TEST_DB" "$TEST_REDIS_DB" --fresh
 # The test workers label and sweep only their own objects, so a dashboard's lab on the same
 # Docker engine is left alone (and does not count as a leftover below).
-TEST_INSTANCE=scalelab-test
-export SCALELAB_INSTANCE="$TEST_INSTANCE"
+export SCALELAB_INSTANCE=scalelab-test
 build_lab_images
 
 # The e2e web's build (Next, CPU only, about a minute) runs beside the image builds' integration
@@ -65,7 +64,7 @@ step "integration: worker pipeline, on a quiet host" worker_files quiet integrat
 
 E2E_URL="http://127.0.0.1:$E2E_PORT"
 
-# The e2e web and worker, shared by Playwright and the CLI's integration tests. The web is built into
+# The e2e web and worker, shared by Playwright and the contract fuzz. The web is built into
 # apps/web/.next-e2e, so a dashboard started by scripts/up.sh from this checkout keeps serving its
 # own build (.next) meanwhile.
 e2e_up() {
@@ -83,71 +82,43 @@ playwright() {
     pnpm --filter @scalelab/web test:e2e --reporter=list,json || { tail -40 "$STATE/logs/e2e-worker.log" >&2; return 1; }
 }
 
-# The CLI as a user types it, and the contract fuzz, in shared lane 3 on a web and worker of their
-# own (the e2e build on port $API_PORT, their own database, Redis index and instance label): the
-# web lane runs Playwright alone.
-API_PORT="${API_PORT:-$((E2E_PORT + 1))}"
-API_URL="http://127.0.0.1:$API_PORT"
-API_DB="${TEST_DB}_api"
-API_REDIS_DB=$((TEST_REDIS_DB + 14))
-api_env() {
-  set -a; . "$STATE/env.$API_DB"; set +a
-  export SCALELAB_INSTANCE="$TEST_INSTANCE-api"
-}
-api_web_up() {
-  [ "$E2E_BUILD_RC" = 0 ] || { log "building the e2e web failed, see $STATE/logs/e2e-web-build.log"; return 1; }
-  stop_pidfile "$STATE/api-web.pid"
-  start_web api-web "$API_PORT" "$E2E_WEB_DIST" || return 1
-  wait_http "$API_URL/api/v1/runs" 90 || { tail -30 "$STATE/logs/api-web.log" >&2; return 1; }
-}
-
-# api_cli: the CLI's integration tests (docs/CI.md's job among them) against that web and its worker.
-api_cli() (
-  api_env
-  stop_pidfile "$STATE/api-worker.pid"
-  start_worker api-worker && api_web_up && wait_worker api-worker 60 || exit 1
-  SCALELAB_WEB_URL="$API_URL" pnpm --filter @scalelab/cli test:integration $(vitest_json integration-cli) || {
-    tail -40 "$STATE/logs/api-worker.log" >&2
-    exit 1
-  }
-)
-
-# The contract fuzz: schemathesis with every check on, against the same web and the OpenAPI document
-# it serves (settings and every tuned check, with the reason, in apps/web/e2e/schemathesis.toml). Its
-# worker is stopped first: the runs and experiments the fuzz creates (hundreds, some an hour long)
-# stay queued with nobody to start them, and are wiped afterwards with its database and Redis index.
-# Its JUnit report counts in the tally (one test per operation, and one for the stateful phase).
-api_contract() (
-  rc=0
-  api_env
-  stop_pidfile "$STATE/api-worker.pid"
+# The contract fuzz: schemathesis with every check on, against the e2e web and the OpenAPI
+# document it serves (settings and every tuned check, with the reason, in
+# apps/web/e2e/schemathesis.toml). The e2e worker is stopped first: the runs and experiments the
+# fuzz creates (hundreds, some an hour long) stay queued with no worker to start them, and are
+# wiped afterwards with the test database and Redis index (which the next start wipes anyway),
+# so no worker ever takes them. Its JUnit report counts in the tally (one test per operation,
+# and one for the stateful phase).
+contract() {
+  local rc=0
+  stop_pidfile "$STATE/e2e-worker.pid"
   if ! ensure_schemathesis; then
     rc=1
-  elif ! wait_http "$API_URL/api/v1/openapi.json" 5 && ! api_web_up; then
-    rc=1
+  elif ! wait_http "$E2E_URL/api/v1/openapi.json" 5; then
+    log "the e2e web is not up"; rc=1
   else
     mkdir -p "$STATE/contract"
     (cd "$STATE/contract" && "$SCHEMATHESIS_VENV/bin/st" --config-file "$ROOT/apps/web/e2e/schemathesis.toml" \
-      run "$API_URL/api/v1/openapi.json" --checks all --no-color \
+      run "$E2E_URL/api/v1/openapi.json" --checks all --no-color \
       --report junit --report-junit-path "$RESULTS/contract.junit.xml") >"$STATE/logs/contract.log" 2>&1 || rc=1
     # The summary (operations, phases, test cases, time); on failure every failure with its curl.
     # Its closing rule ("=== 2 warnings in 60 s ===") is left out: it has pytest's form, and a CI
     # that reads pytest's closing line takes it for a run of no test (the tally below is the count).
-    section=' SUMMARY '; [ "$rc" = 0 ] || section=' FAILURES '
+    local section=' SUMMARY '; [ "$rc" = 0 ] || section=' FAILURES '
     sed -n "/$section/,\$p" "$STATE/logs/contract.log" | grep -v -E '^=+ .* in [0-9.]+s =+$' >&2 || true
   fi
-  stop_pidfile "$STATE/api-web.pid"
-  log "wiping the fuzz's database and Redis index (its queued runs)"
-  (cd "$ROOT/tooling/lab" && pnpm --silent lab control-plane up --database "$API_DB" --redis-db "$API_REDIS_DB" --fresh) >/dev/null || rc=1
-  exit "$rc"
-)
+  stop_pidfile "$STATE/e2e-web.pid"
+  log "wiping the test database and Redis index (the fuzz's queued runs)"
+  (cd "$ROOT/tooling/lab" && pnpm --silent lab control-plane up --database "$TEST_DB" --redis-db "$TEST_REDIS_DB" --fresh) >/dev/null || rc=1
+  return "$rc"
+}
 
 # Lanes: what only checks behaviour runs side by side, each lane with its own database, Redis index
-# and instance label, its output prefixed with its name as it comes: Playwright on the test
-# database, and the worker's other integration files in SHARED_LANES lanes of about equal length
-# (each then runs its own part, shared_lane says which). Nothing in them compares a figure with a
-# bound the others' load could cross (those files ran above, alone).
-SHARED_LANES=3
+# and instance label, its output prefixed with its name as it comes: the web's suites (Playwright,
+# the CLI, the contract fuzz) on the test database, and the rest of the worker's integration files
+# in SHARED_LANES lanes of about equal length (the first then runs the web's services). Nothing in
+# them compares a figure with a bound the others' load could cross (those files ran above, alone).
+SHARED_LANES=2
 LANES=()
 # lane NAME CMD...: run CMD (steps) in the background; its failed steps are collected by join_lanes.
 lane() {
@@ -168,7 +139,9 @@ join_lanes() {
 
 web_lane() {
   step "e2e: playwright" playwright
-  stop_pidfile "$STATE/e2e-worker.pid"; stop_pidfile "$STATE/e2e-web.pid"
+  # The CLI as a user types it, against the same web and worker (before the fuzz stops the worker).
+  step "integration: cli" env SCALELAB_WEB_URL="$E2E_URL" pnpm --filter @scalelab/cli test:integration $(vitest_json integration-cli)
+  step "contract: schemathesis" contract
 }
 
 # shared_lane K: the K-th shared lane of the worker's integration files, on its own database
@@ -177,21 +150,14 @@ shared_lane() {
   set -a; . "$STATE/env.${TEST_DB}_$1"; set +a
   export SCALELAB_INSTANCE="$SCALELAB_INSTANCE-$1"
   step "integration: worker pipeline, shared lane $1/$SHARED_LANES" worker_files "shared $1/$SHARED_LANES" "integration-worker-$1"
-  # After the lane's files: in lane 1 the web's services (no server, no worker) on its database, then
-  # the Swarm files on the test cluster started before the lanes; in lane 2 the Compose deployment
-  # (its own project, ports 3124/55532/56479, .env and instance label; it takes itself down); in
-  # lane 3 the CLI and the contract fuzz on a web of their own.
-  case "$1" in
-    1)
-      step "integration: web services" pnpm --filter @scalelab/web test:integration $(vitest_json integration-web)
-      step "integration: swarm (runs across the test cluster's nodes)" swarm_files
-      ;;
-    2) step "compose: up, one run to success, down" compose_check ;;
-    3)
-      step "integration: cli" api_cli
-      step "contract: schemathesis" api_contract
-      ;;
-  esac
+  # The web's services (no server, no worker) after the first lane's files, on its database: the
+  # web lane, with Playwright and the fuzz, is the longest.
+  [ "$1" != 1 ] || step "integration: web services" pnpm --filter @scalelab/web test:integration $(vitest_json integration-web)
+  # Then the Swarm files, on the test cluster started before the lanes.
+  [ "$1" != 1 ] || step "integration: swarm (runs across the test cluster's nodes)" swarm_files
+  # The Compose deployment after the second lane's files (the shorter of the two): its own
+  # project, ports 3124/55532/56479, .env and instance label; it takes itself down.
+  [ "$1" != 2 ] || step "compose: up, one run to success, down" compose_check
 }
 
 # The test Swarm cluster (scripts/swarm.sh: 3 Docker-in-Docker nodes and a registry) is up for the
@@ -229,8 +195,6 @@ for k in $(seq 1 "$SHARED_LANES"); do
   (unset DATABASE_URL REDIS_URL; control_plane "${TEST_DB}_$k" $((TEST_REDIS_DB + 10 + k)) --fresh) || FAILED+=("control plane for shared lane $k")
   INSTANCES+=("$SCALELAB_INSTANCE-$k")
 done
-(unset DATABASE_URL REDIS_URL; control_plane "$API_DB" "$API_REDIS_DB" --fresh) || FAILED+=("control plane for the CLI and the fuzz")
-INSTANCES+=("$TEST_INSTANCE-api")
 step "swarm: the test cluster up (3 nodes, a registry)" swarm_up
 lane web web_lane
 for k in $(seq 1 "$SHARED_LANES"); do lane "worker-$k" shared_lane "$k"; done

@@ -56,14 +56,13 @@ export const SECONDS: Record<string, number> = {
 export const DEFAULT_SECONDS = 30;
 
 /**
- * Seconds each shared lane spends besides its files (scripts/test.sh's shared_lane), as one at a
- * time: lane 1 then runs the web's services' integration tests (27 s) and the Swarm files (about
- * 85 s on the running cluster), lane 2 the Compose check (34–46 s with the app image cached, about
- * 160 s when a source change rebuilds its web, as in CI), lane 3 the CLI's integration tests (about
- * 140 s) and the contract fuzz (about 100 s) on a web and worker of their own (15 s to start); all
- * 2026-11-26. The split starts each lane with them.
+ * Seconds each shared lane spends besides its files (scripts/test.sh's shared_lane): lane 1 then
+ * runs the web's services' integration tests (27 s) and the Swarm files (about 85 s on the running
+ * cluster, 2026-11-26), lane 2 the Compose check (34–46 s with the
+ * app image cached, about 160 s when a source change rebuilds its web; 2026-11-26). The split
+ * starts each lane with them.
  */
-export const LANE_HEAD_START: readonly number[] = [112, 160, 255];
+export const LANE_HEAD_START: readonly number[] = [112, 160];
 
 const SUFFIX = ".integration.test.ts";
 export const fileName = (path: string) => basename(path, SUFFIX);
