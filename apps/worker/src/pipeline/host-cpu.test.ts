@@ -38,38 +38,4 @@ describe("followHostCpu", () => {
     expect(host.seconds()).toEqual([]);
     expect(warnings).toEqual(["could not read the host's CPU counters; host noise is not measured"]);
   });
-
-  it("reads another machine's counters through a reader: its seconds from the reads' counters, no worker share there", async () => {
-    // A node whose 4 cores are half busy: each read, 100 ticks later, 200 of them busy.
-    let reads = 0;
-    const read = async () => {
-      reads++;
-      await new Promise((r) => setTimeout(r, 20));
-      const busy = reads * 200;
-      return `cpu  ${busy} 0 0 ${reads * 200} 0 0 0 0 0 0\ncpu0 0 0 0 0\ncpu1 0 0 0 0\ncpu2 0 0 0 0\ncpu3 0 0 0 0\n`;
-    };
-    const node = followHostCpu({ log, read, node: "node2" });
-    node.begin(Date.now());
-    await new Promise((r) => setTimeout(r, 2_300));
-    node.stop();
-    await node.settled();
-    const seconds = node.seconds();
-    expect(seconds.length).toBeGreaterThanOrEqual(2);
-    for (const s of seconds) expect(s).toMatchObject({ cores: 4, hostCpuPct: 200, workerCpuPct: 0 });
-  });
-
-  it("warns once naming the node when its reads fail, and gives no second", async () => {
-    const warnings: string[] = [];
-    const node = followHostCpu({
-      log: { ...log, warn: (m: string) => void warnings.push(m) },
-      read: () => Promise.reject(new Error("exec failed")),
-      node: "node3",
-    });
-    node.begin(Date.now());
-    await new Promise((r) => setTimeout(r, 1_200));
-    node.stop();
-    await node.settled();
-    expect(node.seconds()).toEqual([]);
-    expect(warnings).toEqual(["could not read node node3's CPU counters; its host noise is not measured"]);
-  });
 });

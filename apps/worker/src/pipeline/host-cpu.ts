@@ -15,55 +15,26 @@ type Mark = { stat: HostCpuCounters; cpu: NodeJS.CpuUsage; wallNs: bigint };
  * is measured and kept apart, not counted as outside work. Nothing is stored here: `seconds()` gives
  * the readings, subtracted from the containers' CPU once the load is over (collect.ts).
  */
-export function followHostCpu(opts: {
-  log: Logger;
-  statPath?: string;
-  /**
-   * Reads another machine's /proc/stat instead (a cluster node's, `node` names it in the warning):
-   * its second starts when the read is asked for; the worker's own CPU is not on that machine (0).
-   */
-  read?: () => Promise<string>;
-  node?: string;
-}) {
+export function followHostCpu(opts: { log: Logger; statPath?: string }) {
   const path = opts.statPath ?? PROC_STAT;
   const marks = new Map<number, Mark>();
   let startMs: number | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let failed = false;
-  const what =
-    opts.node === undefined
-      ? "could not read the host's CPU counters; host noise is not measured"
-      : `could not read node ${opts.node}'s CPU counters; its host noise is not measured`;
-  const warn = (err: unknown) => {
-    if (!failed) opts.log.warn(what, { ...(opts.read ? { node: opts.node } : { path }), error: errorMessage(err) });
-    failed = true;
-  };
-  const NO_CPU: NodeJS.CpuUsage = { user: 0, system: 0 };
 
-  const pending = new Set<Promise<void>>();
-
-  // Here synchronous (a few kB of procfs, tens of µs): the counters, the worker's CPU and the clock
-  // are read at one instant. Another machine's read takes a round trip, the same for every second.
+  // Synchronous (a few kB of procfs, tens of µs): the counters, the worker's CPU and the clock are read at one instant.
   const mark = (k: number) => {
-    if (opts.read) {
-      const wallNs = process.hrtime.bigint();
-      const read = opts
-        .read()
-        .then((text) => void marks.set(k, { stat: parseProcStat(text), cpu: NO_CPU, wallNs }))
-        .catch(warn)
-        .finally(() => pending.delete(read));
-      pending.add(read);
-      return;
-    }
     try {
       const stat = parseProcStat(readFileSync(path, "utf8"));
       marks.set(k, { stat, cpu: process.cpuUsage(), wallNs: process.hrtime.bigint() });
     } catch (err) {
-      warn(err);
+      if (!failed) opts.log.warn("could not read the host's CPU counters; host noise is not measured", { path, error: errorMessage(err) });
+      failed = true;
     }
   };
 
+  /** Marks second k now and arms the timer for the next whole second of the load. */
   const step = (k: number) => {
     if (stopped) return;
     mark(k);
@@ -81,10 +52,6 @@ export function followHostCpu(opts: {
     stop() {
       stopped = true;
       clearTimeout(timer);
-    },
-    /** Once the reads asked for have landed (another machine's; at once here). */
-    async settled(): Promise<void> {
-      await Promise.all([...pending]);
     },
     /** Every second between two consecutive marks, in % of one core. */
     seconds(): THostReading[] {

@@ -166,11 +166,11 @@ export async function runPipeline(engineDeps: PipelineDeps, runId: string, shutd
     await report.enter("warmup");
     await warmup(ctx, topology.entryUrl);
 
-    // On a cluster of separate machines, each node of the run reads its own CPU counters (host noise
-    // per node); the lab's host, or nodes that are containers on it, the worker reads itself.
+    // On a cluster of separate machines, a probe on each node of the run prints its CPU counters (host
+    // noise per node); the lab's host, or nodes that are containers on it, the worker reads itself.
     const nodeCpu =
       engine && !host.sharedMachine
-        ? await deps.provisioner.nodeCpuReaders([...new Set(placed.flatMap((c) => (c.node ? [c.node] : [])))], {
+        ? await deps.provisioner.nodeCpuProbes([...new Set(placed.flatMap((c) => (c.node ? [c.node] : [])))], {
             name: `sl-${runId.slice(0, 8)}-cpu`,
             image: plan.loadgens[0]!.image,
             labels: plan.network.labels,

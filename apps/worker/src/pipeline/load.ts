@@ -13,10 +13,10 @@ import {
 } from "@scalelab/scenarios/loadgen";
 import { PlannedContainer, RunPlan } from "@scalelab/scenarios/plan";
 import { TRunSummary, TSample, TScriptSummary } from "@scalelab/scenarios/contract";
-import { THostReading } from "@scalelab/scenarios/analysis";
+import { parseProbeLine, PROBE_INTERVAL_MS, secondsFromSamples, TCounterSample, THostReading } from "@scalelab/scenarios/analysis";
 import { mergeChecks, mergeScriptMetrics, parseScriptSummary, ScriptSummaryLine } from "@scalelab/scenarios/loadgen";
 import { WrkOutputReader } from "@scalelab/scenarios/loadgen";
-import { hostPort, StartedContainer } from "../provisioner/types";
+import { hostPort, NodeCpuFollow, StartedContainer } from "../provisioner/types";
 import { errorMessage } from "../log";
 import { sseEvents } from "../sse";
 import { followContainerStats } from "./container-stats";
@@ -70,8 +70,8 @@ export async function runLoad(
   plan: RunPlan,
   containers: StartedContainer[],
   interference: InterferenceWatch,
-  /** A reader of each node's /proc/stat (Provisioner.nodeCpuReaders): host noise per node. */
-  nodeCpu: ReadonlyMap<string, () => Promise<string>> = new Map(),
+  /** Each node's CPU probe (Provisioner.nodeCpuProbes): host noise per node. */
+  nodeCpu: ReadonlyMap<string, NodeCpuFollow> = new Map(),
 ): Promise<LoadResult> {
   const { deps, report, runId, signal } = ctx;
   const network = plan.network.name;
@@ -85,8 +85,21 @@ export async function runLoad(
     log: deps.log,
   });
   const host = followHostCpu({ log: deps.log });
-  const nodeHosts = [...nodeCpu].map(([node, read]) => ({ node, cpu: followHostCpu({ log: deps.log, read, node }) }));
-  const hosts = [host, ...nodeHosts.map((n) => n.cpu)];
+  // Each node's probe, followed from now to the load's end: its samples, read off at the load's seconds after it.
+  const probes = new AbortController();
+  const nodeHosts = [...nodeCpu].map(([node, follow]) => {
+    const samples: TCounterSample[] = [];
+    const done = (async () => {
+      for await (const line of follow(probes.signal)) {
+        const sample = parseProbeLine(line);
+        if (sample) samples.push(sample);
+      }
+    })().catch((err: unknown) =>
+      deps.log.warn(`could not follow node ${node}'s CPU probe; its host noise is not measured`, { runId, error: errorMessage(err) }),
+    );
+    return { node, samples, done };
+  });
+  let loadStartMs: number | undefined;
 
   const { durationSeconds } = ctx.run.workload;
   // A script's own scenarios take what k6 inspect said they may (graceful stops included); the lab's, the workload's duration.
@@ -139,7 +152,8 @@ export async function runLoad(
               faults.begin(update.at.getTime());
               interference.begin(update.at.getTime());
               stats.begin(update.at.getTime());
-              for (const h of hosts) h.begin(update.at.getTime());
+              host.begin(update.at.getTime());
+              loadStartMs = update.at.getTime();
               figures.begin(update.at.getTime());
               await deps.db.run.update({ where: { id: runId }, data: { loadStartedAt: update.at } });
               await report.detail(
@@ -165,14 +179,15 @@ export async function runLoad(
     await saving;
     if (failed.signal.aborted) throw failed.signal.reason;
   } catch (err) {
-    for (const h of hosts) h.stop();
+    host.stop();
+    probes.abort();
     await Promise.all([faults.stop(), stats.stop(), figures.stop(), saving.catch(() => undefined)]);
     signal.throwIfAborted();
     if (overtime.aborted) throw new Error(`the load generator did not finish within ${Math.round(limitMs / 1000)} s`);
     throw failed.signal.aborted ? failed.signal.reason : err;
   }
-  for (const h of hosts) h.stop();
-  await Promise.all([faults.stop(), stats.stop(), ...nodeHosts.map((n) => n.cpu.settled())]);
+  host.stop();
+  await Promise.all([faults.stop(), stats.stop()]);
   try {
     await drain(ctx, figures);
   } finally {
@@ -212,12 +227,33 @@ export async function runLoad(
     figures,
     seconds,
     host: host.seconds().filter((h) => h.t < seconds),
-    ...(nodeHosts.length > 0 && {
-      hostByNode: Object.fromEntries(nodeHosts.map((n) => [n.node, n.cpu.seconds().filter((h) => h.t < seconds)])),
-    }),
+    ...(nodeHosts.length > 0 && { hostByNode: await nodeSeconds(nodeHosts, probes, loadStartMs, seconds) }),
     ...(script && { script }),
   };
 }
+
+/**
+ * Each node's seconds of the load from its probe's samples, once they span the load's last second
+ * (a probe prints every PROBE_INTERVAL_MS; waited for at most PROBE_WAIT_MS more), then stops
+ * following the probes.
+ */
+async function nodeSeconds(
+  nodes: readonly { node: string; samples: TCounterSample[]; done: Promise<void> }[],
+  probes: AbortController,
+  startMs: number | undefined,
+  seconds: number,
+): Promise<Record<string, THostReading[]>> {
+  const endMs = (startMs ?? 0) + seconds * 1000;
+  const waitUntil = Date.now() + PROBE_WAIT_MS;
+  while (startMs !== undefined && Date.now() < waitUntil && nodes.some((n) => !n.samples.some((s) => s.atMs >= endMs)))
+    await new Promise((r) => setTimeout(r, PROBE_INTERVAL_MS));
+  probes.abort();
+  await Promise.all(nodes.map((n) => n.done));
+  return Object.fromEntries(nodes.map((n) => [n.node, startMs === undefined ? [] : secondsFromSamples(n.samples, startMs, seconds)]));
+}
+
+/** How long after the load a node's probe may take to print past its last second (a node's clock a little behind, or its output late). */
+const PROBE_WAIT_MS = 3_000;
 
 /** Lines of a k6 container's output searched for the wrapper's summary line (the last of its stdout; k6 may log a line or two after it). */
 const SCRIPT_OUTPUT_LINES = 50;

@@ -32,6 +32,6 @@ export function withDeadlines(p: Provisioner, ms: number, opts: { startFactor?: 
     // Pushing a run's images to a cluster's registry moves hundreds of MB the first time.
     prepareImages: (images, signal) => d("push images", p.prepareImages(images, signal), 20),
     // A probe per node, each pulled from the registry when its node lacks the image (as a start).
-    nodeCpuReaders: (nodes, probe) => d("start the nodes' CPU probes", p.nodeCpuReaders(nodes, probe), startFactor),
+    nodeCpuProbes: (nodes, probe) => d("start the nodes' CPU probes", p.nodeCpuProbes(nodes, probe), startFactor),
   };
 }

@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline";
 import { PassThrough, Readable } from "node:stream";
 import { PlannedContainer, PlannedFile, UNTRUSTED } from "@scalelab/scenarios/plan";
-import { DockerStatsReading } from "@scalelab/scenarios/analysis";
+import { DockerStatsReading, NODE_CPU_PROBE_SCRIPT } from "@scalelab/scenarios/analysis";
 import Docker from "dockerode";
 import { demuxLogs } from "./logs";
 import { tarFiles } from "./tar";
@@ -12,6 +12,7 @@ import {
   ContainerState,
   HostPort,
   LOCAL_NODE,
+  NodeCpuFollow,
   Provisioner,
   StartedContainer,
 } from "./types";
@@ -145,7 +146,9 @@ export class DockerProvisioner implements Provisioner {
     const raw = (await this.docker.getContainer(containerId).logs(options)) as unknown as Readable;
     const stdout = new PassThrough();
     this.docker.modem.demuxStream(raw, stdout, new PassThrough().resume());
+    // Destroyed (the signal aborted while the container still runs) it only closes: the lines end then too.
     raw.on("end", () => stdout.end());
+    raw.on("close", () => stdout.end());
     raw.on("error", (err) => stdout.destroy(err));
     const stop = () => raw.destroy();
     if (signal.aborted) return stop();
@@ -281,38 +284,27 @@ export class DockerProvisioner implements Provisioner {
   }
 
   /** The local engine's host is the worker's own: it reads /proc/stat itself (pipeline/host-cpu.ts). */
-  async nodeCpuReaders(): Promise<Map<string, () => Promise<string>>> {
+  async nodeCpuProbes(): Promise<Map<string, NodeCpuFollow>> {
     return new Map();
   }
 
   /**
-   * A probe of this engine's machine: a container of `image` that only sleeps (no network, a
-   * twentieth of a CPU, 16 MiB), and a reader that execs `cat /proc/stat` in it (the machine's
-   * counters: /proc/stat is not namespaced) within `timeoutMs`.
+   * A probe of this engine's machine: a container of `image` running NODE_CPU_PROBE_SCRIPT (bash
+   * builtins only; no network, a twentieth of a CPU, 16 MiB), which prints the machine's CPU
+   * counters (/proc/stat is not namespaced) every PROBE_INTERVAL_MS. Returns its id.
    */
-  async startCpuProbe(name: string, image: string, labels: Record<string, string>, timeoutMs = 5_000): Promise<() => Promise<string>> {
+  async startCpuProbe(name: string, image: string, labels: Record<string, string>): Promise<string> {
     const container = await this.docker.createContainer({
       name,
       Image: image,
-      Entrypoint: ["sleep", "infinity"],
+      Entrypoint: ["bash", "-c", NODE_CPU_PROBE_SCRIPT],
       Cmd: [],
       Labels: labels,
       Healthcheck: { Test: ["NONE"] },
       HostConfig: { NetworkMode: "none", NanoCpus: 50_000_000, Memory: 16 * 2 ** 20, MemorySwap: 16 * 2 ** 20, Init: true },
     });
     await container.start();
-    return async () => {
-      const exec = await container.exec({ Cmd: ["cat", "/proc/stat"], AttachStdout: true, AttachStderr: true });
-      const stream = (await exec.start({ hijack: true, stdin: false })) as Readable;
-      const chunks: Buffer[] = [];
-      const timer = setTimeout(() => stream.destroy(new Error(`reading /proc/stat in ${name} took over ${timeoutMs / 1000} s`)), timeoutMs);
-      try {
-        for await (const chunk of stream) chunks.push(chunk as Buffer);
-      } finally {
-        clearTimeout(timer);
-      }
-      return demuxLogs(Buffer.concat(chunks));
-    };
+    return container.id;
   }
 
   async nodes(): Promise<null> {

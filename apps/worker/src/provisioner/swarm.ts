@@ -16,6 +16,7 @@ import {
   ContainerEvent,
   ContainerState,
   HostPort,
+  NodeCpuFollow,
   NodeCpuProbe,
   Provisioner,
   StartedContainer,
@@ -136,20 +137,22 @@ export class SwarmProvisioner implements Provisioner {
 
   /**
    * Each node's machine's CPU counters, for host noise per node: a probe container on each node (the
-   * given image, pulled from the registry like a task's; it only sleeps) and a reader that execs
-   * `cat /proc/stat` in it through the node's engine. The probes carry the run's labels: the
-   * run's removal (removeByLabel on every node) takes them.
+   * given image, pulled from the registry like a task's) whose output is followed through the
+   * node's engine. The probes carry the run's labels: the run's removal (removeByLabel on every
+   * node) takes them.
    */
-  async nodeCpuReaders(nodes: readonly string[], probe: NodeCpuProbe): Promise<Map<string, () => Promise<string>>> {
+  async nodeCpuProbes(nodes: readonly string[], probe: NodeCpuProbe): Promise<Map<string, NodeCpuFollow>> {
     const image = this.imageRef(probe.image);
-    const readers = await Promise.all(
+    const probes = await Promise.all(
       nodes.map(async (name) => {
         const n = this.node(name);
         await this.pull(n.docker, image);
-        return [name, await n.local.startCpuProbe(`${probe.name}-${name}`, image, probe.labels)] as const;
+        const id = await n.local.startCpuProbe(`${probe.name}-${name}`, image, probe.labels);
+        this.placed.set(id, { node: name });
+        return [name, (signal: AbortSignal) => n.local.followOutput(id, signal)] as const;
       }),
     );
-    return new Map(readers);
+    return new Map(probes);
   }
 
   private node(name: string) {

@@ -99,12 +99,16 @@ export interface Provisioner {
    */
   prepareImages(images: readonly string[], signal?: AbortSignal): Promise<{ pushed: string[]; skipped: string[] }>;
   /**
-   * A reader of each given node's CPU counters (the text of its machine's /proc/stat), for host noise
-   * per node on a cluster of separate machines; none on the local engine, whose host the worker reads
-   * itself. What it starts to read them carries `probe.labels` and goes with the run's teardown.
+   * A probe of each given node's CPU counters, for host noise per node on a cluster of separate
+   * machines: started now, its output opened with `follow(signal)` (lines of NODE_CPU_PROBE_SCRIPT);
+   * none on the local engine, whose host the worker reads itself. What it starts carries
+   * `probe.labels` and goes with the run's teardown.
    */
-  nodeCpuReaders(nodes: readonly string[], probe: NodeCpuProbe): Promise<Map<string, () => Promise<string>>>;
+  nodeCpuProbes(nodes: readonly string[], probe: NodeCpuProbe): Promise<Map<string, NodeCpuFollow>>;
 }
 
-/** What a node's CPU reader runs as: a container of `image` (one with a shell's `sleep` and `cat`), named `name`-<node>. */
+/** Opens a node probe's output, line by line, until the signal aborts. */
+export type NodeCpuFollow = (signal: AbortSignal) => AsyncIterable<string>;
+
+/** What a node's probe runs as: a container of `image` (one with bash: the lab's images are), named `name`-<node>. */
 export type NodeCpuProbe = { name: string; image: string; labels: Record<string, string> };

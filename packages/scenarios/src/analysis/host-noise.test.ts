@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
@@ -7,7 +9,12 @@ import {
   hostSeconds,
   hostSecondsByNode,
   isHostNoisy,
+  NODE_CPU_PROBE_SCRIPT,
+  parseProbeLine,
   parseProcStat,
+  PROBE_INTERVAL_MS,
+  secondsFromSamples,
+  TCounterSample,
   THostReading,
 } from "./host-noise";
 
@@ -112,5 +119,43 @@ describe("the outside share", () => {
     expect(isHostNoisy({ ...n, busySeconds: 3 })).toBe(true);
     expect(isHostNoisy({ ...n, seconds: 60, busySeconds: 5 })).toBe(false);
     expect(isHostNoisy(undefined)).toBe(false);
+  });
+});
+
+describe("a node's probe", () => {
+  it("prints a line of the time, the cores and the aggregate cpu line every interval, forking nothing", () => {
+    // The script itself, in bash, for a little over two intervals.
+    const run = spawnSync("timeout", [String((PROBE_INTERVAL_MS * 2.5) / 1000), "bash", "-c", NODE_CPU_PROBE_SCRIPT], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    const samples = run.stdout.trim().split("\n").map(parseProbeLine);
+    expect(samples.length).toBeGreaterThanOrEqual(2);
+    for (const x of samples) {
+      expect(x?.counters.cores).toBe(availableParallelism());
+      expect(Math.abs(x!.atMs - Date.now())).toBeLessThan(10_000);
+    }
+    expect(samples[1]!.atMs - samples[0]!.atMs).toBeGreaterThanOrEqual(PROBE_INTERVAL_MS * 0.9);
+  });
+
+  it("reads its lines; anything else is not a sample", () => {
+    expect(parseProbeLine("1764170000.250000 2 cpu  100 0 50 850 0 0 0 0 0 0")).toEqual({
+      atMs: 1764170000250,
+      counters: { busy: 150, total: 1000, cores: 2 },
+    });
+    expect(parseProbeLine("1764170000,250000 4 cpu  1 0 1 2")?.atMs).toBe(1764170000250);
+    for (const other of ["", "bash: warning", "1764170000.25 0 cpu  1 0 1 2", "1764170000.25 2 cpu  x"])
+      expect(parseProbeLine(other)).toBeUndefined();
+  });
+
+  it("gives each second of the load from the counters interpolated at its bounds, half a core busy here", () => {
+    // A 4-core node, samples every 250 ms from 100 ms before the load, 2 busy ticks of every 4.
+    const start = 1_000_000;
+    const samples: TCounterSample[] = Array.from({ length: 14 }, (_, i) => ({
+      atMs: start - 100 + i * 250,
+      counters: { busy: i * 50, total: i * 100, cores: 4 },
+    }));
+    const seconds = secondsFromSamples(samples, start, 4);
+    // 3 whole seconds spanned (the samples end at 3.15 s): each 50 % of the ticks, 200 % of one core.
+    expect(seconds).toEqual([0, 1, 2].map((t) => ({ t, cores: 4, hostCpuPct: 200, workerCpuPct: 0 })));
+    expect(secondsFromSamples([], start, 3)).toEqual([]);
   });
 });

@@ -24,17 +24,82 @@ export function parseProcStat(text: string): HostCpuCounters {
   let cores = 0;
   for (const line of text.split("\n")) {
     if (/^cpu\d+\s/.test(line)) cores++;
-    if (!line.startsWith("cpu ")) continue;
-    const fields = line.trim().split(/\s+/).slice(1).map(Number);
-    if (fields.length < 4 || fields.some((n) => !Number.isFinite(n) || n < 0))
-      throw new Error(`/proc/stat: cannot read the cpu line "${line}"`);
-    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
-    const busy = user + nice + system + steal;
-    counters = { busy, total: busy + idle + iowait + irq + softirq };
+    if (line.startsWith("cpu ")) counters = parseCpuLine(line);
   }
   if (!counters) throw new Error("/proc/stat has no aggregate cpu line");
   if (cores === 0) throw new Error("/proc/stat lists no cpuN line");
   return { ...counters, cores };
+}
+
+/** The aggregate `cpu` line's busy and total ticks (parseProcStat says which count as busy). */
+function parseCpuLine(line: string): Omit<HostCpuCounters, "cores"> {
+  const fields = line.trim().split(/\s+/).slice(1).map(Number);
+  if (fields.length < 4 || fields.some((n) => !Number.isFinite(n) || n < 0))
+    throw new Error(`/proc/stat: cannot read the cpu line "${line}"`);
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
+  const busy = user + nice + system + steal;
+  return { busy, total: busy + idle + iowait + irq + softirq };
+}
+
+/**
+ * The probe a cluster node's CPU counters are read with (host noise per node on separate machines):
+ * bash builtins only, so it forks nothing while it runs. Every PROBE_INTERVAL_MS it prints one line,
+ * `<unix time in s, µs> <cores> <the aggregate cpu line of /proc/stat>`; the worker follows its
+ * output and reads each second of the load off the counters, interpolated at the second's bounds.
+ */
+export const PROBE_INTERVAL_MS = 250;
+export const NODE_CPU_PROBE_SCRIPT = [
+  "exec 3<> <(:)",
+  "while :; do",
+  "  n=0; agg=",
+  '  while IFS= read -r l; do case $l in "cpu "*) agg=$l ;; cpu[0-9]*) n=$((n + 1)) ;; esac; done </proc/stat',
+  '  echo "$EPOCHREALTIME $n $agg"',
+  `  read -t ${PROBE_INTERVAL_MS / 1000} -u 3 || :`,
+  "done",
+].join("\n");
+
+/** One line of the probe: when (unix ms, the node's clock) and the counters then. */
+export type TCounterSample = { atMs: number; counters: HostCpuCounters };
+
+/** A probe's line, or undefined for anything else it printed. */
+export function parseProbeLine(line: string): TCounterSample | undefined {
+  const m = /^(\d+(?:[.,]\d+)?) (\d+) (cpu .*)$/.exec(line.trim());
+  if (!m || Number(m[2]) === 0) return undefined;
+  try {
+    return { atMs: Number(m[1]!.replace(",", ".")) * 1000, counters: { ...parseCpuLine(m[3]!), cores: Number(m[2]) } };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The counters at `atMs`, interpolated between the samples around it (in time order); undefined outside them. */
+export function countersAt(samples: readonly TCounterSample[], atMs: number): HostCpuCounters | undefined {
+  const after = samples.findIndex((s) => s.atMs >= atMs);
+  if (after < 0) return undefined;
+  const b = samples[after]!;
+  if (b.atMs === atMs) return b.counters;
+  if (after === 0) return undefined;
+  const a = samples[after - 1]!;
+  const f = (atMs - a.atMs) / (b.atMs - a.atMs);
+  const at = (x: number, y: number) => x + (y - x) * f;
+  return { busy: at(a.counters.busy, b.counters.busy), total: at(a.counters.total, b.counters.total), cores: b.counters.cores };
+}
+
+/**
+ * A node's seconds of the load from its probe's samples: second t is the busy CPU between the
+ * counters at startMs + t s and startMs + (t + 1) s. A second the samples do not span is left out.
+ * The worker's own CPU is not on that machine (0).
+ */
+export function secondsFromSamples(samples: readonly TCounterSample[], startMs: number, seconds: number): THostReading[] {
+  const sorted = [...samples].sort((a, b) => a.atMs - b.atMs);
+  const out: THostReading[] = [];
+  for (let t = 0; t < seconds; t++) {
+    const a = countersAt(sorted, startMs + t * 1000);
+    const b = countersAt(sorted, startMs + (t + 1) * 1000);
+    const hostCpuPct = a && b ? hostBusyPct(a, b) : undefined;
+    if (hostCpuPct !== undefined) out.push({ t, cores: b!.cores, hostCpuPct, workerCpuPct: 0 });
+  }
+  return out;
 }
 
 /**
