@@ -51,10 +51,12 @@ export async function collect(
   // The host's CPU outside the run's containers and the worker, second by second: the lab's host's
   // (one engine, or nodes that are containers on it), or on a cluster of separate machines each
   // node's own, less the containers placed on it.
-  const byNode = load.hostByNode && host.containerNodes ? hostSecondsByNode(load.hostByNode, readings, host.containerNodes) : undefined;
-  const onHost = byNode ? [] : hostSeconds(load.host, readings);
+  const separate = host.nodes !== undefined && !host.sharedMachine;
+  const byNode =
+    separate && load.hostByNode && host.containerNodes ? hostSecondsByNode(load.hostByNode, readings, host.containerNodes) : undefined;
+  const onHost = separate ? [] : hostSeconds(load.host, readings);
   await report.saveHost(byNode ? Object.values(byNode).flat() : onHost);
-  const hostNoise = host.nodes && !host.sharedMachine ? undefined : hostNoiseSummary(onHost);
+  const hostNoise = hostNoiseSummary(onHost);
   // On an engine of several nodes: each node's cores and the CPU its containers used (saturation per node), and its noise.
   const nodes =
     host.nodes && host.containerNodes && host.nodes.length > 0
