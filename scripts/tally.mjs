@@ -1,5 +1,7 @@
 // Prints one closing line over every suite's machine-readable results:
-// "tests: N passed, N failed" (", N skipped" when some were skipped).
+// "tests: N passed, N failed" (", N skipped" when some were skipped), after a line for each failed
+// test (its report, file and name) and the first lines of its error: the end of a CI log, often
+// all that is kept of it, then says which test failed and why.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -7,6 +9,19 @@ const [dir, failedSuites = "0"] = process.argv.slice(2);
 let passed = 0,
   failed = 0,
   skipped = 0;
+/** @type {string[]} */
+const failures = [];
+// ANSI colours out, at most 4 non-empty lines of at most 300 characters.
+const excerpt = (message = "") =>
+  message
+    .replace(/\u001b\[[0-9;]*m/g, "")
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== "")
+    .slice(0, 4)
+    .map((l) => `    ${l.slice(0, 300)}`)
+    .join("\n");
+const fail = (report, where, message) => failures.push(`✗ ${report}: ${where}\n${excerpt(message)}`);
 for (const f of readdirSync(dir)) {
   const text = readFileSync(join(dir, f), "utf8");
   if (f.endsWith(".vitest.json")) {
@@ -14,8 +29,25 @@ for (const f of readdirSync(dir)) {
     passed += r.numPassedTests;
     failed += r.numFailedTests;
     skipped += r.numPendingTests + r.numTodoTests;
+    for (const file of r.testResults ?? []) {
+      const failedTests = (file.assertionResults ?? []).filter((a) => a.status === "failed");
+      for (const a of failedTests) fail(f, `${file.name} > ${a.fullName}`, a.failureMessages?.[0]);
+      // A file that failed outside its tests (an import, a hook) has no failed test to name.
+      if (file.status === "failed" && failedTests.length === 0) fail(f, file.name, file.message);
+    }
   } else if (f.endsWith(".playwright.json")) {
-    const s = JSON.parse(text).stats;
+    const report = JSON.parse(text);
+    const s = report.stats;
+    const walk = (suite, path) => {
+      for (const spec of suite.specs ?? [])
+        for (const t of spec.tests ?? [])
+          if (t.status === "unexpected") {
+            const last = t.results?.at(-1);
+            fail(f, `${spec.file} > ${[...path, spec.title].join(" > ")}`, last?.error?.message ?? last?.errors?.[0]?.message);
+          }
+      for (const child of suite.suites ?? []) walk(child, [...path, child.title]);
+    };
+    for (const suite of report.suites ?? []) walk(suite, []);
     passed += s.expected + s.flaky;
     failed += s.unexpected;
     skipped += s.skipped;
@@ -27,17 +59,41 @@ for (const f of readdirSync(dir)) {
     passed += tests - failures - errors - skips;
     failed += failures + errors;
     skipped += skips;
+    for (const m of text.matchAll(/<testcase\b([^>]*?)(?<!\/)>([\s\S]*?)<\/testcase>/g)) {
+      const failure = /<(failure|error)\b([^>]*)>([\s\S]*?)<\/\1>|<(failure|error)\b([^>]*)\/>/.exec(m[2]);
+      if (!failure) continue;
+      const name = /\bname="([^"]*)"/.exec(m[1])?.[1] ?? "?";
+      const attrs = failure[2] ?? failure[5] ?? "";
+      const message = /\bmessage="([^"]*)"/.exec(attrs)?.[1] ?? failure[3] ?? "";
+      fail(
+        f,
+        name,
+        message
+          .replace(/&#10;/g, "\n")
+          .replace(/&quot;/g, '"')
+          .replace(/&lt;/g, "<")
+          .replace(/&gt;/g, ">")
+          .replace(/&amp;/g, "&"),
+      );
+    }
   } else if (f.endsWith(".go.jsonl")) {
+    const output = new Map();
     for (const line of text.split("\n")) {
       if (!line.startsWith("{")) continue;
       const e = JSON.parse(line);
       if (!e.Test) continue;
+      const key = `${e.Package} > ${e.Test}`;
+      if (e.Action === "output") output.set(key, (output.get(key) ?? "") + e.Output);
       if (e.Action === "pass") passed++;
-      else if (e.Action === "fail") failed++;
-      else if (e.Action === "skip") skipped++;
+      else if (e.Action === "fail") {
+        failed++;
+        // Go's own "=== RUN" and "--- FAIL" lines are not the reason.
+        fail(f, key, (output.get(key) ?? "").replace(/^\s*(=== \w+|--- FAIL).*$/gm, ""));
+      } else if (e.Action === "skip") skipped++;
     }
   }
 }
 // A suite that failed before writing results (a crash, a build error) still counts as a failure.
 if (failed === 0 && Number(failedSuites) > 0) failed = Number(failedSuites);
+if (failures.length > 0) console.log(failures.join("\n"));
 console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);

@@ -52,7 +52,13 @@ async function replica(id: string, index: number) {
 
 describe("outside interference", () => {
   it("a replica stopped from outside for 4 s: a timeline event with its exit code, an entry in the summary, the first finding", async () => {
-    const body: TRunCreateInput = { name: "interference: docker stop of app-0", ...TWO_REPLICAS };
+    // A longer load than the other test's: the stop, 4 s and the start again take 8–12 s on a busy
+    // shared host, and a start after the load's end is rightly no `until` (down to the end).
+    const body: TRunCreateInput = {
+      name: "interference: docker stop of app-0",
+      ...TWO_REPLICAS,
+      workload: { ...TWO_REPLICAS.workload, durationSeconds: 16 },
+    };
     const id = await ctx.lab.createRun(body);
     await loadReaches(id, 4);
     const app0 = await replica(id, 0);
