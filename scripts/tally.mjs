@@ -1,7 +1,8 @@
 // Prints one closing line over every suite's machine-readable results:
-// "tests: N passed, N failed" (", N skipped" when some were skipped), after a line for each failed
-// test (its report, file and name) and the first lines of its error: the end of a CI log, often
-// all that is kept of it, then says which test failed and why.
+// "tests: N passed (N on a retry), N failed" (", N skipped" when some were skipped), after a line
+// for each test that passed only on its retry and each that failed (its report, file and name),
+// with the first lines of its error: the end of a CI log, often all that is kept of it, then says
+// which test failed and why.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -11,17 +12,21 @@ let passed = 0,
   skipped = 0;
 /** @type {string[]} */
 const failures = [];
-// ANSI colours out, at most 4 non-empty lines of at most 300 characters.
+// ANSI colours out, at most 4 lines of at most 300 characters.
 const excerpt = (message = "") =>
   message
     .replace(/\u001b\[[0-9;]*m/g, "")
     .split("\n")
     .map((l) => l.trimEnd())
-    .filter((l) => l.trim() !== "")
+    // Blank lines and stack frames of the test runner or Node itself say nothing of the test.
+    .filter((l) => l.trim() !== "" && !/^\s*at .*(node_modules|node:internal)/.test(l))
     .slice(0, 4)
     .map((l) => `    ${l.slice(0, 300)}`)
     .join("\n");
 const fail = (report, where, message) => failures.push(`✗ ${report}: ${where}\n${excerpt(message)}`);
+/** Tests that passed on their retry (scripts/test.sh retries integration tests once): named, not hidden. */
+const retried = [];
+const flaky = (report, where, message) => retried.push(`↻ passed on its retry, ${report}: ${where}\n${excerpt(message)}`);
 for (const f of readdirSync(dir)) {
   const text = readFileSync(join(dir, f), "utf8");
   if (f.endsWith(".vitest.json")) {
@@ -32,6 +37,9 @@ for (const f of readdirSync(dir)) {
     for (const file of r.testResults ?? []) {
       const failedTests = (file.assertionResults ?? []).filter((a) => a.status === "failed");
       for (const a of failedTests) fail(f, `${file.name} > ${a.fullName}`, a.failureMessages?.[0]);
+      // Vitest keeps a retried test's earlier errors when it passes.
+      for (const a of file.assertionResults ?? [])
+        if (a.status === "passed" && a.failureMessages?.length > 0) flaky(f, `${file.name} > ${a.fullName}`, a.failureMessages[0]);
       // A file that failed outside its tests (an import, a hook) has no failed test to name.
       if (file.status === "failed" && failedTests.length === 0) fail(f, file.name, file.message);
     }
@@ -41,9 +49,10 @@ for (const f of readdirSync(dir)) {
     const walk = (suite, path) => {
       for (const spec of suite.specs ?? [])
         for (const t of spec.tests ?? [])
-          if (t.status === "unexpected") {
-            const last = t.results?.at(-1);
-            fail(f, `${spec.file} > ${[...path, spec.title].join(" > ")}`, last?.error?.message ?? last?.errors?.[0]?.message);
+          if (t.status === "unexpected" || t.status === "flaky") {
+            const failedRun = t.status === "unexpected" ? t.results?.at(-1) : t.results?.find((r) => r.status !== "passed");
+            const where = `${spec.file} > ${[...path, spec.title].join(" > ")}`;
+            (t.status === "flaky" ? flaky : fail)(f, where, failedRun?.error?.message ?? failedRun?.errors?.[0]?.message);
           }
       for (const child of suite.suites ?? []) walk(child, [...path, child.title]);
     };
@@ -95,5 +104,7 @@ for (const f of readdirSync(dir)) {
 }
 // A suite that failed before writing results (a crash, a build error) still counts as a failure.
 if (failed === 0 && Number(failedSuites) > 0) failed = Number(failedSuites);
+if (retried.length > 0) console.log(retried.join("\n"));
 if (failures.length > 0) console.log(failures.join("\n"));
-console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+const flakyNote = retried.length ? ` (${retried.length} on a retry)` : "";
+console.log(`tests: ${passed} passed${flakyNote}, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);

@@ -18,6 +18,11 @@ step() {
 }
 
 vitest_json() { echo "--reporter=default" "--reporter=json" "--outputFile=$RESULTS/$1.vitest.json"; }
+# integration_args REPORT: an integration file's test that failed runs once more, as Playwright's do
+# (retries: 1): real containers, load and clocks on a 2-core host the lanes keep busy. A test that
+# fails twice fails; one that passed on its retry is named, with its first error, by the tally at
+# the end (scripts/tally.mjs). Pure logic (the unit suites) is never retried.
+integration_args() { vitest_json "$1"; echo "--retry=1"; }
 
 ensure_node; ensure_pnpm; ensure_go; ensure_tools; ensure_redis_server; ensure_docker; ensure_chromium; ensure_workspace
 
@@ -46,9 +51,9 @@ build_lab_images
 # test: neither measures anything, and the lanes below wait for it.
 build_web "$E2E_WEB_DIST" "$STATE/logs/e2e-web-build.log" &
 E2E_BUILD_PID=$!
-step "integration: images" pnpm --filter @scalelab/images test:integration $(vitest_json integration-images)
+step "integration: images" pnpm --filter @scalelab/images test:integration $(integration_args integration-images)
 # Control planes of its own (other names, ports the engine picks): roles, passwords, the upgrade.
-step "integration: lab control plane" pnpm --filter @scalelab/lab test:integration $(vitest_json integration-lab)
+step "integration: lab control plane" pnpm --filter @scalelab/lab test:integration $(integration_args integration-lab)
 E2E_BUILD_RC=0; wait "$E2E_BUILD_PID" || E2E_BUILD_RC=$?
 
 # worker_files LANE REPORT: the worker's integration files of one lane (apps/worker/src/testing/lanes.ts
@@ -56,7 +61,7 @@ E2E_BUILD_RC=0; wait "$E2E_BUILD_PID" || E2E_BUILD_RC=$?
 worker_files() {
   local files; files="$(cd "$ROOT/apps/worker" && pnpm --silent exec tsx src/testing/lanes.ts $1)" || return 1
   # shellcheck disable=SC2086 # one argument per file
-  pnpm --filter @scalelab/worker exec vitest run $files $(vitest_json "$2")
+  pnpm --filter @scalelab/worker exec vitest run $files $(integration_args "$2")
 }
 
 # The files that compare throughput, latency or CPU use with a bound run first, alone on the host.
@@ -140,7 +145,7 @@ join_lanes() {
 web_lane() {
   step "e2e: playwright" playwright
   # The CLI as a user types it, against the same web and worker (before the fuzz stops the worker).
-  step "integration: cli" env SCALELAB_WEB_URL="$E2E_URL" pnpm --filter @scalelab/cli test:integration $(vitest_json integration-cli)
+  step "integration: cli" env SCALELAB_WEB_URL="$E2E_URL" pnpm --filter @scalelab/cli test:integration $(integration_args integration-cli)
   step "contract: schemathesis" contract
 }
 
@@ -152,7 +157,7 @@ shared_lane() {
   step "integration: worker pipeline, shared lane $1/$SHARED_LANES" worker_files "shared $1/$SHARED_LANES" "integration-worker-$1"
   # The web's services (no server, no worker) after the first lane's files, on its database: the
   # web lane, with Playwright and the fuzz, is the longest.
-  [ "$1" != 1 ] || step "integration: web services" pnpm --filter @scalelab/web test:integration $(vitest_json integration-web)
+  [ "$1" != 1 ] || step "integration: web services" pnpm --filter @scalelab/web test:integration $(integration_args integration-web)
   # Then the Swarm files, on the test cluster started before the lanes.
   [ "$1" != 1 ] || step "integration: swarm (runs across the test cluster's nodes)" swarm_files
   # The Compose deployment after the second lane's files (the shorter of the two): its own
@@ -173,8 +178,8 @@ swarm_files() {
   local rc=0 files
   files="$(cd "$ROOT/apps/worker" && pnpm --silent exec tsx src/testing/lanes.ts swarm)" || return 1
   # shellcheck disable=SC2086 # one argument per file
-  pnpm --filter @scalelab/worker exec vitest run $files $(vitest_json integration-swarm) || rc=1
-  pnpm --filter @scalelab/web exec vitest run cluster $(vitest_json integration-swarm-web) || rc=1
+  pnpm --filter @scalelab/worker exec vitest run $files $(integration_args integration-swarm) || rc=1
+  pnpm --filter @scalelab/web exec vitest run cluster $(integration_args integration-swarm-web) || rc=1
   return "$rc"
 }
 # swarm_down: down must leave nothing of the cluster (containers, volumes, network), whatever the tests did.
