@@ -172,14 +172,15 @@ SWARM_LABEL=scalelab.cluster=swarm-local
 swarm_up() {
   bash "$ROOT/scripts/swarm.sh" up --nodes 3 >"$STATE/logs/swarm-up.log" 2>&1 || { tail -30 "$STATE/logs/swarm-up.log" >&2; return 1; }
 }
-# swarm_files: the worker's Swarm files (apps/worker/src/testing/lanes.ts SWARM and the provisioner's)
-# and the web's cluster file.
+# swarm_files: the worker's Swarm files (apps/worker/src/testing/lanes.ts SWARM and the provisioner's),
+# the web's cluster file and the lab's (lab engine add checked against the cluster).
 swarm_files() {
   local rc=0 files
   files="$(cd "$ROOT/apps/worker" && pnpm --silent exec tsx src/testing/lanes.ts swarm)" || return 1
   # shellcheck disable=SC2086 # one argument per file
   pnpm --filter @scalelab/worker exec vitest run $files $(integration_args integration-swarm) || rc=1
   pnpm --filter @scalelab/web exec vitest run cluster $(integration_args integration-swarm-web) || rc=1
+  pnpm --filter @scalelab/lab exec vitest run cluster $(integration_args integration-swarm-lab) || rc=1
   return "$rc"
 }
 # swarm_down: down must leave nothing of the cluster (containers, volumes, network), whatever the tests did.

@@ -9,7 +9,7 @@ import { listEngines, removeEngine, saveEngine } from "@scalelab/db/engines";
 import { ZEngineConfig, ZEngineName } from "@scalelab/scenarios/contract";
 import { ZTokenName } from "@scalelab/scenarios/contract";
 import { DEFAULT_CONTROL_PLANE, controlPlaneDown, controlPlaneUp, writePrivateFile, type ControlPlaneConfig } from "./control-plane";
-import { engineFromArgs } from "./engines";
+import { checkEngine, engineFromArgs } from "./engines";
 import { env } from "./env";
 import { labDatabaseUrl } from "./tokens";
 
@@ -19,8 +19,10 @@ const usage = `usage:
   lab migrate            (DATABASE_URL from the environment)
   lab token create NAME  an API token, printed once (DATABASE_URL, else the lab's own from scripts/up.sh)
   lab engine add NAME --manager tcp://HOST:PORT [--node NAME=tcp://HOST:PORT …] [--tls-dir DIR]
-                 [--registry-push HOST:PORT --registry-pull HOST:PORT] [--machines auto|shared|separate]
+                 [--registry-push HOST:PORT --registry-pull HOST:PORT] [--machines auto|shared|separate] [--no-check]
                          a Docker Swarm cluster runs can name (an existing NAME is replaced);
+                         checked first: each --node a node of the manager's swarm, its endpoint that
+                         node's own engine (--no-check: stored as given, the cluster not asked);
                          --machines: the nodes run on this machine (shared) or each on its own
                          (separate: host noise is read on each node); auto (default) decides by the endpoints
   lab engine remove NAME
@@ -39,6 +41,7 @@ const { positionals, values } = parseArgs({
     "registry-push": { type: "string" },
     "registry-pull": { type: "string" },
     machines: { type: "string" },
+    "no-check": { type: "boolean", default: false },
     json: { type: "boolean", default: false },
   },
 });
@@ -107,6 +110,15 @@ if (cmd === "control-plane up") {
   if (!r.ok) {
     for (const e of r.errors) console.error(e);
     process.exit(2);
+  }
+  if (!values["no-check"]) {
+    const check = await checkEngine(r.config);
+    for (const w of check.warnings) log(`warning: ${w}`);
+    if (check.errors.length > 0) {
+      for (const e of check.errors) console.error(e);
+      console.error(`engine ${r.config.name} not stored (--no-check stores it without asking the cluster)`);
+      process.exit(2);
+    }
   }
   await withLabDb(async (db) => {
     await saveEngine(db, r.config.name, r.config.kind, r.config);

@@ -1,11 +1,9 @@
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { createDb } from "@scalelab/db";
 import { findEngine } from "@scalelab/db/engines";
 import { afterAll, describe, expect, it } from "vitest";
 import { env } from "./env";
+import { lab } from "./testing";
 
 /*
  * `lab engine add|list|remove` as the lab's host runs them (tsx src/cli.ts), against the real
@@ -14,16 +12,6 @@ import { env } from "./env";
 if (!env.DATABASE_URL) throw new Error("DATABASE_URL is not set: the lab's engine commands need the lab's database");
 const db = createDb(env.DATABASE_URL, { max: 1 });
 const name = `it-lab-${randomBytes(3).toString("hex")}`;
-const cwd = fileURLToPath(new URL("..", import.meta.url));
-const lab = async (...args: string[]) => {
-  try {
-    const { stdout, stderr } = await promisify(execFile)("node_modules/.bin/tsx", ["src/cli.ts", ...args], { cwd });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-};
 
 afterAll(async () => {
   await db.engine.deleteMany({ where: { name } });
@@ -32,7 +20,8 @@ afterAll(async () => {
 
 describe("lab engine", () => {
   it("add stores a validated config, list shows it, add again replaces it, remove removes it", async () => {
-    const added = await lab("engine", "add", name, "--manager", "tcp://10.9.0.2:2375", "--node", "node1=tcp://10.9.0.2:2375");
+    // --no-check: addresses of no cluster, stored as given (engines.cluster.test.ts checks against the test cluster).
+    const added = await lab("engine", "add", name, "--no-check", "--manager", "tcp://10.9.0.2:2375", "--node", "node1=tcp://10.9.0.2:2375");
     expect(added).toMatchObject({
       code: 0,
       stderr: expect.stringContaining(`engine ${name}: swarm, manager tcp://10.9.0.2:2375, 1 node(s) node1`),
@@ -54,6 +43,7 @@ describe("lab engine", () => {
       "engine",
       "add",
       name,
+      "--no-check",
       "--manager",
       "tcp://10.9.0.3:2375",
       "--node",
@@ -78,6 +68,17 @@ describe("lab engine", () => {
     expect(await lab("engine", "remove", name)).toMatchObject({ code: 0 });
     expect(await findEngine(db, name)).toBeNull();
     expect(await lab("engine", "remove", name)).toMatchObject({ code: 1, stderr: expect.stringContaining(`no engine named ${name}`) });
+  });
+
+  it("a manager that does not answer: stored, with a warning that the cluster was not asked", async () => {
+    // A closed port on this machine: refused at once.
+    const added = await lab("engine", "add", name, "--manager", "tcp://127.0.0.1:1", "--node", "node1=tcp://127.0.0.1:1");
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stderr).toMatch(
+      /\[lab\] warning: not checked against the cluster: the manager tcp:\/\/127\.0\.0\.1:1 did not answer \(.*ECONNREFUSED.*\); saved as given, lab engine add again checks it/,
+    );
+    expect((await findEngine(db, name))?.config).toMatchObject({ manager: "tcp://127.0.0.1:1" });
+    expect(await lab("engine", "remove", name)).toMatchObject({ code: 0 });
   });
 
   it("refuses a bad option with the option and its rule, storing nothing", async () => {

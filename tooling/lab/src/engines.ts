@@ -1,6 +1,14 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { TLS_FILES, ZEngineConfig, type TEngineConfig } from "@scalelab/scenarios/contract";
+import {
+  checkEngineNodes,
+  engineConnection,
+  TLS_FILES,
+  ZEngineConfig,
+  type TEngineConfig,
+  type TNodeEngineIdentity,
+} from "@scalelab/scenarios/contract";
+import Docker from "dockerode";
 
 export type EngineAddArgs = {
   name: string | undefined;
@@ -10,6 +18,7 @@ export type EngineAddArgs = {
   "registry-push"?: string | undefined;
   "registry-pull"?: string | undefined;
   machines?: string | undefined;
+  "no-check"?: boolean | undefined;
 };
 
 /**
@@ -64,4 +73,79 @@ export function engineFromArgs(a: EngineAddArgs): { ok: true; config: TEngineCon
     }
   }
   return errors.length > 0 || !parsed.success ? { ok: false, errors } : { ok: true, config: parsed.data };
+}
+
+/** How long `lab engine add` waits for each engine it asks (the manager, then every node's at once). */
+export const CHECK_TIMEOUT_MS = 3_000;
+
+function engineClient(endpoint: string, tlsDir: string | null): Docker {
+  const c = engineConnection(endpoint, tlsDir);
+  if ("socketPath" in c || c.protocol === "http") return new Docker({ ...c, timeout: CHECK_TIMEOUT_MS });
+  const { tlsFiles, ...rest } = c;
+  return new Docker({
+    ...rest,
+    timeout: CHECK_TIMEOUT_MS,
+    ca: readFileSync(tlsFiles.ca),
+    cert: readFileSync(tlsFiles.cert),
+    key: readFileSync(tlsFiles.key),
+  });
+}
+
+/** The answer, or a rejection when there is none in time (a socket timeout alone misses a connect that hangs). */
+async function answer<T>(call: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS / 1000} s`)), CHECK_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([call(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const reason = (err: unknown) => (err instanceof Error ? err.message : String(err)).replace(/\s+/g, " ").trim().slice(0, 300);
+
+/**
+ * A config checked against its cluster before it is stored (checkEngineNodes says the rules): the
+ * manager's nodes, and what each configured node's engine says it is. A manager that answers but
+ * is no swarm manager is an error; one that does not answer leaves the config unchecked, with a
+ * warning (a cluster may be registered before it is up).
+ */
+export async function checkEngine(config: TEngineConfig): Promise<{ errors: string[]; warnings: string[] }> {
+  let swarm: { id: string; hostname: string }[];
+  try {
+    const nodes = (await answer(() => engineClient(config.manager, config.tlsDir).listNodes())) as {
+      ID?: string;
+      Description?: { Hostname?: string };
+    }[];
+    swarm = nodes.map((n) => ({ id: n.ID ?? "", hostname: n.Description?.Hostname ?? "" }));
+  } catch (err) {
+    // An HTTP answer (503 "This node is not a swarm manager"): the engine is there but is no manager.
+    if ((err as { statusCode?: number }).statusCode !== undefined) {
+      return { errors: [`--manager ${config.manager}: that engine cannot list a swarm's nodes: ${reason(err)}`], warnings: [] };
+    }
+    return {
+      errors: [],
+      warnings: [
+        `not checked against the cluster: the manager ${config.manager} did not answer (${reason(err)}); saved as given, lab engine add again checks it`,
+      ],
+    };
+  }
+  const identities = new Map<string, TNodeEngineIdentity>(
+    await Promise.all(
+      config.nodes.map(async (n): Promise<[string, TNodeEngineIdentity]> => {
+        try {
+          const info = (await answer(() => engineClient(n.endpoint, config.tlsDir).info())) as {
+            Name?: string;
+            Swarm?: { NodeID?: string };
+          };
+          return [n.name, { nodeId: info.Swarm?.NodeID ?? "", name: info.Name ?? "" }];
+        } catch (err) {
+          return [n.name, { error: reason(err) }];
+        }
+      }),
+    ),
+  );
+  return checkEngineNodes(config, swarm, identities);
 }

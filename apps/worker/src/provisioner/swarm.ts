@@ -1,12 +1,11 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { dialedPorts } from "@scalelab/scenarios/components";
 import { K6_DASHBOARD_PORT } from "@scalelab/scenarios/loadgen";
 import { PlannedContainer, PlannedFile, UNTRUSTED } from "@scalelab/scenarios/plan";
 import { DockerStatsReading } from "@scalelab/scenarios/analysis";
-import { swarmNodeView, TEngineConfig, TEngineNode, TSwarmNodeJson } from "@scalelab/scenarios/contract";
+import { engineConnection, swarmNodeView, TEngineConfig, TEngineNode, TSwarmNodeJson } from "@scalelab/scenarios/contract";
 import Docker from "dockerode";
 import { DockerProvisioner } from "./docker";
 import { pushImages, registryRef } from "./registry";
@@ -31,27 +30,19 @@ const PENDING_WITH_REASON_MS = 5_000;
 const statusOf = (err: unknown): number | undefined => (err as { statusCode?: number }).statusCode;
 const labelFilter = (labels: Record<string, string>) => ({ label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) });
 
-/** `tcp://HOST:PORT` (HOST a name, an IPv4 address or a bracketed IPv6 one, as the contract takes it): the host unbracketed and the port. */
-function tcpEndpoint(endpoint: string): { host: string; port: number } | undefined {
-  const m = /^tcp:\/\/(?:\[([0-9A-Fa-f:.]+)\]|([^:/[\]]+)):(\d{1,5})$/.exec(endpoint);
-  return m ? { host: (m[1] ?? m[2])!, port: Number(m[3]) } : undefined;
-}
-
 /** A dockerode client of an engine at tcp://host:port (over TLS with the certificates in tlsDir when given) or unix:///path. */
 export function engineClient(endpoint: string, tlsDir: string | null): Docker {
-  const socket = /^unix:\/\/(\/.+)$/.exec(endpoint)?.[1];
-  if (socket) return new Docker({ socketPath: socket });
-  const tcp = tcpEndpoint(endpoint);
-  if (!tcp) throw new Error(`engine endpoint ${JSON.stringify(endpoint)} is not tcp://host:port or unix:///path`);
-  const { host, port } = tcp;
-  if (!tlsDir) return new Docker({ protocol: "http", host, port });
-  const read = (f: string) => readFileSync(path.join(tlsDir, f));
-  return new Docker({ protocol: "https", host, port, ca: read("ca.pem"), cert: read("cert.pem"), key: read("key.pem") });
+  const c = engineConnection(endpoint, tlsDir);
+  if ("socketPath" in c) return new Docker({ socketPath: c.socketPath });
+  if (c.protocol === "http") return new Docker(c);
+  const { tlsFiles, ...rest } = c;
+  return new Docker({ ...rest, ca: readFileSync(tlsFiles.ca), cert: readFileSync(tlsFiles.cert), key: readFileSync(tlsFiles.key) });
 }
 
 /** The address the worker dials a node's published ports at: its engine's host (the lab's own host for a unix socket). */
 export function nodeHost(endpoint: string): string {
-  return tcpEndpoint(endpoint)?.host ?? "127.0.0.1";
+  const c = engineConnection(endpoint, null);
+  return "host" in c ? c.host : "127.0.0.1";
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ZEngineConfig, ZEngineRef, TEngineNode } from "./engines";
+import { checkEngineNodes, engineConnection, ZEngineConfig, ZEngineRef, TEngineNode } from "./engines";
 import { nodesMax, nodeWarnings, validateAgainstHost, validateAgainstNodes } from "./host";
 import { ZRunCreate } from "./run";
 
@@ -148,5 +148,82 @@ describe("placement on the lab's own engine", () => {
       },
     ]);
     expect(validateAgainstHost(local({ loadgen: { separate: true } }), host)[0]?.path).toBe("topology.placement.loadgen.separate");
+  });
+});
+
+describe("engineConnection", () => {
+  it("a socket, a host and port (an IPv6 address unbracketed), over TLS with the directory's files", () => {
+    expect(engineConnection("unix:///var/run/docker.sock", null)).toEqual({ socketPath: "/var/run/docker.sock" });
+    expect(engineConnection("tcp://10.0.0.2:2375", null)).toEqual({ protocol: "http", host: "10.0.0.2", port: 2375 });
+    expect(engineConnection("tcp://[fd00::2]:2376", "/etc/lab/tls/")).toEqual({
+      protocol: "https",
+      host: "fd00::2",
+      port: 2376,
+      tlsFiles: { ca: "/etc/lab/tls/ca.pem", cert: "/etc/lab/tls/cert.pem", key: "/etc/lab/tls/key.pem" },
+    });
+    expect(engineConnection("tcp://node2.lab:2375", null)).toMatchObject({ host: "node2.lab" });
+  });
+
+  it("refuses what the contract refuses, naming the endpoint", () => {
+    for (const bad of ["http://10.0.0.2:2375", "tcp://10.0.0.2:70000", "tcp://10.0.0.2", "unix://relative.sock"]) {
+      expect(() => engineConnection(bad, null)).toThrow(`engine endpoint ${JSON.stringify(bad)} is not tcp://host:port or unix:///path`);
+    }
+  });
+});
+
+describe("checkEngineNodes", () => {
+  const swarm = [
+    { id: "id1", hostname: "node1" },
+    { id: "id2", hostname: "node2" },
+    { id: "id3", hostname: "node3" },
+  ];
+  const nodes = [
+    { name: "node1", endpoint: "tcp://10.0.0.2:2375" },
+    { name: "node2", endpoint: "tcp://10.0.0.3:2375" },
+  ];
+  const manager = "tcp://10.0.0.2:2375";
+
+  it("each node's engine is its own: no error; a node with no endpoint is said to take no containers", () => {
+    const ids = new Map([
+      ["node1", { nodeId: "id1", name: "node1" }],
+      ["node2", { nodeId: "id2", name: "node2" }],
+    ]);
+    expect(checkEngineNodes({ manager, nodes }, swarm, ids)).toEqual({
+      errors: [],
+      warnings: ["node node3 of the swarm has no --node endpoint: no run's containers are placed there"],
+    });
+    expect(checkEngineNodes({ manager, nodes }, swarm.slice(0, 2), ids)).toEqual({ errors: [], warnings: [] });
+  });
+
+  it("a name the swarm does not have, an endpoint of another node or of no swarm: errors naming the option", () => {
+    const r = checkEngineNodes(
+      {
+        manager,
+        nodes: [...nodes, { name: "nodee4", endpoint: "tcp://10.0.0.9:2375" }, { name: "node3", endpoint: "tcp://10.0.0.8:2375" }],
+      },
+      swarm,
+      new Map([
+        ["node1", { nodeId: "id2", name: "node2" }],
+        ["node2", { nodeId: "", name: "laptop" }],
+        ["node3", { nodeId: "other", name: "far" }],
+      ]),
+    );
+    expect(r.errors).toEqual([
+      "--node node1=tcp://10.0.0.2:2375: that engine is node node2's, not node1's",
+      "--node node2=tcp://10.0.0.3:2375: that engine (laptop) is in no swarm, not node node2's",
+      "--node nodee4: the swarm of tcp://10.0.0.2:2375 has no node of that name (its nodes: node1, node2, node3)",
+      "--node node3=tcp://10.0.0.8:2375: that engine is another swarm's node (far), not node3's",
+    ]);
+    expect(r.warnings).toEqual([]);
+  });
+
+  it("a node's engine that does not answer is a warning, not an error: the config is saved", () => {
+    const r = checkEngineNodes({ manager, nodes }, swarm.slice(0, 2), new Map([["node2", { error: "connect ETIMEDOUT" }]]));
+    expect(r).toEqual({
+      errors: [],
+      warnings: [
+        "--node node2: its engine tcp://10.0.0.3:2375 did not answer (connect ETIMEDOUT): runs placed on node2 fail until it does",
+      ],
+    });
   });
 });

@@ -158,6 +158,79 @@ export function swarmNodeView(n: TSwarmNodeJson): TEngineNodeView {
   };
 }
 
+/** How a client reaches an engine's endpoint: a unix socket, or a host and port, over TLS with tlsDir's files. */
+export type TEngineConnection =
+  | { socketPath: string }
+  | { protocol: "http"; host: string; port: number }
+  | { protocol: "https"; host: string; port: number; tlsFiles: { ca: string; cert: string; key: string } };
+
+/**
+ * An endpoint the contract accepts (`endpoint()`) as a client's options: `unix:///path` a socket;
+ * `tcp://HOST:PORT` a host (an IPv6 address unbracketed) and port, over TLS when tlsDir is given
+ * (its ca.pem, cert.pem and key.pem). Anything else throws, naming the endpoint.
+ */
+export function engineConnection(endpoint: string, tlsDir: string | null): TEngineConnection {
+  const socket = UNIX_ENDPOINT.exec(endpoint)?.[1];
+  if (socket) return { socketPath: socket };
+  const tcp = ENDPOINT.exec(endpoint);
+  if (!tcp || !validPort(tcp[2]!)) throw new Error(`engine endpoint ${JSON.stringify(endpoint)} is not tcp://host:port or unix:///path`);
+  const host = tcp[1]!.replace(/^\[(.*)\]$/, "$1");
+  const port = Number(tcp[2]);
+  if (tlsDir === null) return { protocol: "http", host, port };
+  const dir = tlsDir.replace(/\/+$/, "");
+  return { protocol: "https", host, port, tlsFiles: { ca: `${dir}/ca.pem`, cert: `${dir}/cert.pem`, key: `${dir}/key.pem` } };
+}
+
+/** What a configured node's own engine says it is (`GET /info`): its Swarm node id (empty when in no swarm) and name. */
+export type TNodeEngineIdentity = { nodeId: string; name: string } | { error: string };
+
+/**
+ * A config checked against the cluster it names (`lab engine add`): each `--node` must be a node
+ * of the swarm the manager leads, and its endpoint that node's own engine. `errors` refuse the
+ * config (a run could never use such a node); `warnings` let it be saved (a node whose engine does
+ * not answer now; a node with no endpoint, which takes no run's containers).
+ */
+export function checkEngineNodes(
+  config: Pick<TEngineConfig, "manager" | "nodes">,
+  swarm: readonly { id: string; hostname: string }[],
+  identities: ReadonlyMap<string, TNodeEngineIdentity>,
+): { errors: string[]; warnings: string[] } {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const byName = new Map(swarm.map((n) => [n.hostname, n]));
+  const byId = new Map(swarm.map((n) => [n.id, n]));
+  const known = [...byName.keys()].sort().join(", ") || "none";
+  for (const n of config.nodes) {
+    const node = byName.get(n.name);
+    if (!node) {
+      errors.push(`--node ${n.name}: the swarm of ${config.manager} has no node of that name (its nodes: ${known})`);
+      continue;
+    }
+    const identity = identities.get(n.name);
+    if (!identity) continue;
+    if ("error" in identity) {
+      warnings.push(
+        `--node ${n.name}: its engine ${n.endpoint} did not answer (${identity.error}): runs placed on ${n.name} fail until it does`,
+      );
+    } else if (identity.nodeId === "") {
+      errors.push(`--node ${n.name}=${n.endpoint}: that engine (${identity.name}) is in no swarm, not node ${n.name}'s`);
+    } else if (identity.nodeId !== node.id) {
+      const other = byId.get(identity.nodeId)?.hostname;
+      errors.push(
+        `--node ${n.name}=${n.endpoint}: that engine is ${other ? `node ${other}'s` : `another swarm's node (${identity.name})`}, not ${n.name}'s`,
+      );
+    }
+  }
+  const configured = new Set(config.nodes.map((n) => n.name));
+  const missing = [...byName.keys()].filter((h) => !configured.has(h)).sort();
+  if (missing.length > 0) {
+    warnings.push(
+      `node${missing.length > 1 ? "s" : ""} ${missing.join(", ")} of the swarm ${missing.length > 1 ? "have" : "has"} no --node endpoint: no run's containers are placed there`,
+    );
+  }
+  return { errors, warnings };
+}
+
 /** The nodes that take a run's containers, as host validation and placement need them. */
 export type TEngineNode = { name: string; cpus: number; memoryBytes: number; availability: string; state?: string };
 

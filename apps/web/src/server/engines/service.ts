@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { listEngines, findEngine } from "@scalelab/db/engines";
 import {
+  engineConnection,
   engineTotals,
   swarmNodeView,
   type TSwarmNodeJson,
@@ -23,17 +23,16 @@ export const ENGINE_TIMEOUT_MS = 3_000;
 /** A dockerode client for one of the engine's endpoints (its manager by default), with its TLS material when it has some. */
 export function engineDocker(config: TEngineConfig, endpoint: string = config.manager): Docker {
   const timeout = ENGINE_TIMEOUT_MS;
-  if (endpoint.startsWith("unix://")) return new Docker({ socketPath: endpoint.slice("unix://".length), timeout });
-  const url = new URL(endpoint.replace(/^tcp:/, "http:"));
-  const tls = config.tlsDir
-    ? {
-        protocol: "https" as const,
-        ca: readFileSync(join(config.tlsDir, "ca.pem")),
-        cert: readFileSync(join(config.tlsDir, "cert.pem")),
-        key: readFileSync(join(config.tlsDir, "key.pem")),
-      }
-    : { protocol: "http" as const };
-  return new Docker({ host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port), timeout, ...tls });
+  const c = engineConnection(endpoint, config.tlsDir);
+  if ("socketPath" in c || c.protocol === "http") return new Docker({ ...c, timeout });
+  const { tlsFiles, ...rest } = c;
+  return new Docker({
+    ...rest,
+    timeout,
+    ca: readFileSync(tlsFiles.ca),
+    cert: readFileSync(tlsFiles.cert),
+    key: readFileSync(tlsFiles.key),
+  });
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
