@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
   checkEngineNodes,
-  engineConnection,
+  engineClientOptions,
   TLS_FILES,
   ZEngineConfig,
   type TEngineConfig,
@@ -18,7 +18,6 @@ export type EngineAddArgs = {
   "registry-push"?: string | undefined;
   "registry-pull"?: string | undefined;
   machines?: string | undefined;
-  "no-check"?: boolean | undefined;
 };
 
 /**
@@ -79,16 +78,7 @@ export function engineFromArgs(a: EngineAddArgs): { ok: true; config: TEngineCon
 export const CHECK_TIMEOUT_MS = 3_000;
 
 function engineClient(endpoint: string, tlsDir: string | null): Docker {
-  const c = engineConnection(endpoint, tlsDir);
-  if ("socketPath" in c || c.protocol === "http") return new Docker({ ...c, timeout: CHECK_TIMEOUT_MS });
-  const { tlsFiles, ...rest } = c;
-  return new Docker({
-    ...rest,
-    timeout: CHECK_TIMEOUT_MS,
-    ca: readFileSync(tlsFiles.ca),
-    cert: readFileSync(tlsFiles.cert),
-    key: readFileSync(tlsFiles.key),
-  });
+  return new Docker({ ...engineClientOptions(endpoint, tlsDir, readFileSync), timeout: CHECK_TIMEOUT_MS });
 }
 
 /** The answer, or a rejection when there is none in time (a socket timeout alone misses a connect that hangs). */

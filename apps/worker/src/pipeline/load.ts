@@ -40,7 +40,7 @@ export type LoadResult = {
   seconds: number;
   /** workload.script: its checks, thresholds and own metrics. */
   script?: TScriptSummary;
-  /** The host's busy CPU and the worker's own in each second of the load (host-cpu.ts). */
+  /** The host's busy CPU and the worker's own in each second of the load (host-cpu.ts); none when hostByNode is read instead. */
   host: THostReading[];
   /** On a cluster of separate machines: each node's busy CPU in each second of the load, read on the node. */
   hostByNode?: Record<string, THostReading[]>;
@@ -84,7 +84,8 @@ export async function runLoad(
     onTick: (t, rows) => ctx.report.saveContainers(t, rows),
     log: deps.log,
   });
-  const host = followHostCpu({ log: deps.log });
+  // The lab's host's CPU, unless each node's probe reads its own machine's (separate machines).
+  const host = nodeCpu.size > 0 ? undefined : followHostCpu({ log: deps.log });
   // Each node's probe, followed from now to the load's end: its samples, read off at the load's seconds after it.
   const probes = new AbortController();
   const nodeHosts = [...nodeCpu].map(([node, follow]) => {
@@ -152,7 +153,7 @@ export async function runLoad(
               faults.begin(update.at.getTime());
               interference.begin(update.at.getTime());
               stats.begin(update.at.getTime());
-              host.begin(update.at.getTime());
+              host?.begin(update.at.getTime());
               loadStartMs = update.at.getTime();
               figures.begin(update.at.getTime());
               await deps.db.run.update({ where: { id: runId }, data: { loadStartedAt: update.at } });
@@ -179,14 +180,14 @@ export async function runLoad(
     await saving;
     if (failed.signal.aborted) throw failed.signal.reason;
   } catch (err) {
-    host.stop();
+    host?.stop();
     probes.abort();
     await Promise.all([faults.stop(), stats.stop(), figures.stop(), saving.catch(() => undefined)]);
     signal.throwIfAborted();
     if (overtime.aborted) throw new Error(`the load generator did not finish within ${Math.round(limitMs / 1000)} s`);
     throw failed.signal.aborted ? failed.signal.reason : err;
   }
-  host.stop();
+  host?.stop();
   await Promise.all([faults.stop(), stats.stop()]);
   try {
     await drain(ctx, figures);
@@ -226,7 +227,7 @@ export async function runLoad(
     ...(measured && measured.length > 1 && { percentiles: percentilesMerge(measured) }),
     figures,
     seconds,
-    host: host.seconds().filter((h) => h.t < seconds),
+    host: host?.seconds().filter((h) => h.t < seconds) ?? [],
     ...(nodeHosts.length > 0 && { hostByNode: await nodeSeconds(nodeHosts, probes, loadStartMs, seconds) }),
     ...(script && { script }),
   };

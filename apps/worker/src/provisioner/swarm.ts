@@ -5,7 +5,14 @@ import { dialedPorts } from "@scalelab/scenarios/components";
 import { K6_DASHBOARD_PORT } from "@scalelab/scenarios/loadgen";
 import { PlannedContainer, PlannedFile, UNTRUSTED } from "@scalelab/scenarios/plan";
 import { DockerStatsReading } from "@scalelab/scenarios/analysis";
-import { engineConnection, swarmNodeView, TEngineConfig, TEngineNode, TSwarmNodeJson } from "@scalelab/scenarios/contract";
+import {
+  engineClientOptions,
+  engineConnection,
+  swarmNodeView,
+  TEngineConfig,
+  TEngineNode,
+  TSwarmNodeJson,
+} from "@scalelab/scenarios/contract";
 import Docker from "dockerode";
 import { DockerProvisioner } from "./docker";
 import { pushImages, registryRef } from "./registry";
@@ -32,11 +39,7 @@ const labelFilter = (labels: Record<string, string>) => ({ label: Object.entries
 
 /** A dockerode client of an engine at tcp://host:port (over TLS with the certificates in tlsDir when given) or unix:///path. */
 export function engineClient(endpoint: string, tlsDir: string | null): Docker {
-  const c = engineConnection(endpoint, tlsDir);
-  if ("socketPath" in c) return new Docker({ socketPath: c.socketPath });
-  if (c.protocol === "http") return new Docker(c);
-  const { tlsFiles, ...rest } = c;
-  return new Docker({ ...rest, ca: readFileSync(tlsFiles.ca), cert: readFileSync(tlsFiles.cert), key: readFileSync(tlsFiles.key) });
+  return new Docker(engineClientOptions(endpoint, tlsDir, readFileSync));
 }
 
 /** The address the worker dials a node's published ports at: its engine's host (the lab's own host for a unix socket). */

@@ -74,7 +74,15 @@ export function parseProbeLine(line: string): TCounterSample | undefined {
 
 /** The counters at `atMs`, interpolated between the samples around it (in time order); undefined outside them. */
 export function countersAt(samples: readonly TCounterSample[], atMs: number): HostCpuCounters | undefined {
-  const after = samples.findIndex((s) => s.atMs >= atMs);
+  return interpolate(
+    samples,
+    samples.findIndex((s) => s.atMs >= atMs),
+    atMs,
+  );
+}
+
+/** countersAt, given the index of the first sample at or after `atMs` (-1: none). */
+function interpolate(samples: readonly TCounterSample[], after: number, atMs: number): HostCpuCounters | undefined {
   if (after < 0) return undefined;
   const b = samples[after]!;
   if (b.atMs === atMs) return b.counters;
@@ -88,14 +96,22 @@ export function countersAt(samples: readonly TCounterSample[], atMs: number): Ho
 /**
  * A node's seconds of the load from its probe's samples: second t is the busy CPU between the
  * counters at startMs + t s and startMs + (t + 1) s. A second the samples do not span is left out.
- * The worker's own CPU is not on that machine (0).
+ * The worker's own CPU is not on that machine (0). One pass over the samples (an hour's run: 14,400).
  */
 export function secondsFromSamples(samples: readonly TCounterSample[], startMs: number, seconds: number): THostReading[] {
   const sorted = [...samples].sort((a, b) => a.atMs - b.atMs);
+  // The counters at each second's bound, the bounds in order: a cursor walks the samples once.
+  const bounds: (HostCpuCounters | undefined)[] = [];
+  let next = 0;
+  for (let t = 0; t <= seconds; t++) {
+    const atMs = startMs + t * 1000;
+    while (next < sorted.length && sorted[next]!.atMs < atMs) next++;
+    bounds.push(interpolate(sorted, next < sorted.length ? next : -1, atMs));
+  }
   const out: THostReading[] = [];
   for (let t = 0; t < seconds; t++) {
-    const a = countersAt(sorted, startMs + t * 1000);
-    const b = countersAt(sorted, startMs + (t + 1) * 1000);
+    const a = bounds[t];
+    const b = bounds[t + 1];
     const hostCpuPct = a && b ? hostBusyPct(a, b) : undefined;
     if (hostCpuPct !== undefined) out.push({ t, cores: b!.cores, hostCpuPct, workerCpuPct: 0 });
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkEngineNodes, engineConnection, ZEngineConfig, ZEngineRef, TEngineNode } from "./engines";
+import { checkEngineNodes, engineClientOptions, engineConnection, ZEngineConfig, ZEngineRef, TEngineNode } from "./engines";
 import { nodesMax, nodeWarnings, validateAgainstHost, validateAgainstNodes } from "./host";
 import { ZRunCreate } from "./run";
 
@@ -162,6 +162,18 @@ describe("engineConnection", () => {
       tlsFiles: { ca: "/etc/lab/tls/ca.pem", cert: "/etc/lab/tls/cert.pem", key: "/etc/lab/tls/key.pem" },
     });
     expect(engineConnection("tcp://node2.lab:2375", null)).toMatchObject({ host: "node2.lab" });
+  });
+
+  it("as a client's options, the TLS files read by the caller's reader", () => {
+    expect(engineClientOptions("tcp://10.0.0.2:2375", null, () => "never")).toEqual({ protocol: "http", host: "10.0.0.2", port: 2375 });
+    expect(engineClientOptions("tcp://10.0.0.2:2376", "/tls", (p) => `read ${p}`)).toEqual({
+      protocol: "https",
+      host: "10.0.0.2",
+      port: 2376,
+      ca: "read /tls/ca.pem",
+      cert: "read /tls/cert.pem",
+      key: "read /tls/key.pem",
+    });
   });
 
   it("refuses what the contract refuses, naming the endpoint", () => {

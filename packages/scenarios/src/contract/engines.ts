@@ -181,6 +181,21 @@ export function engineConnection(endpoint: string, tlsDir: string | null): TEngi
   return { protocol: "https", host, port, tlsFiles: { ca: `${dir}/ca.pem`, cert: `${dir}/cert.pem`, key: `${dir}/key.pem` } };
 }
 
+/**
+ * A Docker client's options for an endpoint (engineConnection), the TLS files read with `read`
+ * (the caller's I/O): what the lab, the web and the worker each construct their client from.
+ */
+export function engineClientOptions<B>(
+  endpoint: string,
+  tlsDir: string | null,
+  read: (path: string) => B,
+): { socketPath: string } | { protocol: "http" | "https"; host: string; port: number; ca?: B; cert?: B; key?: B } {
+  const c = engineConnection(endpoint, tlsDir);
+  if ("socketPath" in c || c.protocol === "http") return c;
+  const { tlsFiles, ...rest } = c;
+  return { ...rest, ca: read(tlsFiles.ca), cert: read(tlsFiles.cert), key: read(tlsFiles.key) };
+}
+
 /** What a configured node's own engine says it is (`GET /info`): its Swarm node id (empty when in no swarm) and name. */
 export type TNodeEngineIdentity = { nodeId: string; name: string } | { error: string };
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { listEngines, findEngine } from "@scalelab/db/engines";
 import {
-  engineConnection,
+  engineClientOptions,
   engineTotals,
   swarmNodeView,
   type TSwarmNodeJson,
@@ -22,17 +22,7 @@ export const ENGINE_TIMEOUT_MS = 3_000;
 
 /** A dockerode client for one of the engine's endpoints (its manager by default), with its TLS material when it has some. */
 export function engineDocker(config: TEngineConfig, endpoint: string = config.manager): Docker {
-  const timeout = ENGINE_TIMEOUT_MS;
-  const c = engineConnection(endpoint, config.tlsDir);
-  if ("socketPath" in c || c.protocol === "http") return new Docker({ ...c, timeout });
-  const { tlsFiles, ...rest } = c;
-  return new Docker({
-    ...rest,
-    timeout,
-    ca: readFileSync(tlsFiles.ca),
-    cert: readFileSync(tlsFiles.cert),
-    key: readFileSync(tlsFiles.key),
-  });
+  return new Docker({ ...engineClientOptions(endpoint, config.tlsDir, readFileSync), timeout: ENGINE_TIMEOUT_MS });
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
