@@ -31,13 +31,21 @@ test("a run from the form goes live, succeeds and compares with a second run", a
   // Watch the page while the run goes, from inside the page: the steps it shows and the points
   // the live chart draws. (Round trips from the test would be too slow on a machine under load.)
   await page.evaluate(() => {
-    const seen = { steps: [] as string[], dots: [] as number[] };
+    const t0 = performance.now();
+    const at = () => `+${((performance.now() - t0) / 1000).toFixed(1)} s`;
+    const seen = { steps: [] as string[], dots: [] as number[], log: [] as string[] };
     (window as unknown as { __seen: typeof seen }).__seen = seen;
     setInterval(() => {
       const step = document.querySelector('[data-testid="run-step"]')?.getAttribute("data-step");
-      if (step && seen.steps.at(-1) !== step) seen.steps.push(step);
+      if (step && seen.steps.at(-1) !== step) {
+        seen.steps.push(step);
+        seen.log.push(`${step} ${at()}`);
+      }
       const dots = document.querySelectorAll('[data-testid="chart-rps"] .recharts-line-dot').length;
-      if (seen.dots.at(-1) !== dots) seen.dots.push(dots);
+      if (seen.dots.at(-1) !== dots) {
+        seen.dots.push(dots);
+        seen.log.push(`${dots} points ${at()}`);
+      }
     }, 100);
   });
   const status = page.getByTestId("run-status");
@@ -45,11 +53,12 @@ test("a run from the form goes live, succeeds and compares with a second run", a
   const error = (await page.getByTestId("run-error").count()) > 0 ? await page.getByTestId("run-error").textContent() : "";
   expect(await status.getAttribute("data-status"), error ?? "").toBe("succeeded");
 
-  const seen = await page.evaluate(() => (window as unknown as { __seen: { steps: string[]; dots: number[] } }).__seen);
+  const seen = await page.evaluate(() => (window as unknown as { __seen: { steps: string[]; dots: number[]; log: string[] } }).__seen);
   expect(seen.steps).toContain("running");
   expect(seen.steps.at(-1)).toBe("done");
   const counts = seen.dots.filter((n) => n > 0);
-  expect(counts.length, `point counts seen live: ${seen.dots.join(", ")}`).toBeGreaterThanOrEqual(2);
+  // What the page showed when, for a failure's message: the steps and the chart's points as they came.
+  expect(counts.length, `point counts seen live: ${seen.log.join(", ")}`).toBeGreaterThanOrEqual(2);
   expect(counts, "the chart only ever gains points").toEqual([...counts].sort((a, b) => a - b));
   expect(Math.max(...counts)).toBeGreaterThanOrEqual(5);
   await expect(page.getByTestId("summary-table")).toBeVisible();

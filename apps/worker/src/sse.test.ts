@@ -51,6 +51,38 @@ describe("sseEvents", () => {
     expect(retries).toBeGreaterThan(1);
   });
 
+  it("drops an attempt that gets no answer and connects again, instead of waiting on it", async () => {
+    // The first request is accepted and never answered (as a connection whose SYN was lost waits); the second is k6's stream.
+    let requests = 0;
+    server = createServer((req, res) => {
+      if (++requests === 1) return;
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(fixture);
+    });
+    await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
+    let connected: { attempts: number; ms: number } | undefined;
+    const kinds: string[] = [];
+    const reader = new K6EventReader();
+    for await (const { event, data } of sseEvents(url, {
+      signal: AbortSignal.timeout(5000),
+      connectTimeoutMs: 4000,
+      attemptTimeoutMs: 300,
+      retryDelayMs: 10,
+      onConnected: (attempts, ms) => (connected = { attempts, ms }),
+    })) {
+      const u = reader.push(event ?? "message", data);
+      if (u) kinds.push(u.type);
+      if (u?.type === "stop") break;
+    }
+    expect(requests).toBe(2);
+    expect(connected?.attempts).toBe(2);
+    expect(connected?.ms).toBeGreaterThanOrEqual(300);
+    expect(connected?.ms).toBeLessThan(2000);
+    expect(kinds.at(-1)).toBe("stop");
+    server.closeAllConnections();
+  });
+
   it("gives up as soon as beforeRetry throws", async () => {
     const events = sseEvents("http://127.0.0.1:9/events", {
       signal: AbortSignal.timeout(5000),

@@ -310,6 +310,8 @@ function follow(
     const events = sseEvents(`http://${hostPort(dashboard)}/events`, {
       signal: until,
       connectTimeoutMs: deps.timeouts.k6ConnectMs,
+      onConnected: (attempts, ms) =>
+        deps.log.info(`connected to ${spec.title}'s dashboard`, { runId: ctx.runId, container: container.name, attempts, ms }),
       beforeRetry: async () => {
         const state = await deps.provisioner.inspect(container.id, network);
         if (!state.running) throw new Error(await describeExit(deps, container.id, `${spec.title} (${container.name})`, network));
