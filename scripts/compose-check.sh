@@ -68,6 +68,16 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 ensure_docker; ensure_compose
+# `compose-check.sh build`: only the deployment's images, as the check's `up --build` builds them
+# (scripts/test.sh builds them beside the unit tests; the check's own build is then the layer cache's).
+if [ "${1:-}" = build ]; then
+  ensure_compose_env
+  ensure_compose_ca
+  t=$SECONDS
+  compose_cmd build >"$STATE/logs/compose-build.log" 2>&1 || { tail -40 "$STATE/logs/compose-build.log" >&2; die "docker compose build failed, see $STATE/logs/compose-build.log"; }
+  log "the deployment's images built: $((SECONDS - t)) s"
+  exit 0
+fi
 # A deployment left by an earlier, killed check goes first (with its volumes: the secrets are new).
 if [ -n "$(ours containers; ours volumes)" ]; then
   log "removing what an earlier compose check left"

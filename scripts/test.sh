@@ -14,7 +14,10 @@ step() {
   local name="$1"; shift
   log "── $name"
   local start=$SECONDS
-  if "$@"; then log "── $name: ok ($((SECONDS - start)) s)"; else log "── $name: FAILED ($((SECONDS - start)) s)"; FAILED+=("$name"); fi
+  local rc=0; "$@" || rc=$?
+  # "at": the suite's clock (m:ss) when the step ended, so the lanes' steps can be laid side by side.
+  local took="$((SECONDS - start)) s, at $((SECONDS / 60)):$(printf %02d $((SECONDS % 60)))"
+  if [ "$rc" = 0 ]; then log "── $name: ok ($took)"; else log "── $name: FAILED ($took)"; FAILED+=("$name"); fi
 }
 
 vitest_json() { echo "--reporter=default" "--reporter=json" "--outputFile=$RESULTS/$1.vitest.json"; }
@@ -26,6 +29,41 @@ integration_args() { vitest_json "$1"; echo "--retry=1"; }
 
 ensure_node; ensure_pnpm; ensure_go; ensure_tools; ensure_redis_server; ensure_docker; ensure_chromium; ensure_workspace
 
+# Lanes: steps that run side by side, each prefixing its output with its name as it comes.
+LANES=()
+# lane NAME CMD...: run CMD (steps) in the background; its failed steps are collected by join_lanes.
+lane() {
+  local name="$1"; shift
+  ( FAILED=(); "$@"; printf '%s\n' "${FAILED[@]}" >"$RESULTS/lane-$name.failed" ) 2>&1 | sed -u "s/^/[$name] /" >&2 &
+  LANES+=("$name:$!")
+}
+join_lanes() {
+  local l name f
+  for l in "${LANES[@]}"; do
+    name="${l%%:*}"; wait "${l#*:}" || true
+    if [ ! -f "$RESULTS/lane-$name.failed" ]; then FAILED+=("lane $name (ended before reporting)"); continue; fi
+    while IFS= read -r f; do [ -n "$f" ] && FAILED+=("$f"); done <"$RESULTS/lane-$name.failed"
+    rm -f "$RESULTS/lane-$name.failed"
+  done
+  LANES=()
+}
+
+# The prepare lane, beside the static checks and the TypeScript unit tests (no Docker, nothing
+# measured in either): the Go unit tests, then every image the later steps use (on a fresh machine
+# they are built here, not in the middle of a timed step or a lane), the Compose deployment's, and
+# the contract fuzz's schemathesis. Go builds as the image builds do (no cgo, -trimpath): the
+# tests' compiled packages are then the k6 and testbed images' too (k6's build after its tests:
+# 1 s instead of about 70 s from a cold cache, 2026-11-26).
+go_test() { (cd "$1" && shift && CGO_ENABLED=0 GOFLAGS=-trimpath "$@"); }
+prepare_lane() {
+  step "unit: testbed (go)" go_test "$ROOT/apps/testbed" bash -c "go vet ./... && go test -json ./... > '$RESULTS/testbed.go.jsonl' || { grep -h '\"Action\":\"fail\"' '$RESULTS/testbed.go.jsonl' >&2; exit 1; }"
+  step "unit: k6 output (go)" go_test "$ROOT/packages/images/xk6-scalelab" bash -c "go vet ./... && go test ./..."
+  step "images: control plane, lab, dependencies, Swarm nodes (built once, by content hash)" pnpm --silent images --all --swarm
+  step "images: the Compose deployment's" bash "$ROOT/scripts/compose-check.sh" build
+  step "contract: schemathesis installed" ensure_schemathesis
+}
+lane prepare prepare_lane
+
 step "typecheck" pnpm --silent turbo run typecheck --output-logs=errors-only
 step "lint (layering, env access, format)" pnpm --silent run lint
 step "unit: scenarios" pnpm --filter @scalelab/scenarios test $(vitest_json unit-scenarios)
@@ -34,8 +72,11 @@ step "unit: lab" pnpm --filter @scalelab/lab test $(vitest_json unit-lab)
 step "unit: cli" pnpm --filter @scalelab/cli test $(vitest_json unit-cli)
 step "unit: worker" pnpm --filter @scalelab/worker test $(vitest_json unit-worker)
 step "unit: web" pnpm --filter @scalelab/web test $(vitest_json unit-web)
-step "unit: testbed (go)" bash -c "cd '$ROOT/apps/testbed' && go vet ./... && go test -json ./... > '$RESULTS/testbed.go.jsonl' || { grep -h '\"Action\":\"fail\"' '$RESULTS/testbed.go.jsonl' >&2; exit 1; }"
-step "unit: k6 output (go)" bash -c "cd '$ROOT/packages/images/xk6-scalelab' && go vet ./... && go test ./..."
+# The e2e web's build (Next, CPU only), still beside the prepare lane.
+E2E_BUILD_RC=0
+build_e2e_web() { build_web "$E2E_WEB_DIST" "$STATE/logs/e2e-web-build.log" || { E2E_BUILD_RC=1; return 1; }; }
+step "e2e: the web built (next build)" build_e2e_web
+join_lanes
 
 # The test database and Redis index are separate from the dashboard's and wiped every time.
 TEST_DB=scalelab_test
@@ -45,16 +86,10 @@ control_plane "$TEST_DB" "$TEST_REDIS_DB" --fresh
 # The test workers label and sweep only their own objects, so a dashboard's lab on the same
 # Docker engine is left alone (and does not count as a leftover below).
 export SCALELAB_INSTANCE=scalelab-test
-build_lab_images
 
-# The e2e web's build (Next, CPU only, about a minute) runs beside the image builds' integration
-# test: neither measures anything, and the lanes below wait for it.
-build_web "$E2E_WEB_DIST" "$STATE/logs/e2e-web-build.log" &
-E2E_BUILD_PID=$!
 step "integration: images" pnpm --filter @scalelab/images test:integration $(integration_args integration-images)
 # Control planes of its own (other names, ports the engine picks): roles, passwords, the upgrade.
 step "integration: lab control plane" pnpm --filter @scalelab/lab test:integration $(integration_args integration-lab)
-E2E_BUILD_RC=0; wait "$E2E_BUILD_PID" || E2E_BUILD_RC=$?
 
 # worker_files LANE REPORT: the worker's integration files of one lane (apps/worker/src/testing/lanes.ts
 # says which and why), one file at a time.
@@ -118,51 +153,50 @@ contract() {
   return "$rc"
 }
 
-# Lanes: what only checks behaviour runs side by side, each lane with its own database, Redis index
-# and instance label, its output prefixed with its name as it comes: the web's suites (Playwright,
-# the CLI, the contract fuzz) on the test database, and the rest of the worker's integration files
-# in SHARED_LANES lanes of about equal length (the first then runs the web's services). Nothing in
-# them compares a figure with a bound the others' load could cross (those files ran above, alone).
+# The integration lanes: what only checks behaviour runs side by side, each lane with its own
+# database, Redis index and instance label: the web's suites (Playwright, the contract fuzz, the
+# web's services) on the test database, and the rest of the worker's integration files in
+# SHARED_LANES lanes of about equal length, each with what shared_lane adds. Nothing in them
+# compares a figure with a bound the others' load could cross (those files ran above, alone).
 SHARED_LANES=2
-LANES=()
-# lane NAME CMD...: run CMD (steps) in the background; its failed steps are collected by join_lanes.
-lane() {
-  local name="$1"; shift
-  ( FAILED=(); "$@"; printf '%s\n' "${FAILED[@]}" >"$RESULTS/lane-$name.failed" ) 2>&1 | sed -u "s/^/[$name] /" >&2 &
-  LANES+=("$name:$!")
-}
-join_lanes() {
-  local l name f
-  for l in "${LANES[@]}"; do
-    name="${l%%:*}"; wait "${l#*:}" || true
-    if [ ! -f "$RESULTS/lane-$name.failed" ]; then FAILED+=("lane $name (ended before reporting)"); continue; fi
-    while IFS= read -r f; do [ -n "$f" ] && FAILED+=("$f"); done <"$RESULTS/lane-$name.failed"
-    rm -f "$RESULTS/lane-$name.failed"
-  done
-  LANES=()
-}
-
 web_lane() {
   step "e2e: playwright" playwright
-  # The CLI as a user types it, against the same web and worker (before the fuzz stops the worker).
-  step "integration: cli" env SCALELAB_WEB_URL="$E2E_URL" pnpm --filter @scalelab/cli test:integration $(integration_args integration-cli)
   step "contract: schemathesis" contract
+  # The web's services (no server, no worker), on the test database the fuzz's end has wiped.
+  step "integration: web services" pnpm --filter @scalelab/web test:integration $(integration_args integration-web)
+}
+
+# cli_check: the CLI as a user types it, against a web and a worker of its own (the e2e build, on
+# port E2E_PORT + 1, the lane's database, Redis index and instance), so it runs beside Playwright
+# instead of after it in the web lane (and no run of the one queues behind a run of the other).
+cli_check() {
+  local port=$((E2E_PORT + 1)) rc=0
+  local url="http://127.0.0.1:$port"
+  [ "$E2E_BUILD_RC" = 0 ] || { log "building the e2e web failed, see $STATE/logs/e2e-web-build.log"; return 1; }
+  stop_pidfile "$STATE/cli-worker.pid"; stop_pidfile "$STATE/cli-web.pid"
+  if start_worker cli-worker && start_web cli-web "$port" "$E2E_WEB_DIST" && wait_worker cli-worker 60 && wait_http "$url/api/v1/runs" 90; then
+    SCALELAB_WEB_URL="$url" pnpm --filter @scalelab/cli test:integration $(integration_args integration-cli) \
+      || { tail -40 "$STATE/logs/cli-worker.log" >&2; rc=1; }
+  else
+    tail -30 "$STATE/logs/cli-web.log" >&2; rc=1
+  fi
+  stop_pidfile "$STATE/cli-worker.pid"; stop_pidfile "$STATE/cli-web.pid"
+  return "$rc"
 }
 
 # shared_lane K: the K-th shared lane of the worker's integration files, on its own database
-# (prepared below, before the lanes start), Redis index and instance.
+# (prepared below, before the lanes start), Redis index and instance. Then, beside the web lane:
+# lane 1 the Swarm files, on the test cluster started before the lanes; lane 2 the Compose
+# deployment (its own project, ports 3124/55532/56479, .env and instance label; it takes itself
+# down) and the CLI (cli_check). apps/worker/src/testing/lanes.ts LANE_HEAD_START gives each lane
+# these seconds before it splits the files.
 shared_lane() {
   set -a; . "$STATE/env.${TEST_DB}_$1"; set +a
   export SCALELAB_INSTANCE="$SCALELAB_INSTANCE-$1"
   step "integration: worker pipeline, shared lane $1/$SHARED_LANES" worker_files "shared $1/$SHARED_LANES" "integration-worker-$1"
-  # The web's services (no server, no worker) after the first lane's files, on its database: the
-  # web lane, with Playwright and the fuzz, is the longest.
-  [ "$1" != 1 ] || step "integration: web services" pnpm --filter @scalelab/web test:integration $(integration_args integration-web)
-  # Then the Swarm files, on the test cluster started before the lanes.
   [ "$1" != 1 ] || step "integration: swarm (runs across the test cluster's nodes)" swarm_files
-  # The Compose deployment after the second lane's files (the shorter of the two): its own
-  # project, ports 3124/55532/56479, .env and instance label; it takes itself down.
   [ "$1" != 2 ] || step "compose: up, one run to success, down" compose_check
+  [ "$1" != 2 ] || step "integration: cli" cli_check
 }
 
 # The test Swarm cluster (scripts/swarm.sh: 3 Docker-in-Docker nodes and a registry) is up for the

@@ -26,15 +26,15 @@ describe("the integration lanes", () => {
         "src/balancers.integration.test.ts",
         "src/a.integration.test.ts",
         "src/b.integration.test.ts",
-        "src/pipeline.integration.test.ts",
+        "src/faults-kill.integration.test.ts",
       ],
       2,
       [0, 0],
     );
-    // balancers (123 s) alone; the two unknown files (30 s each) and pipeline (13 s) in the other.
+    // balancers (189 s) alone; the two unknown files (30 s each) and faults-kill (13 s) in the other.
     expect(shared).toEqual([
       ["src/balancers.integration.test.ts"],
-      ["src/a.integration.test.ts", "src/b.integration.test.ts", "src/pipeline.integration.test.ts"],
+      ["src/a.integration.test.ts", "src/b.integration.test.ts", "src/faults-kill.integration.test.ts"],
     ]);
   });
 

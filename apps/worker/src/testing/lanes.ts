@@ -28,41 +28,40 @@ export const QUIET = ["host-noise", "components-throughput", "faults", "fault-pr
 export const SWARM = ["swarm-run"] as const;
 
 /**
- * Seconds each file took, one at a time, from a fresh clone on 2026-11-26 (the split's weights;
- * a file not listed weighs DEFAULT_SECONDS until it is).
+ * Seconds each file took in its shared lane, beside the other lanes, from a fresh clone on
+ * 2026-11-26 (the split's weights, in the same time as LANE_HEAD_START; a file not listed weighs
+ * DEFAULT_SECONDS until it is).
  */
 export const SECONDS: Record<string, number> = {
-  balancers: 123,
-  components: 86,
-  "backend-header": 69,
-  "user-image": 60,
-  hotkey: 51,
-  // Measured on its own branch (2026-11-26, beside other helpers' work): 50.8 s.
-  thresholds: 51,
-  // Measured on its own branch (2026-11-26, beside other helpers' work): 86.4 s.
-  baselines: 86,
-  workload: 46,
-  cancel: 36,
-  experiments: 35,
-  delete: 31,
-  interference: 25,
-  "backend-errors": 24,
-  "user-image-unready": 13,
-  pipeline: 13,
-  "faults-kill": 6,
-  "experiments-retry": 2,
+  balancers: 189,
+  components: 151,
+  baselines: 119,
+  "backend-header": 100,
+  "user-image": 99,
+  thresholds: 76,
+  workload: 67,
+  cancel: 58,
+  experiments: 55,
+  hotkey: 55,
+  delete: 47,
+  pipeline: 42,
+  interference: 37,
+  "backend-errors": 36,
+  histograms: 22,
+  "user-image-unready": 14,
+  "faults-kill": 13,
+  "experiments-retry": 4,
   "single-instance": 1,
 };
 export const DEFAULT_SECONDS = 30;
 
 /**
- * Seconds each shared lane spends besides its files (scripts/test.sh's shared_lane): lane 1 then
- * runs the web's services' integration tests (27 s) and the Swarm files (about 85 s on the running
- * cluster, 2026-11-26), lane 2 the Compose check (34–46 s with the
- * app image cached, about 160 s when a source change rebuilds its web; 2026-11-26). The split
- * starts each lane with them.
+ * Seconds each shared lane spends besides its files (scripts/test.sh's shared_lane), measured from
+ * a fresh clone on 2026-11-26: lane 1 then runs the Swarm files (150 s on the running cluster),
+ * lane 2 the Compose check (34–46 s, its images built before the lanes) and the CLI's integration
+ * files against a web and worker of their own (about 230 s). The split starts each lane with them.
  */
-export const LANE_HEAD_START: readonly number[] = [112, 160];
+export const LANE_HEAD_START: readonly number[] = [150, 275];
 
 const SUFFIX = ".integration.test.ts";
 export const fileName = (path: string) => basename(path, SUFFIX);
