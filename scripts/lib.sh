@@ -68,24 +68,53 @@ ensure_docker() {
   die "dockerd did not answer within 60 s, see $STATE/logs/dockerd.log"
 }
 
-# Compose v2, as the Docker CLI plugin `docker compose`. Debian has only docker-compose 1.29 (the
-# Python v1), so where `docker compose version` is not v2 the plugin is compiled from its Go module
-# (95 s on this 2-core machine on 2026-11-26, once: the binary is cached by version in the lab's
-# cache directory, ~/.cache/scalelab) and copied to the CLI's plugin directory. v2.28.1: v2.35.1 and
-# v2.40.x fail to `go install` (an `exclude` directive in their go.mod).
+# Compose v2, as the Docker CLI plugin `docker compose`. Debian 12 has only docker-compose 1.29 (the
+# Python v1). Where `docker compose version` is not v2:
+# - on amd64 Debian, Debian 13's package of Compose v2 (a static Go binary that needs only libc6 >=
+#   2.34; Debian 12 has 2.36), fetched from the Debian archive and checked against its SHA-256 from
+#   trixie's package index: a few seconds;
+# - elsewhere, or if that fails, its Go module compiled (95 s on this 2-core machine on 2026-11-26).
+#   v2.28.1: v2.35.1 and v2.40.x fail to `go install` (an `exclude` directive in their go.mod).
+# Either is kept in the lab's cache directory (~/.cache/scalelab) and copied to the CLI's plugin
+# directory.
 COMPOSE_VERSION=v2.28.1
+COMPOSE_DEB_VERSION=2.26.1-4
+COMPOSE_DEB_SHA256=47681197cb2b1ab88206b42a1a92fc75f50d9530a6322d03494a473eed0408ea
+# compose_from_debian DIR: Debian's plugin into DIR/docker-compose; fails where it cannot.
+compose_from_debian() {
+  local dir="$1" deb="docker-compose_${COMPOSE_DEB_VERSION}_amd64.deb"
+  command -v dpkg-deb >/dev/null && [ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ] || return 1
+  curl -fsS --max-time 120 -o "$dir/$deb" "http://deb.debian.org/debian/pool/main/d/docker-compose/$deb" \
+    && echo "$COMPOSE_DEB_SHA256  $dir/$deb" | sha256sum -c --quiet - \
+    && dpkg-deb -x "$dir/$deb" "$dir/deb" \
+    && mv "$dir/deb/usr/libexec/docker/cli-plugins/docker-compose" "$dir/docker-compose" \
+    && rm -rf "$dir/deb" "$dir/$deb" \
+    && [[ "$("$dir/docker-compose" version --short 2>/dev/null)" =~ ^v?2\. ]]
+}
 ensure_compose() {
   if [[ "$(docker compose version --short 2>/dev/null)" =~ ^v?2\. ]]; then return; fi
-  ensure_go
-  local cache="${SCALELAB_CACHE_DIR:-$HOME/.cache/scalelab}/docker-compose/$COMPOSE_VERSION"
+  local root="${SCALELAB_CACHE_DIR:-$HOME/.cache/scalelab}/docker-compose"
   local plugins="${DOCKER_CONFIG:-$HOME/.docker}/cli-plugins"
+  local cache="$root/debian-$COMPOSE_DEB_VERSION"
   if [ ! -x "$cache/docker-compose" ]; then
+    local tmp="$cache.tmp-$$"
+    rm -rf "$tmp"; mkdir -p "$tmp"
+    if compose_from_debian "$tmp" >"$STATE/logs/compose-install.log" 2>&1; then
+      log "Compose v2 $COMPOSE_DEB_VERSION: Debian 13's package, checked against its SHA-256"
+      rm -rf "$cache"; mv "$tmp" "$cache"
+    else
+      rm -rf "$tmp"
+      cache="$root/$COMPOSE_VERSION"
+    fi
+  fi
+  if [ ! -x "$cache/docker-compose" ]; then
+    ensure_go
     log "compiling the Compose v2 plugin $COMPOSE_VERSION (a minute or two, once; log: $STATE/logs/compose-install.log)"
     local tmp="$cache.tmp-$$"
     rm -rf "$tmp"; mkdir -p "$tmp"
     CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath \
       -ldflags "-s -w -X github.com/docker/compose/v2/internal.Version=$COMPOSE_VERSION" \
-      "github.com/docker/compose/v2/cmd@$COMPOSE_VERSION" >"$STATE/logs/compose-install.log" 2>&1 \
+      "github.com/docker/compose/v2/cmd@$COMPOSE_VERSION" >>"$STATE/logs/compose-install.log" 2>&1 \
       || { rm -rf "$tmp"; tail -20 "$STATE/logs/compose-install.log" >&2; die "compiling Compose $COMPOSE_VERSION failed, see $STATE/logs/compose-install.log"; }
     mv "$tmp/cmd" "$tmp/docker-compose"
     rm -rf "$cache"; mv "$tmp" "$cache"

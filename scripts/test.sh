@@ -48,17 +48,11 @@ join_lanes() {
   LANES=()
 }
 
-# The prepare lane, beside the static checks and the TypeScript unit tests (no Docker, nothing
-# measured in either): the Go unit tests, then every image the later steps use (on a fresh machine
-# they are built here, not in the middle of a timed step or a lane), the Compose deployment's, and
-# the contract fuzz's schemathesis. Go builds as the image builds do (no cgo, -trimpath): the
-# tests' compiled packages are then the k6 and testbed images' too (k6's build after its tests:
-# 1 s instead of about 70 s from a cold cache, 2026-11-26).
-go_test() { (cd "$1" && shift && CGO_ENABLED=0 GOFLAGS=-trimpath "$@"); }
+# The prepare lane, beside the static checks and the unit tests (no Docker, nothing measured in
+# either): every image the later steps use but the lab's own three (on a fresh machine they are
+# built here, not in a timed step or a lane), the Compose deployment's, and schemathesis.
 prepare_lane() {
-  step "unit: testbed (go)" go_test "$ROOT/apps/testbed" bash -c "go vet ./... && go test -json ./... > '$RESULTS/testbed.go.jsonl' || { grep -h '\"Action\":\"fail\"' '$RESULTS/testbed.go.jsonl' >&2; exit 1; }"
-  step "unit: k6 output (go)" go_test "$ROOT/packages/images/xk6-scalelab" bash -c "go vet ./... && go test ./..."
-  step "images: control plane, lab, dependencies, Swarm nodes (built once, by content hash)" pnpm --silent images --all --swarm
+  step "images: control plane, dependencies, Swarm nodes (built once, by content hash)" pnpm --silent images --control-plane --dependencies --swarm
   step "images: the Compose deployment's" bash "$ROOT/scripts/compose-check.sh" build
   step "contract: schemathesis installed" ensure_schemathesis
 }
@@ -72,10 +66,16 @@ step "unit: lab" pnpm --filter @scalelab/lab test $(vitest_json unit-lab)
 step "unit: cli" pnpm --filter @scalelab/cli test $(vitest_json unit-cli)
 step "unit: worker" pnpm --filter @scalelab/worker test $(vitest_json unit-worker)
 step "unit: web" pnpm --filter @scalelab/web test $(vitest_json unit-web)
-# The e2e web's build (Next, CPU only), still beside the prepare lane.
-E2E_BUILD_RC=0
-build_e2e_web() { build_web "$E2E_WEB_DIST" "$STATE/logs/e2e-web-build.log" || { E2E_BUILD_RC=1; return 1; }; }
-step "e2e: the web built (next build)" build_e2e_web
+# The e2e web's build (Next, CPU only): beside the prepare lane and the steps below, as they come.
+build_web "$E2E_WEB_DIST" "$STATE/logs/e2e-web-build.log" &
+E2E_BUILD_PID=$!
+# Go builds as the lab's image builds do (no cgo, -trimpath), so the packages its tests compiled are
+# the testbed and k6 images' too: k6's build after its tests took 1 s instead of about 70 s from a
+# cold cache (2026-11-26).
+go_test() { (cd "$1" && shift && CGO_ENABLED=0 GOFLAGS=-trimpath "$@"); }
+step "unit: testbed (go)" go_test "$ROOT/apps/testbed" bash -c "go vet ./... && go test -json ./... > '$RESULTS/testbed.go.jsonl' || { grep -h '\"Action\":\"fail\"' '$RESULTS/testbed.go.jsonl' >&2; exit 1; }"
+step "unit: k6 output (go)" go_test "$ROOT/packages/images/xk6-scalelab" bash -c "go vet ./... && go test ./..."
+step "images: the lab's (testbed, nginx, k6)" pnpm --silent images --lab
 join_lanes
 
 # The test database and Redis index are separate from the dashboard's and wiped every time.
@@ -90,6 +90,7 @@ export SCALELAB_INSTANCE=scalelab-test
 step "integration: images" pnpm --filter @scalelab/images test:integration $(integration_args integration-images)
 # Control planes of its own (other names, ports the engine picks): roles, passwords, the upgrade.
 step "integration: lab control plane" pnpm --filter @scalelab/lab test:integration $(integration_args integration-lab)
+E2E_BUILD_RC=0; wait "$E2E_BUILD_PID" || E2E_BUILD_RC=$?
 
 # worker_files LANE REPORT: the worker's integration files of one lane (apps/worker/src/testing/lanes.ts
 # says which and why), one file at a time.

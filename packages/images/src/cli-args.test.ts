@@ -14,6 +14,23 @@ describe("requestedImages", () => {
     expect(requestedImages(["--all"])).not.toContain("swarm-node");
   });
 
+  it("--dependencies asks for what a topology may add, and no lab or control-plane image", () => {
+    const deps = requestedImages(["--control-plane", "--dependencies"]);
+    expect(deps).toEqual([
+      "postgres",
+      "redis",
+      "haproxy",
+      "kafka",
+      "rabbitmq",
+      "cassandra",
+      "hotkey-nginx",
+      "ruby",
+      "memcached",
+      "wrk",
+      "toxiproxy",
+    ]);
+  });
+
   it("--all adds the dependency images; each image once", () => {
     const all = requestedImages(["--all", "--lab"]);
     expect([...all].sort()).toEqual([

@@ -1,8 +1,9 @@
-import { ALL_IMAGES, CONTROL_PLANE_IMAGES, CORE_LAB_IMAGES, SWARM_IMAGES, type BuildableImage } from "./index";
+import { ALL_IMAGES, CONTROL_PLANE_IMAGES, CORE_LAB_IMAGES, DEPENDENCY_IMAGES, SWARM_IMAGES, type BuildableImage } from "./index";
 
-export const USAGE = `usage: build-images [--lab] [--control-plane] [--all] [--swarm] [--image NAME]...   (default: --lab --control-plane)
+export const USAGE = `usage: build-images [--lab] [--control-plane] [--dependencies] [--all] [--swarm] [--image NAME]...   (default: --lab --control-plane)
   --lab            ${CORE_LAB_IMAGES.join(", ")}
   --control-plane  ${CONTROL_PLANE_IMAGES.join(", ")}
+  --dependencies   what a topology may add: ${DEPENDENCY_IMAGES.join(", ")}
   --swarm          the test Swarm cluster's: ${SWARM_IMAGES.join(", ")}
   --all            every image: ${ALL_IMAGES.join(", ")}
   --image NAME     one image (repeatable)`;
@@ -16,6 +17,7 @@ export function requestedImages(args: string[]): BuildableImage[] {
     if (arg === "--lab") names.push(...CORE_LAB_IMAGES);
     else if (arg === "--control-plane") names.unshift(...CONTROL_PLANE_IMAGES);
     else if (arg === "--swarm") names.push(...SWARM_IMAGES);
+    else if (arg === "--dependencies") names.push(...DEPENDENCY_IMAGES);
     else if (arg === "--all") names.push(...CONTROL_PLANE_IMAGES, ...ALL_IMAGES);
     else if (arg === "--image" || arg.startsWith("--image=")) {
       const name = arg === "--image" ? args[++i] : arg.slice("--image=".length);
