@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { requestedImages } from "./cli-args";
+import { DEPENDENCY_IMAGES } from "./index";
 
 describe("requestedImages", () => {
   it("builds the control plane and the core lab images by default, and only the core ones for --lab", () => {
@@ -14,21 +15,11 @@ describe("requestedImages", () => {
     expect(requestedImages(["--all"])).not.toContain("swarm-node");
   });
 
-  it("--dependencies asks for what a topology may add, and no lab or control-plane image", () => {
-    const deps = requestedImages(["--control-plane", "--dependencies"]);
-    expect(deps).toEqual([
-      "postgres",
-      "redis",
-      "haproxy",
-      "kafka",
-      "rabbitmq",
-      "cassandra",
-      "hotkey-nginx",
-      "ruby",
-      "memcached",
-      "wrk",
-      "toxiproxy",
-    ]);
+  it("--dependencies asks for what a topology may add, and no lab image; with --control-plane that first", () => {
+    expect(requestedImages(["--dependencies"])).toEqual([...DEPENDENCY_IMAGES]);
+    expect(requestedImages(["--dependencies"])).toEqual(expect.arrayContaining(["haproxy", "kafka", "toxiproxy"]));
+    expect(requestedImages(["--dependencies", "--swarm", "--control-plane"]).slice(0, 3)).toEqual(["postgres", "redis", "haproxy"]);
+    for (const lab of ["testbed", "nginx", "k6"]) expect(requestedImages(["--dependencies"])).not.toContain(lab);
   });
 
   it("--all adds the dependency images; each image once", () => {
