@@ -9,7 +9,7 @@ import { BIN, explain, runCommand, type Result } from "./testing";
 
 /**
  * The real CLI, as a child process, against a real web and worker (SCALELAB_WEB_URL; scripts/test.sh's
- * web lane): runs of 5 s at 100 req/s, with real containers. Fails when the lab is not there.
+ * cli_check, in shared lane 2): runs of 5 s at 100 req/s, with real containers. Fails when the lab is not there.
  */
 const WEB = integrationWebUrl();
 const TAG = randomUUID().slice(0, 8);

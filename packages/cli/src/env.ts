@@ -48,7 +48,7 @@ export function readEnv(): CliEnv {
   };
 }
 
-/** The integration test's lab (scripts/test.sh's web lane sets it), required: the test fails without it. */
+/** The integration test's lab (scripts/test.sh's cli_check sets it), required: the test fails without it. */
 export function integrationWebUrl(): string {
   const url = process.env.SCALELAB_WEB_URL;
   if (!url)
