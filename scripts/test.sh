@@ -105,17 +105,21 @@ step "integration: worker pipeline, on a quiet host" worker_files quiet integrat
 
 E2E_URL="http://127.0.0.1:$E2E_PORT"
 
-# The e2e web and worker, shared by Playwright and the contract fuzz. The web is built into
-# apps/web/.next-e2e, so a dashboard started by scripts/up.sh from this checkout keeps serving its
-# own build (.next) meanwhile.
-e2e_up() {
+# web_worker_up NAME PORT: a worker (NAME-worker) and the e2e build of the web (NAME-web, on
+# 127.0.0.1:PORT) on the current database, Redis index and instance, each started afresh; answers
+# once both are up. The web is built into apps/web/.next-e2e, so a dashboard started by
+# scripts/up.sh from this checkout keeps serving its own build (.next) meanwhile.
+web_worker_up() {
   [ "$E2E_BUILD_RC" = 0 ] || { log "building the e2e web failed, see $STATE/logs/e2e-web-build.log"; return 1; }
-  stop_pidfile "$STATE/e2e-worker.pid"; stop_pidfile "$STATE/e2e-web.pid"
-  start_worker e2e-worker || return 1
-  start_web e2e-web "$E2E_PORT" "$E2E_WEB_DIST" || return 1
-  wait_worker e2e-worker 60 || return 1
-  wait_http "$E2E_URL/api/v1/runs" 90 || { tail -30 "$STATE/logs/e2e-web.log" >&2; return 1; }
+  stop_pidfile "$STATE/$1-worker.pid"; stop_pidfile "$STATE/$1-web.pid"
+  start_worker "$1-worker" || return 1
+  start_web "$1-web" "$2" "$E2E_WEB_DIST" || return 1
+  wait_worker "$1-worker" 60 || return 1
+  wait_http "http://127.0.0.1:$2/api/v1/runs" 90 || { tail -30 "$STATE/logs/$1-web.log" >&2; return 1; }
 }
+
+# The e2e web and worker, shared by Playwright and the contract fuzz.
+e2e_up() { web_worker_up e2e "$E2E_PORT"; }
 
 playwright() {
   e2e_up || return 1
@@ -172,14 +176,11 @@ web_lane() {
 # instead of after it in the web lane (and no run of the one queues behind a run of the other).
 cli_check() {
   local port=$((E2E_PORT + 1)) rc=0
-  local url="http://127.0.0.1:$port"
-  [ "$E2E_BUILD_RC" = 0 ] || { log "building the e2e web failed, see $STATE/logs/e2e-web-build.log"; return 1; }
-  stop_pidfile "$STATE/cli-worker.pid"; stop_pidfile "$STATE/cli-web.pid"
-  if start_worker cli-worker && start_web cli-web "$port" "$E2E_WEB_DIST" && wait_worker cli-worker 60 && wait_http "$url/api/v1/runs" 90; then
-    SCALELAB_WEB_URL="$url" pnpm --filter @scalelab/cli test:integration $(integration_args integration-cli) \
+  if web_worker_up cli "$port"; then
+    SCALELAB_WEB_URL="http://127.0.0.1:$port" pnpm --filter @scalelab/cli test:integration $(integration_args integration-cli) \
       || { tail -40 "$STATE/logs/cli-worker.log" >&2; rc=1; }
   else
-    tail -30 "$STATE/logs/cli-web.log" >&2; rc=1
+    rc=1
   fi
   stop_pidfile "$STATE/cli-worker.pid"; stop_pidfile "$STATE/cli-web.pid"
   return "$rc"
